@@ -1,0 +1,52 @@
+//! One function per command; each calls plain engine functions.
+
+mod run_plan;
+mod skills;
+
+use std::process::ExitCode;
+
+use narratoria_core::ErrorCode;
+
+use crate::cli::{Cli, Command, SkillsCommand};
+
+/// An error that ends the command with an exit status.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub exit: u8,
+}
+
+impl CliError {
+    /// Bad input (arguments, files): exit status 2.
+    pub fn usage(code: ErrorCode, message: impl Into<String>) -> CliError {
+        CliError { code, message: message.into(), exit: 2 }
+    }
+}
+
+/// Runs the parsed command; returns its exit status.
+pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Command::RunPlan(args) => run_plan::run(args),
+        Command::Skills(SkillsCommand::List { roots, json }) => skills::list(&roots, json),
+        Command::Skills(SkillsCommand::Check { dir }) => skills::check(&dir),
+        Command::Bench(args) => crate::bench::run(&args),
+    }
+}
+
+/// A multi-threaded runtime for one command.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime starts")
+}
+
+/// Discovers skills under the given roots (or the built-in folder); an
+/// unusable root is a usage error.
+pub fn discover(roots: &crate::cli::SkillRoots) -> Result<narratoria_core::skills::Catalog, CliError> {
+    let roots = crate::roots::skill_roots(&roots.skills);
+    narratoria_core::skills::discover(&roots).map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) {
+    println!("{}", serde_json::to_string_pretty(value).expect("serialises"));
+}

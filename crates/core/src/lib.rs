@@ -1,0 +1,19 @@
+//! Narratoria's engine: plan contracts, the skill script protocol, the DAG
+//! executor, session state, and skill discovery. No language model and no GUI
+//! live here, so everything builds and tests in seconds.
+
+pub mod dag;
+pub mod error;
+pub mod executor;
+pub mod plan;
+pub mod protocol;
+pub mod result;
+pub mod runner;
+pub mod schema;
+pub mod skills;
+pub mod state;
+
+pub use error::{ErrorCode, FieldError};
+pub use executor::{execute, ExecEvent, ExecutorOptions};
+pub use plan::{Plan, PlanError, ToolInvocation};
+pub use result::ExecutionResult;

@@ -1,0 +1,416 @@
+//! Runs one attempt of one skill script as its own process group: writes the
+//! envelope to stdin, parses stdout events and drains stderr concurrently,
+//! enforces the protocol's caps and the time limit, and leaves no process of
+//! the group behind.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::time::Instant;
+
+use crate::protocol::{Event, StreamChecker, Violation, MAX_LINE_BYTES};
+
+/// Caps and grace periods for one attempt.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub max_events: usize,
+    pub max_stdout_bytes: usize,
+    /// How much of stderr's end is kept.
+    pub stderr_tail_bytes: usize,
+    /// Between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+    /// How long stdout may stay open after the script exited (a grandchild
+    /// holding it) before the group is killed.
+    pub linger: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: crate::protocol::DEFAULT_MAX_EVENTS,
+            max_stdout_bytes: crate::protocol::DEFAULT_MAX_STDOUT_BYTES,
+            stderr_tail_bytes: 16 * 1024,
+            kill_grace: Duration::from_millis(500),
+            linger: Duration::from_millis(250),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Attempt<'a> {
+    pub program: &'a Path,
+    /// Working directory: the skill folder.
+    pub skill_dir: &'a Path,
+    /// The skill's writable data folder (assets may live there too).
+    pub data_dir: &'a Path,
+    /// Extra environment on top of the minimal one.
+    pub env: Vec<(String, String)>,
+    /// The envelope line, newline included.
+    pub stdin: Vec<u8>,
+    /// When the attempt is killed as timed out.
+    pub deadline: Instant,
+    pub limits: &'a Limits,
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    Unknown,
+}
+
+/// Everything observed of one attempt.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Accepted events, each with the JSON object it came from.
+    pub events: Vec<(Event, Map<String, Value>)>,
+    pub exit: Option<Exit>,
+    pub violation: Option<Violation>,
+    pub timed_out: bool,
+    /// Set when the process could not be started.
+    pub spawn_error: Option<String>,
+    pub stderr_tail: String,
+}
+
+impl Outcome {
+    /// The `done` event, if one arrived.
+    pub fn done(&self) -> Option<(bool, Option<&Value>)> {
+        self.events.iter().find_map(|(e, _)| match e {
+            Event::Done { ok, output, .. } => Some((*ok, output.as_ref())),
+            _ => None,
+        })
+    }
+
+    /// Success: exit 0, a `done` with `ok:true`, no violation, no timeout.
+    pub fn succeeded(&self) -> bool {
+        self.spawn_error.is_none()
+            && self.violation.is_none()
+            && !self.timed_out
+            && self.exit == Some(Exit::Code(0))
+            && matches!(self.done(), Some((true, _)))
+    }
+}
+
+/// The host variables a script may see.
+const KEPT_ENV: [&str; 4] = ["PATH", "HOME", "LANG", "TMPDIR"];
+
+/// Runs one attempt to its end. Never panics on the script's behaviour and
+/// never waits past the deadline plus the kill grace.
+pub async fn run(
+    attempt: Attempt<'_>,
+    on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
+) -> Outcome {
+    let mut out = Outcome {
+        events: Vec::new(),
+        exit: None,
+        violation: None,
+        timed_out: false,
+        spawn_error: None,
+        stderr_tail: String::new(),
+    };
+
+    let mut cmd = Command::new(attempt.program);
+    cmd.current_dir(attempt.skill_dir)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for key in KEPT_ENV {
+        if let Some(v) = std::env::var_os(key) {
+            cmd.env(key, v);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        cmd.env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    }
+    cmd.envs(attempt.env.iter().map(|(k, v)| (k, v)));
+    #[cfg(unix)]
+    cmd.process_group(0);
+
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            out.spawn_error = Some(spawn_reason(&e, attempt.program));
+            return out;
+        }
+    };
+    let pgid = child.id().map(|p| p as i32);
+
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let input = attempt.stdin;
+    let writer = tokio::spawn(async move {
+        // A script may ignore its input or exit early: a broken pipe is fine.
+        let _ = stdin.write_all(&input).await;
+        let _ = stdin.shutdown().await;
+    });
+    let stderr = child.stderr.take().expect("stderr piped");
+    let tail_cap = attempt.limits.stderr_tail_bytes;
+    let stderr_task = tokio::spawn(drain_tail(stderr, tail_cap));
+
+    let stdout = child.stdout.take().expect("stdout piped");
+    let confine = Confinement::new(attempt.skill_dir, attempt.data_dir);
+    let mut checker =
+        StreamChecker::new(attempt.limits.max_events, attempt.limits.max_stdout_bytes);
+    let mut reader_result: Option<Result<(), Violation>> = None;
+    let mut status = None;
+    let mut timed_out = false;
+    {
+        let reader = read_events(stdout, &mut checker, &confine, &mut out.events, on_event);
+        tokio::pin!(reader);
+        let far = attempt.deadline + Duration::from_secs(3600 * 24 * 365);
+        let mut linger_until = far;
+        loop {
+            tokio::select! {
+                r = &mut reader, if reader_result.is_none() => {
+                    let failed = r.is_err();
+                    reader_result = Some(r);
+                    if failed || status.is_some() { break; }
+                }
+                s = child.wait(), if status.is_none() => {
+                    status = Some(s);
+                    if reader_result.is_some() { break; }
+                    linger_until = Instant::now() + attempt.limits.linger;
+                }
+                _ = tokio::time::sleep_until(linger_until), if status.is_some() && reader_result.is_none() => {
+                    // The script exited but something of its group still holds stdout.
+                    signal_group(pgid, Signal::Kill);
+                    linger_until = far;
+                }
+                _ = tokio::time::sleep_until(attempt.deadline) => {
+                    timed_out = true;
+                    break;
+                }
+            }
+        }
+    }
+    out.timed_out = timed_out;
+
+    if let Some(Err(v)) = reader_result {
+        out.violation = Some(v);
+    }
+    if out.timed_out || out.violation.is_some() {
+        if status.is_none() {
+            signal_group(pgid, Signal::Term);
+            match tokio::time::timeout(attempt.limits.kill_grace, child.wait()).await {
+                Ok(s) => status = Some(s),
+                Err(_) => {
+                    signal_group(pgid, Signal::Kill);
+                    status = Some(child.wait().await);
+                }
+            }
+        }
+    }
+    // Nothing of the tool's process group outlives the tool.
+    signal_group(pgid, Signal::Kill);
+    writer.abort();
+
+    out.exit = status.map(|s| match s {
+        Ok(st) => exit_of(st),
+        Err(_) => Exit::Unknown,
+    });
+    if out.violation.is_none()
+        && !out.timed_out
+        && out.exit == Some(Exit::Code(0))
+        && !checker.saw_done()
+    {
+        out.violation = Some(Violation::MissingDone);
+    }
+    out.stderr_tail = match tokio::time::timeout(Duration::from_secs(2), stderr_task).await {
+        Ok(Ok(t)) => t,
+        _ => String::new(),
+    };
+    out
+}
+
+async fn read_events(
+    stdout: tokio::process::ChildStdout,
+    checker: &mut StreamChecker,
+    confine: &Confinement,
+    events: &mut Vec<(Event, Map<String, Value>)>,
+    on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
+) -> Result<(), Violation> {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf().await {
+            Ok(c) => c,
+            Err(_) => &[][..],
+        };
+        if chunk.is_empty() {
+            // EOF; a final line without '\n' is accepted.
+            if !line.is_empty() {
+                accept(checker, confine, &line, events, on_event)?;
+            }
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(pos) => {
+                if line.len() + pos > MAX_LINE_BYTES {
+                    return Err(Violation::LineTooLong);
+                }
+                line.extend_from_slice(&chunk[..pos]);
+                reader.consume(pos + 1);
+                accept(checker, confine, &line, events, on_event)?;
+                line.clear();
+            }
+            None => {
+                let n = chunk.len();
+                if line.len() + n > MAX_LINE_BYTES {
+                    return Err(Violation::LineTooLong);
+                }
+                line.extend_from_slice(chunk);
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+fn accept(
+    checker: &mut StreamChecker,
+    confine: &Confinement,
+    line: &[u8],
+    events: &mut Vec<(Event, Map<String, Value>)>,
+    on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
+) -> Result<(), Violation> {
+    if let Some((event, raw)) = checker.accept(line)? {
+        if let Event::Asset(a) = &event {
+            if let Some(p) = &a.path {
+                if !confine.allows(p) {
+                    return Err(Violation::AssetOutsideFolders(p.clone()));
+                }
+            }
+        }
+        on_event(&raw);
+        events.push((event, raw));
+    }
+    Ok(())
+}
+
+/// Keeps the last `cap` bytes of a stream, reading it to its end.
+async fn drain_tail(mut stream: tokio::process::ChildStderr, cap: usize) -> String {
+    let mut tail: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut truncated = false;
+    loop {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                tail.extend_from_slice(&buf[..n]);
+                if tail.len() > cap {
+                    let cut = tail.len() - cap;
+                    tail.drain(..cut);
+                    truncated = true;
+                }
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&tail).into_owned();
+    if truncated {
+        format!("…{text}")
+    } else {
+        text
+    }
+}
+
+/// Where an asset's `path` may point: inside the skill or its data folder.
+struct Confinement {
+    roots: Vec<PathBuf>,
+    base: PathBuf,
+}
+
+impl Confinement {
+    fn new(skill_dir: &Path, data_dir: &Path) -> Confinement {
+        let roots = [skill_dir, data_dir]
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)))
+            .collect();
+        Confinement {
+            roots,
+            base: skill_dir.to_path_buf(),
+        }
+    }
+
+    fn allows(&self, path: &str) -> bool {
+        if path.contains('\0') {
+            return false;
+        }
+        let joined = self.base.join(path);
+        // An existing file is judged by where its symlinks lead.
+        let resolved = std::fs::canonicalize(&joined).unwrap_or_else(|_| normalize(&joined));
+        self.roots.iter().any(|r| resolved.starts_with(r))
+    }
+}
+
+/// Removes `.` and resolves `..` lexically.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn spawn_reason(e: &std::io::Error, program: &Path) -> String {
+    let what = match e.raw_os_error() {
+        Some(libc::EACCES) => "not executable (permission denied)".to_string(),
+        Some(libc::ENOENT) => {
+            "not found, or its interpreter line names a missing program".to_string()
+        }
+        Some(libc::ENOEXEC) => "not a recognised executable format (missing #! line?)".to_string(),
+        _ => e.to_string(),
+    };
+    format!("cannot start {}: {what}", program.display())
+}
+
+#[cfg(unix)]
+fn exit_of(st: std::process::ExitStatus) -> Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (st.code(), st.signal()) {
+        (Some(c), _) => Exit::Code(c),
+        (None, Some(s)) => Exit::Signal(s),
+        _ => Exit::Unknown,
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_of(st: std::process::ExitStatus) -> Exit {
+    st.code().map(Exit::Code).unwrap_or(Exit::Unknown)
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+fn signal_group(pgid: Option<i32>, sig: Signal) {
+    #[cfg(unix)]
+    if let Some(pgid) = pgid.filter(|&p| p > 1) {
+        let s = match sig {
+            Signal::Term => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        // SAFETY: killpg only sends a signal; `pgid` is the group this runner
+        // created for the child (process_group(0) makes pgid == pid), and a
+        // group that no longer exists yields ESRCH, which is ignored.
+        unsafe {
+            libc::killpg(pgid, s);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (pgid, sig);
+}

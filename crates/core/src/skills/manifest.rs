@@ -1,0 +1,283 @@
+//! The `skill.json` manifest (seed 000 §1) and the Agent Skills `SKILL.md`
+//! frontmatter, both validated with errors located by JSON pointer.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::FieldError;
+
+/// Pattern of a skill name in `skill.json`: lowercase letters, digits, `-` and `_`.
+pub const SKILL_NAME_PATTERN: &str = "^[a-z0-9][a-z0-9_-]*$";
+
+/// A skill's `skill.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(title = "Skill manifest (skill.json)")]
+pub struct SkillManifest {
+    /// Unique identifier; the first half of a toolPath.
+    #[schemars(length(min = 1, max = 64), regex(pattern = "^[a-z0-9][a-z0-9_-]*$"))]
+    pub name: String,
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// Semantic version, e.g. `1.0.0`.
+    #[schemars(length(min = 1, max = 64))]
+    pub version: String,
+    /// What the skill does; shown to players and to the narrator.
+    #[schemars(length(min = 1, max = 1024))]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    /// Per-tool time limit for this skill's scripts (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 3600.0))]
+    pub timeout_seconds: Option<f64>,
+    /// Optional metadata per script, by script name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scripts: BTreeMap<String, ScriptManifest>,
+}
+
+/// What a manifest says about one script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ScriptManifest {
+    /// What the script does, for the narrator's catalog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the script's `input`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// Overrides the skill's `timeoutSeconds` for this script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.001, max = 3600.0))]
+    pub timeout_seconds: Option<f64>,
+}
+
+/// The skill manifest schema, generated from the types.
+pub fn manifest_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(SkillManifest)).expect("schema serialises")
+}
+
+fn manifest_validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        crate::schema::compile(&manifest_schema()).expect("generated manifest schema compiles")
+    })
+}
+
+/// Parses and validates `skill.json` text.
+pub fn parse_manifest(text: &str) -> Result<SkillManifest, Vec<FieldError>> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        vec![FieldError {
+            pointer: String::new(),
+            message: format!(
+                "not valid JSON (line {}, column {}): {e}",
+                e.line(),
+                e.column()
+            ),
+        }]
+    })?;
+    let errors = crate::schema::validation_errors(manifest_validator(), &value);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let manifest: SkillManifest = serde_json::from_value(value).map_err(|e| {
+        vec![FieldError {
+            pointer: String::new(),
+            message: e.to_string(),
+        }]
+    })?;
+    let mut errors = Vec::new();
+    for (name, script) in &manifest.scripts {
+        if let Some(schema) = &script.input_schema {
+            if let Err(e) = crate::schema::compile(schema) {
+                errors.push(FieldError {
+                    pointer: format!("/scripts/{}/inputSchema", escape_pointer(name)),
+                    message: format!("not a usable JSON Schema: {e}"),
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(manifest)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Escapes one JSON pointer token.
+pub fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The YAML frontmatter of an Agent Skills `SKILL.md`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Frontmatter {
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub license: Option<String>,
+    #[serde(default)]
+    pub compatibility: Option<String>,
+    #[serde(default)]
+    pub metadata: Option<BTreeMap<String, serde_norway::Value>>,
+    #[serde(default, rename = "allowed-tools")]
+    pub allowed_tools: Option<serde_norway::Value>,
+}
+
+/// Splits `SKILL.md` into its validated frontmatter and its body (the
+/// behavioural prompt). `folder` is the skill folder's name, which `name` must match.
+pub fn parse_skill_md(text: &str, folder: &str) -> Result<(Frontmatter, String), Vec<FieldError>> {
+    let err = |pointer: &str, message: String| {
+        vec![FieldError {
+            pointer: pointer.into(),
+            message,
+        }]
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Err(err(
+            "",
+            "SKILL.md must start with a YAML frontmatter block between '---' lines".into(),
+        ));
+    };
+    let mut yaml_end = None;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            yaml_end = Some((offset, offset + line.len()));
+            break;
+        }
+        offset += line.len();
+    }
+    let Some((end, body_start)) = yaml_end else {
+        return Err(err(
+            "",
+            "SKILL.md frontmatter is not closed by a '---' line".into(),
+        ));
+    };
+    let fm: Frontmatter = serde_norway::from_str(&rest[..end])
+        .map_err(|e| err("", format!("SKILL.md frontmatter is not valid: {e}")))?;
+    let mut errors = Vec::new();
+    if !valid_agent_skill_name(&fm.name) {
+        errors.push(FieldError {
+            pointer: "/name".into(),
+            message: format!("{:?} must be 1-64 lowercase letters, digits and single hyphens (not at either end)", fm.name),
+        });
+    } else if fm.name != folder {
+        errors.push(FieldError {
+            pointer: "/name".into(),
+            message: format!("{:?} must match the folder name {folder:?}", fm.name),
+        });
+    }
+    if fm.description.trim().is_empty() || fm.description.chars().count() > 1024 {
+        errors.push(FieldError {
+            pointer: "/description".into(),
+            message: "must be 1-1024 characters".into(),
+        });
+    }
+    if fm
+        .compatibility
+        .as_ref()
+        .is_some_and(|c| c.chars().count() > 500)
+    {
+        errors.push(FieldError {
+            pointer: "/compatibility".into(),
+            message: "must be at most 500 characters".into(),
+        });
+    }
+    if errors.is_empty() {
+        Ok((fm, rest[body_start..].trim().to_string()))
+    } else {
+        Err(errors)
+    }
+}
+
+/// The Agent Skills name rule.
+pub fn valid_agent_skill_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_requires_name_version_description() {
+        let errs = parse_manifest(r#"{"name":"dice"}"#).unwrap_err();
+        let text = FieldError::join(&errs);
+        assert!(
+            text.contains("version") && text.contains("description"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn manifest_rejects_bad_name_and_timeout() {
+        let errs = parse_manifest(
+            r#"{"name":"Bad Name","version":"1","description":"d","timeoutSeconds":-1}"#,
+        )
+        .unwrap_err();
+        assert!(errs.iter().any(|e| e.pointer == "/name"), "{errs:?}");
+        assert!(
+            errs.iter().any(|e| e.pointer == "/timeoutSeconds"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn manifest_rejects_unusable_input_schema() {
+        let errs = parse_manifest(r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"inputSchema":{"type":"nonsense"}}}}"#)
+            .unwrap_err();
+        assert_eq!(errs[0].pointer, "/scripts/roll/inputSchema");
+    }
+
+    #[test]
+    fn manifest_parses_script_metadata() {
+        let m = parse_manifest(r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"description":"r","inputSchema":{"type":"object"}}}}"#).unwrap();
+        assert_eq!(m.scripts["roll"].description.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn skill_md_frontmatter_and_body() {
+        let (fm, body) = parse_skill_md(
+            "---\nname: lore\ndescription: Knows lore.\nlicense: MIT\n---\n# Lore\nUse it.\n",
+            "lore",
+        )
+        .unwrap();
+        assert_eq!(fm.name, "lore");
+        assert_eq!(fm.license.as_deref(), Some("MIT"));
+        assert_eq!(body, "# Lore\nUse it.");
+    }
+
+    #[test]
+    fn skill_md_name_rules() {
+        assert!(parse_skill_md("---\nname: lore\ndescription: d\n---\n", "other").is_err());
+        assert!(parse_skill_md("---\nname: Lore\ndescription: d\n---\n", "Lore").is_err());
+        assert!(parse_skill_md("---\nname: a--b\ndescription: d\n---\n", "a--b").is_err());
+        assert!(parse_skill_md(
+            &format!("---\nname: {0}\ndescription: d\n---\n", "a".repeat(65)),
+            &"a".repeat(65)
+        )
+        .is_err());
+        let long = "x".repeat(1025);
+        assert!(parse_skill_md(&format!("---\nname: a\ndescription: {long}\n---\n"), "a").is_err());
+        assert!(parse_skill_md("no frontmatter", "a").is_err());
+        assert!(parse_skill_md("---\nname: a\n", "a").is_err());
+    }
+}
