@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is needed and runs every test of Narratoria.
+set -euo pipefail
+cd "$(dirname "$0")"
+source scripts/setup.sh
+
+echo "== unit and black-box tests" >&2
+cargo test --workspace --locked 2>&1
