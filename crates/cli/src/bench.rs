@@ -15,27 +15,39 @@ use crate::cli::BenchArgs;
 use crate::commands::{runtime, CliError};
 
 const NOOP: &str = "#!/bin/sh\nread -r line\nprintf '{\"type\":\"done\",\"ok\":true}\\n'\n";
-const SLEEPER: &str = "#!/bin/sh\nread -r line\nsleep 0.5\nprintf '{\"type\":\"done\",\"ok\":true}\\n'\n";
+const SLEEPER: &str =
+    "#!/bin/sh\nread -r line\nsleep 0.5\nprintf '{\"type\":\"done\",\"ok\":true}\\n'\n";
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
     let tmp = tempfile::tempdir().map_err(io)?;
     let skills = tmp.path().join("skills");
     write_skill(&skills, "bench", &[("noop", NOOP), ("sleep", SLEEPER)]).map_err(io)?;
-    let catalog = discover(&[skills.clone()]).map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let catalog = discover(&[skills.clone()])
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let rt = runtime();
     let runs = args.runs.max(1);
     println!("narratoria executor benchmark ({runs} runs each, median [min–max])");
 
     // 1. 150 chained trivial tools vs spawning the script 150 times directly.
     let chain = chain_plan(150);
-    let script = catalog.get("bench").and_then(|s| s.script("noop")).map(|s| s.path.clone()).expect("noop script");
+    let script = catalog
+        .get("bench")
+        .and_then(|s| s.script("noop"))
+        .map(|s| s.path.clone())
+        .expect("noop script");
     let opts = ExecutorOptions::default();
     let (mut exec, mut direct, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         let d = time(|| spawn_directly(&script, 150));
         let e = time(|| {
-            let r = rt.block_on(narratoria_core::execute(&chain, &catalog, Map::new(), &opts, None));
+            let r = rt.block_on(narratoria_core::execute(
+                &chain,
+                &catalog,
+                Map::new(),
+                &opts,
+                None,
+            ));
             assert!(r.success, "benchmark chain failed: {:?}", r.failure_message);
         });
         ratio.push(e.as_secs_f64() / d.as_secs_f64());
@@ -55,16 +67,31 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let (mut t_many, mut t_one, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         let a = time(|| {
-            rt.block_on(narratoria_core::execute(&one, &catalog, Map::new(), &par_opts, None));
+            rt.block_on(narratoria_core::execute(
+                &one,
+                &catalog,
+                Map::new(),
+                &par_opts,
+                None,
+            ));
         });
         let b = time(|| {
-            rt.block_on(narratoria_core::execute(&many, &catalog, Map::new(), &par_opts, None));
+            rt.block_on(narratoria_core::execute(
+                &many,
+                &catalog,
+                Map::new(),
+                &par_opts,
+                None,
+            ));
         });
         ratio.push(b.as_secs_f64() / a.as_secs_f64());
         t_one.push(a);
         t_many.push(b);
     }
-    report(&format!("{n} parallel 500 ms sleepers, concurrency {n}"), &t_many);
+    report(
+        &format!("{n} parallel 500 ms sleepers, concurrency {n}"),
+        &t_many,
+    );
     report("1 sleeper (baseline)", &t_one);
     report_ratio(&format!("  ratio {n}/1 (target ≤ 1.1)"), &ratio);
 
@@ -86,7 +113,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
 fn write_skill(root: &Path, name: &str, scripts: &[(&str, &str)]) -> std::io::Result<()> {
     let dir = root.join(name);
     std::fs::create_dir_all(dir.join("scripts"))?;
-    std::fs::write(dir.join("skill.json"), format!(r#"{{"name":"{name}","version":"1.0.0","description":"benchmark skill"}}"#))?;
+    std::fs::write(
+        dir.join("skill.json"),
+        format!(r#"{{"name":"{name}","version":"1.0.0","description":"benchmark skill"}}"#),
+    )?;
     for (script, body) in scripts {
         let path = dir.join("scripts").join(format!("{script}.sh"));
         std::fs::write(&path, body)?;
@@ -132,9 +162,19 @@ fn spawn_directly(script: &Path, n: usize) {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
-        child.stdin.take().expect("stdin").write_all(line).expect("write");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(line)
+            .expect("write");
         let mut out = String::new();
-        child.stdout.take().expect("stdout").read_to_string(&mut out).expect("read");
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out)
+            .expect("read");
         child.wait().expect("wait");
     }
 }

@@ -5,7 +5,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "narratoria", version, about = "Narratoria: a local-first storytelling runtime", propagate_version = true)]
+#[command(
+    name = "narratoria",
+    version,
+    about = "Narratoria: a local-first storytelling runtime",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -11,7 +11,11 @@ pub fn builtin_skills_dir() -> PathBuf {
     }
     if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
         for dir in exe.ancestors().skip(1).take(5) {
-            for candidate in [dir.join("skills"), dir.join("lib/narratoria/skills"), dir.join("share/narratoria/skills")] {
+            for candidate in [
+                dir.join("skills"),
+                dir.join("lib/narratoria/skills"),
+                dir.join("share/narratoria/skills"),
+            ] {
                 if candidate.join("dice-roller").is_dir() {
                     return candidate;
                 }
@@ -28,5 +32,9 @@ pub fn builtin_skills_dir() -> PathBuf {
 
 /// The roots to use: the given ones, or the built-in folder.
 pub fn skill_roots(given: &[PathBuf]) -> Vec<PathBuf> {
-    if given.is_empty() { vec![builtin_skills_dir()] } else { given.to_vec() }
+    if given.is_empty() {
+        vec![builtin_skills_dir()]
+    } else {
+        given.to_vec()
+    }
 }

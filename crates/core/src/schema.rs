@@ -8,7 +8,10 @@ use crate::error::FieldError;
 /// Compiles a schema with format checking on (`uuid`, `email`, …); unknown
 /// formats such as `password` are accepted as annotations.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::options().should_validate_formats(true).build(schema).map_err(|e| e.to_string())
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|e| e.to_string())
 }
 
 /// Every way `value` breaks the schema, each located by JSON pointer.

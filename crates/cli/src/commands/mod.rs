@@ -20,7 +20,11 @@ pub struct CliError {
 impl CliError {
     /// Bad input (arguments, files): exit status 2.
     pub fn usage(code: ErrorCode, message: impl Into<String>) -> CliError {
-        CliError { code, message: message.into(), exit: 2 }
+        CliError {
+            code,
+            message: message.into(),
+            exit: 2,
+        }
     }
 }
 
@@ -36,17 +40,26 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
 
 /// A multi-threaded runtime for one command.
 pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime starts")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime starts")
 }
 
 /// Discovers skills under the given roots (or the built-in folder); an
 /// unusable root is a usage error.
-pub fn discover(roots: &crate::cli::SkillRoots) -> Result<narratoria_core::skills::Catalog, CliError> {
+pub fn discover(
+    roots: &crate::cli::SkillRoots,
+) -> Result<narratoria_core::skills::Catalog, CliError> {
     let roots = crate::roots::skill_roots(&roots.skills);
-    narratoria_core::skills::discover(&roots).map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))
+    narratoria_core::skills::discover(&roots)
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))
 }
 
 /// Prints a value as pretty JSON on stdout.
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    println!("{}", serde_json::to_string_pretty(value).expect("serialises"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("serialises")
+    );
 }

@@ -10,12 +10,21 @@ use super::{discover, print_json, runtime, CliError};
 use crate::cli::RunPlanArgs;
 
 pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
-    let text = read_input(&args.plan)
-        .map_err(|e| CliError::usage(ErrorCode::Io, format!("cannot read plan file {}: {e}", args.plan.display())))?;
-    let plan = Plan::from_json_str(&text).map_err(|e| CliError::usage(e.code(), format!("{}: {e}", args.plan.display())))?;
+    let text = read_input(&args.plan).map_err(|e| {
+        CliError::usage(
+            ErrorCode::Io,
+            format!("cannot read plan file {}: {e}", args.plan.display()),
+        )
+    })?;
+    let plan = Plan::from_json_str(&text)
+        .map_err(|e| CliError::usage(e.code(), format!("{}: {e}", args.plan.display())))?;
     let catalog = discover(&args.roots)?;
     for p in &catalog.problems {
-        eprintln!("narratoria: note: skipped {}: {}", p.path.display(), p.reason);
+        eprintln!(
+            "narratoria: note: skipped {}: {}",
+            p.path.display(),
+            p.reason
+        );
     }
     let state = match &args.state {
         None => Map::new(),
@@ -40,7 +49,9 @@ pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
                 }
             })
         });
-        let result = narratoria_core::execute(&plan, &catalog, state, &opts, args.events.then_some(tx)).await;
+        let result =
+            narratoria_core::execute(&plan, &catalog, state, &opts, args.events.then_some(tx))
+                .await;
         if let Some(p) = printer {
             let _ = p.await;
         }
@@ -52,7 +63,11 @@ pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
             eprintln!("narratoria: plan did not succeed: {m}");
         }
     }
-    Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if result.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn read_input(path: &std::path::Path) -> std::io::Result<String> {
@@ -64,11 +79,21 @@ fn read_input(path: &std::path::Path) -> std::io::Result<String> {
 }
 
 fn read_state(path: &std::path::Path) -> Result<Map<String, Value>, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::usage(ErrorCode::Io, format!("cannot read state file {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::usage(
+            ErrorCode::Io,
+            format!("cannot read state file {}: {e}", path.display()),
+        )
+    })?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(CliError::usage(ErrorCode::StateInvalid, format!("{}: session state must be a JSON object", path.display()))),
-        Err(e) => Err(CliError::usage(ErrorCode::StateInvalid, format!("{}: not valid JSON: {e}", path.display()))),
+        Ok(_) => Err(CliError::usage(
+            ErrorCode::StateInvalid,
+            format!("{}: session state must be a JSON object", path.display()),
+        )),
+        Err(e) => Err(CliError::usage(
+            ErrorCode::StateInvalid,
+            format!("{}: not valid JSON: {e}", path.display()),
+        )),
     }
 }

@@ -125,7 +125,11 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
                 m.timeout_seconds,
                 m.scripts,
             ),
-            Err(errs) => return Err(field_problems(&json_path, "invalid skill.json", errs)),
+            Err(errs) => {
+                let mut all = field_problems(&json_path, "invalid skill.json", errs);
+                all.extend(config_problems(&dir));
+                return Err(all);
+            }
         }
     } else if let Some(text) = &md_text {
         match parse_skill_md(text, &folder) {
@@ -154,7 +158,11 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
                     BTreeMap::new(),
                 )
             }
-            Err(errs) => return Err(field_problems(&md_path, "invalid SKILL.md", errs)),
+            Err(errs) => {
+                let mut all = field_problems(&md_path, "invalid SKILL.md", errs);
+                all.extend(config_problems(&dir));
+                return Err(all);
+            }
         }
     } else {
         return Err(vec![Problem::new(
@@ -178,28 +186,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
         }
     };
 
-    let config_schema = read_json_inside(&dir, "config-schema.json", &mut problems);
-    let user_config = read_json_inside(&dir, "config.json", &mut problems);
-    if let Some(schema) = &config_schema {
-        match crate::schema::compile(schema) {
-            Ok(v) => {
-                if let Some(cfg) = &user_config {
-                    let errs = crate::schema::validation_errors(&v, cfg);
-                    if !errs.is_empty() {
-                        problems.extend(field_problems(
-                            &dir.join("config.json"),
-                            "config.json does not match config-schema.json",
-                            errs,
-                        ));
-                    }
-                }
-            }
-            Err(e) => problems.push(Problem::new(
-                &dir.join("config-schema.json"),
-                format!("not a usable JSON Schema: {e}"),
-            )),
-        }
-    }
+    let (config_schema, user_config) = load_config(&dir, &mut problems);
 
     let scripts = discover_scripts(&dir, &script_meta, &mut warnings);
     for name in script_meta.keys() {
@@ -235,6 +222,40 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
         },
         warnings,
     })
+}
+
+/// Reads `config-schema.json` and `config.json` and checks one against the other.
+fn load_config(dir: &Path, problems: &mut Vec<Problem>) -> (Option<Value>, Option<Value>) {
+    let config_schema = read_json_inside(dir, "config-schema.json", problems);
+    let user_config = read_json_inside(dir, "config.json", problems);
+    if let Some(schema) = &config_schema {
+        match crate::schema::compile(schema) {
+            Ok(v) => {
+                if let Some(cfg) = &user_config {
+                    let errs = crate::schema::validation_errors(&v, cfg);
+                    if !errs.is_empty() {
+                        problems.extend(field_problems(
+                            &dir.join("config.json"),
+                            "config.json does not match config-schema.json",
+                            errs,
+                        ));
+                    }
+                }
+            }
+            Err(e) => problems.push(Problem::new(
+                &dir.join("config-schema.json"),
+                format!("not a usable JSON Schema: {e}"),
+            )),
+        }
+    }
+    (config_schema, user_config)
+}
+
+/// The config problems alone, reported beside a broken manifest.
+fn config_problems(dir: &Path) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    load_config(dir, &mut problems);
+    problems
 }
 
 fn discover_scripts(

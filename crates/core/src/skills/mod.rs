@@ -87,7 +87,7 @@ impl Skill {
             format: self.format,
             enabled: self.enabled,
             error_state: self.error_state,
-            timeout_seconds: self.timeout_seconds,
+            timeout_seconds: self.timeout_seconds.map(json_number),
             has_prompt: self.prompt.is_some(),
             has_config_schema: self.config_schema.is_some(),
             scripts: self
@@ -119,10 +119,19 @@ pub struct SkillSummary<'a> {
     pub format: ManifestFormat,
     pub enabled: bool,
     pub error_state: ErrorState,
-    pub timeout_seconds: Option<f64>,
+    pub timeout_seconds: Option<Value>,
     pub has_prompt: bool,
     pub has_config_schema: bool,
     pub scripts: Vec<ScriptSummary<'a>>,
+}
+
+/// A number as JSON, whole numbers without a fraction (`5`, not `5.0`).
+fn json_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
 }
 
 /// What `skills list` shows of a script.
