@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
-use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::dag::{Dag, DagError};
@@ -164,7 +164,8 @@ pub async fn execute(
     let mut queue = dag.queue();
     let mut skipped: Vec<Option<String>> = vec![None; plan.tools.len()];
     let mut outputs: Vec<Option<Value>> = vec![None; plan.tools.len()];
-    let mut running: JoinSet<(usize, ToolRun)> = JoinSet::new();
+    // Tools run as futures of this one task: no thread hand-offs per tool.
+    let mut running = FuturesUnordered::new();
     let mut exclusive = false;
     let mut plan_timed_out = false;
 
@@ -204,9 +205,8 @@ pub async fn execute(
                     exclusive = !concurrent;
                     let sink = sink.clone();
                     let limits = opts.limits.clone();
-                    running.spawn(
-                        async move { (i, run_tool(job, limits, plan_deadline, sink).await) },
-                    );
+                    running
+                        .push(async move { (i, run_tool(job, limits, plan_deadline, sink).await) });
                 }
                 Err((skill, error)) => {
                     trace[i].skill = skill;
@@ -233,30 +233,20 @@ pub async fn execute(
             }
             continue;
         }
-        match running.join_next().await {
-            Some(Ok((i, run))) => {
-                exclusive = false;
-                finish_tool(
-                    i,
-                    run,
-                    plan,
-                    &dag,
-                    &mut trace,
-                    &mut outputs,
-                    &mut skipped,
-                    &mut result,
-                    &sink,
-                );
-                queue.finish(i);
-            }
-            Some(Err(join_error)) => {
-                // A tool task itself failed (a bug, not a script's doing): keep
-                // the plan's accounting whole and report it.
-                exclusive = false;
-                result.failure_message =
-                    Some(format!("internal error while running a tool: {join_error}"));
-            }
-            None => {}
+        if let Some((i, run)) = running.next().await {
+            exclusive = false;
+            finish_tool(
+                i,
+                run,
+                plan,
+                &dag,
+                &mut trace,
+                &mut outputs,
+                &mut skipped,
+                &mut result,
+                &sink,
+            );
+            queue.finish(i);
         }
     }
 
@@ -429,7 +419,7 @@ fn prepare(
         Some(root) => root.join(&skill.name),
         None => skill.dir.join("data"),
     };
-    if let Err(e) = std::fs::create_dir_all(&data_dir) {
+    if let Err(e) = ensure_dir(&data_dir) {
         return Err((
             Some(skill.name.clone()),
             not_run(
@@ -473,6 +463,15 @@ fn prepare(
         request_id: plan.request_id.to_string(),
         envelope: line,
     })
+}
+
+/// Creates a folder unless it exists (a plain stat in the common case).
+fn ensure_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        std::fs::create_dir_all(dir)
+    }
 }
 
 /// A tool's final outcome after all its attempts.

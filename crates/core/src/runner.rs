@@ -145,14 +145,17 @@ pub async fn run(
 
     let mut stdin = child.stdin.take().expect("stdin piped");
     let input = attempt.stdin;
-    let writer = tokio::spawn(async move {
-        // A script may ignore its input or exit early: a broken pipe is fine.
+    // A script may ignore its input or exit early: a broken pipe is fine.
+    let writer = async move {
         let _ = stdin.write_all(&input).await;
         let _ = stdin.shutdown().await;
-    });
+    };
+    tokio::pin!(writer);
+    let mut writer_done = false;
     let stderr = child.stderr.take().expect("stderr piped");
-    let tail_cap = attempt.limits.stderr_tail_bytes;
-    let stderr_task = tokio::spawn(drain_tail(stderr, tail_cap));
+    let stderr_fut = drain_tail(stderr, attempt.limits.stderr_tail_bytes);
+    tokio::pin!(stderr_fut);
+    let mut stderr_tail: Option<String> = None;
 
     let stdout = child.stdout.take().expect("stdout piped");
     let confine = Confinement::new(attempt.skill_dir, attempt.data_dir);
@@ -168,6 +171,8 @@ pub async fn run(
         let mut linger_until = far;
         loop {
             tokio::select! {
+                _ = &mut writer, if !writer_done => writer_done = true,
+                t = &mut stderr_fut, if stderr_tail.is_none() => stderr_tail = Some(t),
                 r = &mut reader, if reader_result.is_none() => {
                     let failed = r.is_err();
                     reader_result = Some(r);
@@ -209,7 +214,6 @@ pub async fn run(
     }
     // Nothing of the tool's process group outlives the tool.
     signal_group(pgid, Signal::Kill);
-    writer.abort();
 
     out.exit = status.map(|s| match s {
         Ok(st) => exit_of(st),
@@ -222,9 +226,13 @@ pub async fn run(
     {
         out.violation = Some(Violation::MissingDone);
     }
-    out.stderr_tail = match tokio::time::timeout(Duration::from_secs(2), stderr_task).await {
-        Ok(Ok(t)) => t,
-        _ => String::new(),
+    out.stderr_tail = match stderr_tail {
+        Some(t) => t,
+        // The group is dead now, so stderr ends at once unless something
+        // outside the group holds it.
+        None => tokio::time::timeout(Duration::from_secs(2), &mut stderr_fut)
+            .await
+            .unwrap_or_default(),
     };
     out
 }
@@ -232,7 +240,7 @@ pub async fn run(
 async fn read_events(
     stdout: tokio::process::ChildStdout,
     checker: &mut StreamChecker,
-    confine: &Confinement,
+    confine: &Confinement<'_>,
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
 ) -> Result<(), Violation> {
@@ -274,7 +282,7 @@ async fn read_events(
 
 fn accept(
     checker: &mut StreamChecker,
-    confine: &Confinement,
+    confine: &Confinement<'_>,
     line: &[u8],
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
@@ -320,20 +328,17 @@ async fn drain_tail(mut stream: tokio::process::ChildStderr, cap: usize) -> Stri
 }
 
 /// Where an asset's `path` may point: inside the skill or its data folder.
-struct Confinement {
-    roots: Vec<PathBuf>,
-    base: PathBuf,
+/// The folders are resolved on the first asset, not per attempt.
+struct Confinement<'a> {
+    dirs: [&'a Path; 2],
+    roots: std::sync::OnceLock<Vec<PathBuf>>,
 }
 
-impl Confinement {
-    fn new(skill_dir: &Path, data_dir: &Path) -> Confinement {
-        let roots = [skill_dir, data_dir]
-            .iter()
-            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)))
-            .collect();
+impl<'a> Confinement<'a> {
+    fn new(skill_dir: &'a Path, data_dir: &'a Path) -> Confinement<'a> {
         Confinement {
-            roots,
-            base: skill_dir.to_path_buf(),
+            dirs: [skill_dir, data_dir],
+            roots: std::sync::OnceLock::new(),
         }
     }
 
@@ -341,10 +346,16 @@ impl Confinement {
         if path.contains('\0') {
             return false;
         }
-        let joined = self.base.join(path);
+        let roots = self.roots.get_or_init(|| {
+            self.dirs
+                .iter()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)))
+                .collect()
+        });
+        let joined = self.dirs[0].join(path);
         // An existing file is judged by where its symlinks lead.
         let resolved = std::fs::canonicalize(&joined).unwrap_or_else(|_| normalize(&joined));
-        self.roots.iter().any(|r| resolved.starts_with(r))
+        roots.iter().any(|r| resolved.starts_with(r))
     }
 }
 
