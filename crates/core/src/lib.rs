@@ -6,6 +6,7 @@ pub mod dag;
 pub mod error;
 pub mod executor;
 pub mod plan;
+pub mod planner;
 pub mod protocol;
 pub mod result;
 pub mod runner;

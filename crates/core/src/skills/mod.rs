@@ -241,6 +241,15 @@ impl Catalog {
         &self.skills
     }
 
+    /// Skills a plan may use now: enabled, not permanently failed, not in `disabled`.
+    pub fn usable<'a>(&'a self, disabled: &'a [String]) -> impl Iterator<Item = &'a Skill> + 'a {
+        self.skills.iter().filter(move |s| {
+            s.enabled
+                && s.error_state != ErrorState::PermanentFailure
+                && !disabled.iter().any(|d| d == &s.name)
+        })
+    }
+
     /// The skill named `name`.
     pub fn get(&self, name: &str) -> Option<&Skill> {
         self.by_name.get(name).map(|&i| &self.skills[i])

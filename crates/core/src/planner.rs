@@ -1,0 +1,98 @@
+//! The planner seam: something that turns a player's input into a Plan. The
+//! llama.cpp planner (crate `narratoria-narrator`) and the rule-based
+//! fallback (`crate::rules`) both implement it.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use crate::plan::Plan;
+use crate::skills::Catalog;
+
+/// One earlier turn, as the planner sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnSummary {
+    pub input: String,
+    pub narrative: String,
+}
+
+/// Everything a planner may use to write one plan.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanRequest<'a> {
+    /// What the player wrote.
+    pub input: &'a str,
+    /// The discovered skills; only enabled ones outside `disabled_skills` may be used.
+    pub catalog: &'a Catalog,
+    /// Skills that must not appear in the plan (failed earlier this turn, or disabled).
+    pub disabled_skills: &'a [String],
+    /// 1 for the first plan of a turn, then 2, 3, … up to 5.
+    pub attempt: u32,
+    /// The previous attempt's plan id, when replanning.
+    pub parent_plan_id: Option<Uuid>,
+    /// The most recent turns, oldest first.
+    pub recent_turns: &'a [TurnSummary],
+    /// The session state before this turn.
+    pub state: &'a Map<String, Value>,
+    /// Why the previous attempt failed, in a sentence (when replanning).
+    pub previous_failure: Option<&'a str>,
+    /// Generation must end by then (seed 001 §7: 5 s per generation).
+    pub deadline: Instant,
+}
+
+/// What a planner produced, with the record of how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanOutcome {
+    /// A complete, valid plan (requestId, metadata and defaults filled in).
+    pub plan: Plan,
+    /// How the plan was generated, for the session's transcript.
+    pub transcript: Transcript,
+}
+
+/// A record of one generation (seed 004: LLM transcripts).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transcript {
+    /// `rules` for the fallback planner, else the model's file name.
+    pub planner: String,
+    /// SHA-256 (hex) of the full prompt text, or empty.
+    pub prompt_hash: String,
+    /// The full prompt text (system prefix and per-turn tail).
+    pub prompt: String,
+    /// Exactly what the model wrote.
+    pub response: String,
+    pub prompt_tokens: u32,
+    /// Prompt tokens served from the kept prefix cache.
+    pub cached_tokens: u32,
+    pub completion_tokens: u32,
+    pub time_to_first_token_ms: u64,
+    pub total_ms: u64,
+}
+
+/// Why no plan came out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlannerError {
+    #[error("plan generation exceeded its deadline")]
+    Deadline,
+    #[error("the model's output is not a valid plan: {0}")]
+    InvalidOutput(String),
+    #[error("the model failed: {0}")]
+    Model(String),
+}
+
+/// Turns player input into plans. Implementations must be safe to call from
+/// several threads and must return by `request.deadline`.
+pub trait Planner: Send + Sync {
+    /// A short name for people (`rules`, a model file name).
+    fn name(&self) -> String;
+
+    /// Writes one plan for `request`. `on_narrative` receives the plan's
+    /// narrative text as it is generated, piece by piece.
+    fn plan(
+        &self,
+        request: &PlanRequest<'_>,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError>;
+}

@@ -1,0 +1,1 @@
+//! Shared helpers of the built-in skill scripts (the protocol side).
