@@ -419,15 +419,23 @@ fn prepare(
         Some(root) => root.join(&skill.name),
         None => skill.dir.join("data"),
     };
-    if let Err(e) = ensure_dir(&data_dir) {
-        return Err((
-            Some(skill.name.clone()),
-            not_run(
-                ToolErrorType::SpawnFailed,
-                format!("cannot create data folder {}: {e}", data_dir.display()),
-            ),
-        ));
-    }
+    // An installed skills folder is read-only: its data goes to the user's folder.
+    let data_dir = match ensure_dir(&data_dir) {
+        Ok(()) => data_dir,
+        Err(e) => {
+            let fallback = crate::paths::skills_data_dir().join(&skill.name);
+            if opts.data_root.is_some() || ensure_dir(&fallback).is_err() {
+                return Err((
+                    Some(skill.name.clone()),
+                    not_run(
+                        ToolErrorType::SpawnFailed,
+                        format!("cannot create data folder {}: {e}", data_dir.display()),
+                    ),
+                ));
+            }
+            fallback
+        }
+    };
     let deps: Map<String, Value> = dag
         .dependencies(i)
         .iter()
