@@ -11,6 +11,8 @@ pub enum ErrorCode {
     PlanInvalid,
     SkillsDirUnusable,
     SkillInvalid,
+    ConfigInvalid,
+    SkillNotFound,
     StateInvalid,
     Io,
 }
@@ -23,6 +25,8 @@ impl ErrorCode {
             ErrorCode::PlanInvalid => "plan_invalid",
             ErrorCode::SkillsDirUnusable => "skills_dir_unusable",
             ErrorCode::SkillInvalid => "skill_invalid",
+            ErrorCode::ConfigInvalid => "config_invalid",
+            ErrorCode::SkillNotFound => "skill_not_found",
             ErrorCode::StateInvalid => "state_invalid",
             ErrorCode::Io => "io",
         }

@@ -20,6 +20,7 @@ use crate::result::{
     ExecutionResult, ExecutionState, FailureReason, ToolError, ToolErrorType, ToolResult,
 };
 use crate::runner::{self, Exit, Limits, Outcome};
+use crate::skills::config::{scrub, scrub_text};
 use crate::skills::{Catalog, ResolveError};
 use crate::state::deep_merge;
 
@@ -384,6 +385,8 @@ struct Job {
     retry: RetryPolicy,
     request_id: String,
     envelope: Vec<u8>,
+    /// Resolved secret values, scrubbed from everything the script prints.
+    secrets: Vec<String>,
 }
 
 /// Resolves the tool and builds its envelope; an error means it cannot run at all.
@@ -446,6 +449,26 @@ fn prepare(
             )
         })
         .collect();
+    let env_lookup = |k: &str| std::env::var(k).ok();
+    let config = crate::skills::config::resolve(
+        skill.config_schema.as_ref(),
+        skill.user_config.as_ref(),
+        &env_lookup,
+    )
+    .map_err(|e| {
+        (
+            Some(skill.name.clone()),
+            not_run(
+                ToolErrorType::ConfigInvalid,
+                format!("settings of skill {:?}: {e}", skill.name),
+            ),
+        )
+    })?;
+    let secrets = skill
+        .config_schema
+        .as_ref()
+        .map(|s| crate::skills::config::secret_values(s, &config))
+        .unwrap_or_default();
     let envelope = Envelope {
         protocol: PROTOCOL.into(),
         request_id: plan.request_id.to_string(),
@@ -470,6 +493,7 @@ fn prepare(
         retry: tool.retry_policy,
         request_id: plan.request_id.to_string(),
         envelope: line,
+        secrets,
     })
 }
 
@@ -577,13 +601,19 @@ async fn run_tool(
         let live = {
             let sink = Arc::clone(&sink);
             let tool_id = job.tool_id.clone();
+            let secrets = job.secrets.clone();
             move |raw: &Map<String, Value>| {
+                let mut event = Value::Object(raw.clone());
+                scrub(&mut event, &secrets);
+                let Value::Object(event) = event else {
+                    unreachable!()
+                };
                 emit(
                     &sink,
                     ExecEvent::ToolEvent {
                         tool_id: tool_id.clone(),
                         attempt,
-                        event: raw.clone(),
+                        event,
                     },
                 )
             }
@@ -609,9 +639,14 @@ async fn run_tool(
                     rec.insert(k.clone(), v.clone());
                 }
             }
-            events.push(rec);
+            let mut rec = Value::Object(rec);
+            scrub(&mut rec, &job.secrets);
+            if let Value::Object(rec) = rec {
+                events.push(rec);
+            }
         }
         run.stderr = outcome.stderr_tail.clone();
+        scrub_text(&mut run.stderr, &job.secrets);
         run.ok = matches!(outcome.done(), Some((true, _)));
         if outcome.succeeded() {
             run.state = ExecutionState::Completed;

@@ -117,6 +117,8 @@ pub enum ToolErrorType {
     SkillDisabled,
     /// The script could not be started.
     SpawnFailed,
+    /// The skill's settings could not be resolved (invalid, or a `${VAR}` unset).
+    ConfigInvalid,
     ProtocolViolation,
     Timeout,
     /// `done.ok:false` or an `error` event.

@@ -229,22 +229,24 @@ fn load_config(dir: &Path, problems: &mut Vec<Problem>) -> (Option<Value>, Optio
     let config_schema = read_json_inside(dir, "config-schema.json", problems);
     let user_config = read_json_inside(dir, "config.json", problems);
     if let Some(schema) = &config_schema {
-        match crate::schema::compile(schema) {
-            Ok(v) => {
-                if let Some(cfg) = &user_config {
-                    let errs = crate::schema::validation_errors(&v, cfg);
-                    if !errs.is_empty() {
-                        problems.extend(field_problems(
-                            &dir.join("config.json"),
-                            "config.json does not match config-schema.json",
-                            errs,
-                        ));
-                    }
-                }
-            }
-            Err(e) => problems.push(Problem::new(
+        // Without a config.json the defaults apply; settings the schema
+        // requires but nobody set yet are reported by `skills check`.
+        let checked = match &user_config {
+            Some(cfg) => super::config::validate_stored(schema, cfg),
+            None => crate::schema::compile(schema)
+                .map(|_| ())
+                .map_err(super::config::ConfigError::BadSchema),
+        };
+        match checked {
+            Ok(()) => {}
+            Err(super::config::ConfigError::BadSchema(e)) => problems.push(Problem::new(
                 &dir.join("config-schema.json"),
                 format!("not a usable JSON Schema: {e}"),
+            )),
+            Err(e) => problems.extend(field_problems(
+                &dir.join("config.json"),
+                "config.json does not match config-schema.json",
+                e.field_errors().to_vec(),
             )),
         }
     }

@@ -1,6 +1,7 @@
 //! Skills: discovered folders, their scripts, and how a plan's toolPath is
 //! resolved to exactly one allowed script.
 
+pub mod config;
 pub mod discovery;
 pub mod health;
 pub mod manifest;
@@ -327,6 +328,17 @@ pub fn check_skill(dir: &Path) -> Result<Skill, Vec<Problem>> {
     match load_skill(dir) {
         Ok(loaded) => {
             let mut problems = loaded.warnings;
+            if let (Some(schema), None) = (&loaded.skill.config_schema, &loaded.skill.user_config) {
+                if let Err(e) = config::validate_stored(schema, &Value::Object(Default::default()))
+                {
+                    for fe in e.field_errors() {
+                        problems.push(Problem::new(
+                            &loaded.skill.dir.join("config.json"),
+                            format!("setting needed: {fe}"),
+                        ));
+                    }
+                }
+            }
             for s in &loaded.skill.scripts {
                 if !s.is_executable {
                     problems.push(Problem::new(
