@@ -4,10 +4,11 @@
 //! skill scripts written in Python 3 and POSIX sh, runs the real binary and
 //! checks its JSON output, its exit status and side effects of the scripts
 //! (marker files, timestamps). The contracts under test are
-//! `shared/spec/protocol.md` and `shared/spec/contracts.md`.
+//! skill script protocol v1 and the plan and CLI contracts (docs/protocol.md).
 
 mod support;
 
 mod plans;
 mod protocol;
+mod settings;
 mod skills_cli;

@@ -19,6 +19,9 @@ const SLEEPER: &str =
     "#!/bin/sh\nread -r line\nsleep 0.5\nprintf '{\"type\":\"done\",\"ok\":true}\\n'\n";
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
+    if args.what == "watch" {
+        return watch(args);
+    }
     let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
     let tmp = tempfile::tempdir().map_err(io)?;
     let skills = tmp.path().join("skills");
@@ -200,4 +203,74 @@ fn report(label: &str, times: &[Duration]) {
 fn report_ratio(label: &str, ratios: &[f64]) {
     let (med, min, max) = median(ratios);
     println!("{label:<55} {med:>9.3}×    [{min:.3}–{max:.3}]");
+}
+
+/// File write → registry updated, over 50 edits of a skill's prompt.md.
+fn watch(args: &BenchArgs) -> Result<ExitCode, CliError> {
+    use narratoria_core::skills::registry::ChangeKind;
+    use narratoria_core::skills::{Registry, SkillsState};
+    let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
+    let tmp = tempfile::tempdir().map_err(io)?;
+    let root = tmp.path().join("skills");
+    for i in 0..20 {
+        write_skill(&root, &format!("skill-{i:02}"), &[("act", NOOP)]).map_err(io)?;
+    }
+    let registry = Registry::open(&[root.clone()], SkillsState::default())
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let debounce = Duration::from_millis(75);
+    let _watch = registry
+        .watch(debounce)
+        .map_err(|e| CliError::usage(ErrorCode::Io, e.to_string()))?;
+    let rt = runtime();
+    let edits = 50.max(args.runs);
+    let mut latencies = Vec::with_capacity(edits);
+    rt.block_on(async {
+        let mut rx = registry.subscribe();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for i in 0..edits {
+            let name = format!("skill-{:02}", i % 20);
+            let t = Instant::now();
+            std::fs::write(
+                root.join(&name).join("prompt.md"),
+                format!("Edit {i}: use {name} wisely."),
+            )
+            .expect("write");
+            loop {
+                match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
+                    Ok(Ok(c))
+                        if c.kind == ChangeKind::Updated
+                            && c.name.as_deref() == Some(name.as_str()) =>
+                    {
+                        let prompt = registry
+                            .snapshot()
+                            .get(&name)
+                            .and_then(|s| s.prompt.clone())
+                            .unwrap_or_default();
+                        if prompt.starts_with(&format!("Edit {i}:")) {
+                            latencies.push(t.elapsed());
+                            break;
+                        }
+                    }
+                    Ok(Ok(_)) => {}
+                    _ => {
+                        eprintln!("edit {i}: no update within 5 s");
+                        break;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    println!(
+        "narratoria skill watcher benchmark ({} edits, debounce {} ms)",
+        latencies.len(),
+        debounce.as_millis()
+    );
+    report(
+        "file write → registry updated (target ≤ 300 ms)",
+        &latencies,
+    );
+    let max = latencies.iter().max().copied().unwrap_or_default();
+    println!("{:<55} {:>9.1} ms", "  max", max.as_secs_f64() * 1000.0);
+    Ok(ExitCode::SUCCESS)
 }

@@ -75,12 +75,42 @@ pub enum SkillsCommand {
         /// The skill folder.
         dir: PathBuf,
     },
+    /// Print one JSON line per change to the skill folders, until interrupted.
+    Watch {
+        #[command(flatten)]
+        roots: SkillRoots,
+    },
+    /// Show a skill's settings (secrets redacted), or change them with --set.
+    Config {
+        /// The skill's name.
+        name: String,
+        #[command(flatten)]
+        roots: SkillRoots,
+        /// key=value (dotted keys reach nested settings); may be repeated.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Turn a skill on (remembered across sessions).
+    Enable {
+        name: String,
+        #[command(flatten)]
+        roots: SkillRoots,
+    },
+    /// Turn a skill off (remembered across sessions).
+    Disable {
+        name: String,
+        #[command(flatten)]
+        roots: SkillRoots,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to measure.
-    #[arg(value_parser = ["executor"])]
+    #[arg(value_parser = ["executor", "watch"])]
     pub what: String,
     /// Repetitions of each measurement (the median is reported).
     #[arg(long, default_value_t = 5)]

@@ -475,10 +475,7 @@ fn prepare(
         tool_id: tool.tool_id.clone(),
         input: tool.input.clone(),
         deps,
-        config: skill
-            .user_config
-            .clone()
-            .unwrap_or_else(|| Value::Object(Map::new())),
+        config,
         state: Value::Object(state.clone()),
     };
     let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");

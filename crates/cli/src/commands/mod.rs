@@ -34,6 +34,19 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::RunPlan(args) => run_plan::run(args),
         Command::Skills(SkillsCommand::List { roots, json }) => skills::list(&roots, json),
         Command::Skills(SkillsCommand::Check { dir }) => skills::check(&dir),
+        Command::Skills(SkillsCommand::Watch { roots }) => skills::watch(&roots),
+        Command::Skills(SkillsCommand::Config {
+            name,
+            roots,
+            set,
+            json,
+        }) => skills::config(&name, &roots, &set, json),
+        Command::Skills(SkillsCommand::Enable { name, roots }) => {
+            skills::set_enabled(&name, &roots, true)
+        }
+        Command::Skills(SkillsCommand::Disable { name, roots }) => {
+            skills::set_enabled(&name, &roots, false)
+        }
         Command::Bench(args) => crate::bench::run(&args),
     }
 }
@@ -46,14 +59,26 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .expect("tokio runtime starts")
 }
 
-/// Discovers skills under the given roots (or the built-in folder); an
-/// unusable root is a usage error.
+/// Discovers skills under the given roots (or the built-in folder) with the
+/// user's choices (enabled, health) applied; an unusable root is a usage error.
 pub fn discover(
     roots: &crate::cli::SkillRoots,
 ) -> Result<narratoria_core::skills::Catalog, CliError> {
     let roots = crate::roots::skill_roots(&roots.skills);
-    narratoria_core::skills::discover(&roots)
-        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))
+    let mut catalog = narratoria_core::skills::discover(&roots)
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    user_state().apply(&mut catalog);
+    Ok(catalog)
+}
+
+/// The user's skill choices; a damaged file is set aside with a note.
+pub fn user_state() -> narratoria_core::skills::SkillsState {
+    use narratoria_core::skills::SkillsState;
+    let (state, warning) = SkillsState::load(&SkillsState::default_path());
+    if let Some(w) = warning {
+        eprintln!("narratoria: note: {w}");
+    }
+    state
 }
 
 /// Prints a value as pretty JSON on stdout.

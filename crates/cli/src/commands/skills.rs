@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use narratoria_core::skills::{check_skill, Problem};
+use narratoria_core::ErrorCode;
 use serde_json::json;
 
 use super::{discover, print_json, CliError};
@@ -86,4 +87,153 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
         }
         Ok(ExitCode::from(1))
     }
+}
+
+/// `skills watch`: one JSON line per change, until interrupted.
+pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
+    use narratoria_core::skills::Registry;
+    let dirs = crate::roots::skill_roots(&roots.skills);
+    let registry = Registry::open(&dirs, super::user_state())
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let mut rx = registry.subscribe();
+    let _watch = registry
+        .watch(std::time::Duration::from_millis(75))
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    eprintln!(
+        "narratoria: watching {} skill(s) in {}; one JSON line per change (Ctrl-C to stop)",
+        registry.snapshot().skills().len(),
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let rt = super::runtime();
+    rt.block_on(async move {
+        use std::io::Write;
+        loop {
+            match rx.recv().await {
+                Ok(change) => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        serde_json::to_string(&change).unwrap_or_default()
+                    );
+                    let _ = out.flush();
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!("narratoria: note: {n} changes were too fast to print");
+                }
+                Err(_) => break,
+            }
+        }
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skills config NAME [--set k=v…] [--json]`: shows (redacted) or changes settings.
+pub fn config(
+    name: &str,
+    roots: &SkillRoots,
+    set: &[String],
+    as_json: bool,
+) -> Result<ExitCode, CliError> {
+    use narratoria_core::skills::config as cfg;
+    let catalog = discover(roots)?;
+    let skill = catalog.get(name).ok_or_else(|| {
+        CliError::usage(
+            ErrorCode::SkillNotFound,
+            format!("no skill named {name:?} in the skills folders"),
+        )
+    })?;
+    let schema = skill.config_schema.as_ref();
+    let stored = skill.user_config.clone().unwrap_or_else(|| json!({}));
+    let config_path = skill.dir.join("config.json");
+
+    let stored = if set.is_empty() {
+        stored
+    } else {
+        let updated = cfg::assign(schema, &stored, set)
+            .map_err(|e| CliError::usage(e.code(), e.to_string()))?;
+        if let Err(e) = cfg::save(&config_path, schema, &updated) {
+            let errors: Vec<_> = e
+                .field_errors()
+                .iter()
+                .map(|f| json!({"pointer": f.pointer, "message": f.message}))
+                .collect();
+            if as_json {
+                print_json(
+                    &json!({"skill": name, "saved": false, "error": e.to_string(), "errors": errors}),
+                );
+            }
+            eprintln!("narratoria: settings of {name:?} not saved:");
+            if e.field_errors().is_empty() {
+                eprintln!("  - {e}");
+            }
+            for f in e.field_errors() {
+                eprintln!("  - {f}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+        eprintln!("narratoria: saved {}", config_path.display());
+        updated
+    };
+
+    let effective = schema
+        .map(|s| cfg::with_defaults(s, &stored))
+        .unwrap_or_else(|| stored.clone());
+    let shown = schema
+        .map(|s| cfg::redact(s, &effective))
+        .unwrap_or_else(|| effective.clone());
+    if as_json {
+        print_json(&json!({
+            "skill": name,
+            "path": config_path,
+            "saved": !set.is_empty(),
+            "config": shown,
+            "stored": schema.map(|s| cfg::redact(s, &stored)).unwrap_or(stored),
+            "schema": schema,
+        }));
+    } else {
+        println!("{name} settings ({}):", config_path.display());
+        match shown.as_object() {
+            Some(m) if !m.is_empty() => {
+                for (k, v) in m {
+                    let title = schema
+                        .and_then(|s| s.pointer(&format!("/properties/{k}/title")))
+                        .and_then(|t| t.as_str())
+                        .map(|t| format!("  — {t}"))
+                        .unwrap_or_default();
+                    println!("  {k} = {v}{title}");
+                }
+            }
+            _ => println!("  (no settings)"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skills enable|disable NAME`: remembered in the user's skill state.
+pub fn set_enabled(name: &str, roots: &SkillRoots, enabled: bool) -> Result<ExitCode, CliError> {
+    let catalog = discover(roots)?;
+    if catalog.get(name).is_none() {
+        return Err(CliError::usage(
+            ErrorCode::SkillNotFound,
+            format!("no skill named {name:?} in the skills folders"),
+        ));
+    }
+    let path = narratoria_core::skills::SkillsState::default_path();
+    let mut state = super::user_state();
+    state.set_enabled(name, enabled);
+    state.save(&path).map_err(|e| {
+        CliError::usage(
+            ErrorCode::Io,
+            format!("cannot save {}: {e}", path.display()),
+        )
+    })?;
+    eprintln!(
+        "narratoria: {name} {}",
+        if enabled { "enabled" } else { "disabled" }
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod discovery;
 pub mod health;
 pub mod manifest;
+pub mod registry;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use discovery::{discover, load_skill, RootError};
-pub use health::ErrorState;
+pub use health::{ErrorState, SkillsState};
+pub use registry::{Registry, SkillChange};
 
 /// Which file describes a skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
