@@ -13,6 +13,9 @@ pub enum ErrorCode {
     SkillInvalid,
     ConfigInvalid,
     SkillNotFound,
+    SessionNotFound,
+    SessionStore,
+    ModelUnusable,
     StateInvalid,
     Io,
 }
@@ -27,6 +30,9 @@ impl ErrorCode {
             ErrorCode::SkillInvalid => "skill_invalid",
             ErrorCode::ConfigInvalid => "config_invalid",
             ErrorCode::SkillNotFound => "skill_not_found",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::SessionStore => "session_store",
+            ErrorCode::ModelUnusable => "model_unusable",
             ErrorCode::StateInvalid => "state_invalid",
             ErrorCode::Io => "io",
         }

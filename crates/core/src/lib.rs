@@ -10,10 +10,13 @@ pub mod plan;
 pub mod planner;
 pub mod protocol;
 pub mod result;
+pub mod rules;
 pub mod runner;
 pub mod schema;
 pub mod skills;
 pub mod state;
+pub mod store;
+pub mod turn;
 
 pub use error::{ErrorCode, FieldError};
 pub use executor::{execute, ExecEvent, ExecutorOptions};
