@@ -23,6 +23,15 @@ pub enum Command {
     /// Discover, check and configure skills.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// Ask the narrator for a plan (Plan JSON on stdout).
+    Narrate(NarrateArgs),
+    /// Play one full turn: narrate, execute, replan, fall back; prints the ExecutionResult.
+    Turn(TurnArgs),
+    /// Play a story at the terminal.
+    Play(PlayArgs),
+    /// List, export and rewind saved sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
     /// Print performance figures (not a test).
     #[command(hide = true)]
     Bench(BenchArgs),
@@ -115,4 +124,79 @@ pub struct BenchArgs {
     /// Repetitions of each measurement (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["input", "batch"])))]
+pub struct NarrateArgs {
+    /// What the player's character does.
+    pub input: Option<String>,
+    /// Read one player input per line from FILE (`-` for stdin); print one Plan JSON per line.
+    #[arg(long, value_name = "FILE", conflicts_with = "input")]
+    pub batch: Option<PathBuf>,
+    #[command(flatten)]
+    pub roots: SkillRoots,
+    /// A GGUF model (default: the bundled default model).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// Print JSON (the default for this command; kept for symmetry).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TurnArgs {
+    /// What the player's character does.
+    pub input: String,
+    #[command(flatten)]
+    pub roots: SkillRoots,
+    /// The session database; the turn is saved to its latest session.
+    #[arg(long, value_name = "DB")]
+    pub session: Option<PathBuf>,
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// Print the ExecutionResult as JSON (otherwise the narrative).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The session database (default: the user's sessions.db).
+    #[arg(long, value_name = "DB")]
+    pub session: Option<PathBuf>,
+    #[command(flatten)]
+    pub roots: SkillRoots,
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// Start a new story instead of continuing the latest one.
+    #[arg(long)]
+    pub new: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Every saved session, most recent first.
+    List {
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A session as Markdown or JSON on stdout.
+    Export {
+        /// The session's id.
+        id: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+        #[arg(long, value_parser = ["md", "json"], default_value = "md")]
+        format: String,
+    },
+    /// Go back to just after turn N (0 = the start); later turns are removed.
+    Rewind {
+        id: String,
+        turn: u32,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
 }

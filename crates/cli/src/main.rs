@@ -4,6 +4,7 @@
 mod bench;
 mod cli;
 mod commands;
+mod planner;
 mod roots;
 
 use std::process::ExitCode;

@@ -1,6 +1,9 @@
 //! One function per command; each calls plain engine functions.
 
+mod narrate;
+mod play;
 mod run_plan;
+mod sessions;
 mod skills;
 
 use std::process::ExitCode;
@@ -8,6 +11,8 @@ use std::process::ExitCode;
 use narratoria_core::ErrorCode;
 
 use crate::cli::{Cli, Command, SkillsCommand};
+
+pub use sessions::open_store;
 
 /// An error that ends the command with an exit status.
 #[derive(Debug)]
@@ -48,6 +53,10 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             skills::set_enabled(&name, &roots, false)
         }
         Command::Bench(args) => crate::bench::run(&args),
+        Command::Narrate(args) => narrate::run(args),
+        Command::Turn(args) => play::turn(args),
+        Command::Play(args) => play::play(args),
+        Command::Sessions(cmd) => sessions::run(cmd),
     }
 }
 

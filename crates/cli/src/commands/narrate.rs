@@ -1,0 +1,88 @@
+//! `narratoria narrate "INPUT" | --batch FILE`: plans from the narrator.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use narratoria_core::plan::Plan;
+use narratoria_core::planner::{PlanRequest, Planner};
+use narratoria_core::rules::rule_plan;
+use narratoria_core::skills::Catalog;
+use narratoria_core::ErrorCode;
+use serde_json::Map;
+
+use super::{discover, CliError};
+use crate::cli::NarrateArgs;
+
+/// Seed 001 §7: a plan is generated within 5 s.
+const GENERATION_DEADLINE: Duration = Duration::from_secs(5);
+
+pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
+    let catalog = discover(&args.roots)?;
+    // Read the batch before loading the model, so a bad file fails fast.
+    let lines: Option<Box<dyn BufRead>> = match &args.batch {
+        None => None,
+        Some(p) if p.as_os_str() == "-" => {
+            Some(Box::new(std::io::BufReader::new(std::io::stdin())))
+        }
+        Some(p) => Some(Box::new(std::io::BufReader::new(
+            std::fs::File::open(p).map_err(|e| {
+                CliError::usage(ErrorCode::Io, format!("cannot read {}: {e}", p.display()))
+            })?,
+        ))),
+    };
+    let planner = crate::planner::open(args.model.as_deref(), true)?;
+    match lines {
+        None => {
+            let plan = plan_once(
+                planner.as_ref(),
+                &catalog,
+                args.input.as_deref().unwrap_or_default(),
+            );
+            super::print_json(&plan);
+        }
+        Some(reader) => {
+            let mut out = std::io::stdout().lock();
+            for line in reader.lines() {
+                let line = line.map_err(|e| {
+                    CliError::usage(ErrorCode::Io, format!("cannot read the batch: {e}"))
+                })?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let plan = plan_once(planner.as_ref(), &catalog, line.trim());
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&plan).expect("plan serialises")
+                );
+                let _ = out.flush();
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One plan for `input`; if the model cannot write one in time, the
+/// rule-based plan stands in (said on stderr), so the output is always a valid plan.
+fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Plan {
+    let state = Map::new();
+    let req = PlanRequest {
+        input,
+        catalog,
+        disabled_skills: &[],
+        attempt: 1,
+        parent_plan_id: None,
+        recent_turns: &[],
+        state: &state,
+        previous_failure: None,
+        deadline: Instant::now() + GENERATION_DEADLINE,
+    };
+    match planner.plan(&req, &mut |_| {}) {
+        Ok(outcome) => outcome.plan,
+        Err(e) => {
+            eprintln!("narratoria: the narrator gave no plan for {input:?} ({e}); using the rule-based plan");
+            rule_plan(&req)
+        }
+    }
+}

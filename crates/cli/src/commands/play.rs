@@ -1,0 +1,391 @@
+//! `narratoria turn` (one turn, for programs) and `narratoria play` (the
+//! terminal story).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use narratoria_core::executor::ExecEvent;
+use narratoria_core::planner::Planner;
+use narratoria_core::skills::{Catalog, Registry, SkillsState};
+use narratoria_core::store::Store;
+use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions, TurnOutcome};
+use narratoria_core::ErrorCode;
+use serde_json::{Map, Value};
+
+use super::{discover, open_store, runtime, user_state, CliError};
+use crate::cli::{PlayArgs, TurnArgs};
+
+/// How many earlier turns the narrator sees.
+const RECENT_TURNS: usize = 6;
+
+/// `turn "INPUT" [--session DB] --json`: one whole turn; always exit 0.
+pub fn turn(args: TurnArgs) -> Result<ExitCode, CliError> {
+    let catalog = Arc::new(discover(&args.roots)?);
+    let planner = crate::planner::open(args.model.as_deref(), !args.json)?;
+    let mut store = args
+        .session
+        .as_deref()
+        .map(|p| open_store(Some(p)))
+        .transpose()?;
+    let store_err =
+        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
+    let (session, state, recent) = match &store {
+        Some(s) => {
+            let id = match s.latest_session().map_err(store_err)? {
+                Some(info) => info.id,
+                None => s
+                    .create_session("A new story", &Map::new())
+                    .map_err(store_err)?,
+            };
+            let state = s.current_state(&id).map_err(store_err)?;
+            let recent = s.recent_turns(&id, RECENT_TURNS).map_err(store_err)?;
+            (Some(id), state, recent)
+        }
+        None => (None, Map::new(), Vec::new()),
+    };
+    let mut skills = if session.is_some() {
+        user_state()
+    } else {
+        SkillsState::default()
+    };
+    if let Some(id) = &session {
+        skills.enter_session(id);
+    }
+    let rt = runtime();
+    let outcome = rt.block_on(play_turn(
+        &args.input,
+        planner,
+        catalog,
+        state,
+        recent,
+        &mut skills,
+        &TurnOptions::default(),
+        None,
+    ));
+    if let (Some(store), Some(id)) = (store.as_mut(), &session) {
+        store.commit_turn(id, &outcome.turn).map_err(store_err)?;
+        save_skills_state(&skills);
+    }
+    if args.json {
+        super::print_json(&outcome.result);
+    } else {
+        println!("{}", outcome.turn.narrative);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn save_skills_state(state: &SkillsState) {
+    let path = SkillsState::default_path();
+    if let Err(e) = state.save(&path) {
+        eprintln!(
+            "narratoria: note: could not save skill health to {}: {e}",
+            path.display()
+        );
+    }
+}
+
+/// `play`: the interactive story.
+pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let dirs = crate::roots::skill_roots(&args.roots.skills);
+    let registry = Registry::open(&dirs, user_state())
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let _watch = registry.watch(std::time::Duration::from_millis(100)).ok();
+    let planner = crate::planner::open(args.model.as_deref(), true)?;
+    let mut store = open_store(args.session.as_deref())?;
+    let store_err =
+        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
+
+    let mut session = match (args.new, store.latest_session().map_err(store_err)?) {
+        (false, Some(info)) => {
+            say(&format!(
+                "Continuing “{}” ({} turns). Type /new for a new story, /help for commands.",
+                info.title, info.turns
+            ));
+            if let Some(last) = store.turns(&info.id).map_err(store_err)?.last() {
+                say(&format!("\n{}\n", last.narrative));
+            }
+            info.id
+        }
+        _ => {
+            let id = store
+                .create_session("A new story", &Map::new())
+                .map_err(store_err)?;
+            say("A new story begins. Type what your character does; /help for commands.");
+            id
+        }
+    };
+    registry.update_state(|s| s.enter_session(&session));
+    say(&format!(
+        "Narrator: {}. Skills: {}.",
+        planner.name(),
+        skill_line(&registry.snapshot())
+    ));
+
+    let rt = runtime();
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut lines = stdin.lock().lines();
+    loop {
+        if interactive {
+            print!("\n> ");
+            let _ = std::io::stdout().flush();
+        }
+        let Some(Ok(line)) = lines.next() else { break };
+        let line = line.trim().to_string();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(cmd) = line.strip_prefix('/') {
+            match command(cmd, &mut store, &mut session, &registry) {
+                Ok(true) => continue,
+                Ok(false) => break,
+                Err(msg) => {
+                    say(&format!("  {msg}"));
+                    continue;
+                }
+            }
+        }
+        let outcome = play_one(&rt, &line, &planner, &registry, &store, &session)?;
+        store
+            .commit_turn(&session, &outcome.turn)
+            .map_err(store_err)?;
+        save_skills_state(&registry.state());
+    }
+    say("Your story is saved. Farewell.");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn play_one(
+    rt: &tokio::runtime::Runtime,
+    input: &str,
+    planner: &Arc<dyn Planner>,
+    registry: &Arc<Registry>,
+    store: &Store,
+    session: &str,
+) -> Result<TurnOutcome, CliError> {
+    let store_err =
+        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
+    let state = store.current_state(session).map_err(store_err)?;
+    let recent = store
+        .recent_turns(session, RECENT_TURNS)
+        .map_err(store_err)?;
+    let catalog = registry.snapshot();
+    let mut skills = registry.state();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
+    let outcome = rt.block_on(async {
+        let printer = tokio::spawn(async move {
+            let mut streamed = String::new();
+            while let Some(ev) = rx.recv().await {
+                show(&ev, &mut streamed);
+            }
+            streamed
+        });
+        let outcome = play_turn(
+            input,
+            Arc::clone(planner),
+            catalog,
+            state,
+            recent,
+            &mut skills,
+            &TurnOptions::default(),
+            Some(tx),
+        )
+        .await;
+        let streamed = printer.await.unwrap_or_default();
+        if streamed.trim() != outcome.turn.narrative.trim() {
+            say(&format!("\n{}", outcome.turn.narrative));
+        } else {
+            say("");
+        }
+        outcome
+    });
+    registry.update_state(|s| *s = skills);
+    Ok(outcome)
+}
+
+/// Prints one live event for the player; returns nothing, keeps the streamed narration.
+fn show(ev: &TurnEvent, streamed: &mut String) {
+    match ev {
+        TurnEvent::Planning { attempt, .. } if *attempt == 1 => dim("  … thinking"),
+        TurnEvent::Planning { attempt, .. } => {
+            dim(&format!("  … trying another way (plan {attempt})"))
+        }
+        TurnEvent::AttemptFailed { reason, .. } => dim(&format!("  ✗ {reason}")),
+        TurnEvent::HealthChanged(c) => dim(&format!("  ! {} is now {:?}", c.skill, c.to)),
+        TurnEvent::Execution {
+            event: ExecEvent::ToolEvent { event, .. },
+            ..
+        } => {
+            if event.get("type").and_then(Value::as_str) != Some("ui_event") {
+                return;
+            }
+            let payload = event.get("payload").cloned().unwrap_or(Value::Null);
+            match event.get("event").and_then(Value::as_str) {
+                Some("dice_roll") => {
+                    let formula = payload
+                        .get("formula")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?");
+                    let rolls = payload
+                        .get("rolls")
+                        .map(|r| r.to_string())
+                        .unwrap_or_default();
+                    let total = payload
+                        .get("total")
+                        .map(|t| t.to_string())
+                        .unwrap_or_default();
+                    say(&format!("  🎲 {formula} → {rolls} = {total}"));
+                }
+                Some("narration_delta") => {
+                    if let Some(t) = payload
+                        .get("text")
+                        .or_else(|| payload.get("delta"))
+                        .and_then(Value::as_str)
+                    {
+                        if streamed.is_empty() {
+                            print!("\n");
+                        }
+                        streamed.push_str(t);
+                        print!("{t}");
+                        let _ = std::io::stdout().flush();
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs a `/command`; `Ok(false)` ends the game.
+fn command(
+    cmd: &str,
+    store: &mut Store,
+    session: &mut String,
+    registry: &Arc<Registry>,
+) -> Result<bool, String> {
+    let mut parts = cmd.split_whitespace();
+    let name = parts.next().unwrap_or("");
+    let arg = parts.collect::<Vec<_>>().join(" ");
+    let e = |e: narratoria_core::store::StoreError| e.to_string();
+    match name {
+        "quit" | "exit" | "q" => return Ok(false),
+        "help" | "?" => say(HELP),
+        "skills" => {
+            for s in registry.snapshot().skills() {
+                say(&format!(
+                    "  {:<14} {:<9} {:<17} {}",
+                    s.name,
+                    if s.enabled { "on" } else { "off" },
+                    format!("{:?}", s.error_state),
+                    s.description
+                ));
+            }
+        }
+        "enable" | "disable" => {
+            let on = name == "enable";
+            if registry.snapshot().get(&arg).is_none() {
+                return Err(format!("no skill named {arg:?}"));
+            }
+            registry.update_state(|s| s.set_enabled(&arg, on));
+            save_skills_state(&registry.state());
+            say(&format!(
+                "  {arg} {}",
+                if on { "enabled" } else { "disabled" }
+            ));
+        }
+        "turns" | "history" => {
+            for t in store.turns(session).map_err(e)? {
+                say(&format!(
+                    "  {:>3}. > {}\n       {}",
+                    t.number,
+                    t.input,
+                    first_line(&t.narrative)
+                ));
+            }
+        }
+        "rewind" | "undo" => {
+            let turns = store.turns(session).map_err(e)?;
+            let target = if arg.is_empty() {
+                turns.len().saturating_sub(1) as u32
+            } else {
+                arg.parse::<u32>()
+                    .map_err(|_| format!("/rewind takes a turn number, not {arg:?}"))?
+            };
+            store.rewind(session, target).map_err(e)?;
+            say(&format!("  Rewound to just after turn {target}."));
+            if let Some(last) = store.turns(session).map_err(e)?.last() {
+                say(&format!("\n{}", last.narrative));
+            }
+        }
+        "new" => {
+            let title = if arg.is_empty() {
+                "A new story".to_string()
+            } else {
+                arg
+            };
+            *session = store.create_session(&title, &Map::new()).map_err(e)?;
+            registry.update_state(|s| s.enter_session(session));
+            say(&format!("  A new story begins: {title}."));
+        }
+        "export" => {
+            let mut words = arg.split_whitespace();
+            let format = words.next().unwrap_or("md");
+            let text = match format {
+                "json" => serde_json::to_string_pretty(&store.export_json(session).map_err(e)?)
+                    .unwrap_or_default(),
+                _ => store.export_markdown(session).map_err(e)?,
+            };
+            match words.next() {
+                Some(file) => {
+                    std::fs::write(file, text)
+                        .map_err(|err| format!("cannot write {file}: {err}"))?;
+                    say(&format!("  Saved to {file}."));
+                }
+                None => say(&text),
+            }
+        }
+        other => return Err(format!("unknown command /{other} (try /help)")),
+    }
+    Ok(true)
+}
+
+const HELP: &str = "  Type what your character does. Commands:
+  /skills            the skills and their health
+  /enable NAME       turn a skill on       /disable NAME   turn it off
+  /turns             the story so far
+  /rewind [N]        go back to just after turn N (default: undo the last turn)
+  /new [TITLE]       start a new story
+  /export [md|json] [FILE]
+  /quit";
+
+fn skill_line(catalog: &Catalog) -> String {
+    let names: Vec<String> = catalog.usable(&[]).map(|s| s.name.clone()).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    if line.chars().count() > 90 {
+        format!("{}…", line.chars().take(90).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+fn say(s: &str) {
+    println!("{s}");
+}
+
+fn dim(s: &str) {
+    if std::io::stdout().is_terminal() {
+        println!("\x1b[2m{s}\x1b[0m");
+    } else {
+        println!("{s}");
+    }
+}

@@ -1,0 +1,57 @@
+//! `narratoria sessions list|export|rewind`
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use narratoria_core::store::{self, Store};
+
+use super::{print_json, CliError};
+use crate::cli::SessionsCommand;
+
+/// Opens the session database (the user's default when none is given).
+pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
+    let path = path
+        .map(Path::to_path_buf)
+        .unwrap_or_else(store::default_path);
+    Store::open(&path).map_err(|e| CliError::usage(e.code(), e.to_string()))
+}
+
+pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
+    let fail = |e: store::StoreError| CliError::usage(e.code(), e.to_string());
+    match cmd {
+        SessionsCommand::List { session, json } => {
+            let store = open_store(session.as_deref())?;
+            let sessions = store.sessions().map_err(fail)?;
+            if json {
+                print_json(&sessions);
+            } else if sessions.is_empty() {
+                println!("No saved sessions in {}.", store.path().display());
+            } else {
+                for s in sessions {
+                    println!(
+                        "{}  {:<30} {:>3} turn(s)  last played {}",
+                        s.id, s.title, s.turns, s.updated_at
+                    );
+                }
+            }
+        }
+        SessionsCommand::Export {
+            id,
+            session,
+            format,
+        } => {
+            let store = open_store(session.as_deref())?;
+            if format == "json" {
+                print_json(&store.export_json(&id).map_err(fail)?);
+            } else {
+                print!("{}", store.export_markdown(&id).map_err(fail)?);
+            }
+        }
+        SessionsCommand::Rewind { id, turn, session } => {
+            let mut store = open_store(session.as_deref())?;
+            let state = store.rewind(&id, turn).map_err(fail)?;
+            print_json(&serde_json::json!({ "session": id, "turn": turn, "state": state }));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
