@@ -1,1 +1,32 @@
-//! The in-process llama.cpp planner.
+//! The in-process llama.cpp planner: loads a GGUF model, writes plans under a
+//! grammar, streams the narrative, and keeps the prompt prefix's KV cache.
+//!
+//! ```no_run
+//! use narratoria_narrator::{LlamaPlanner, LoadOptions};
+//! let planner = LlamaPlanner::load("models/SmolLM2-135M-Instruct.Q4_1.gguf".as_ref(), LoadOptions::default())?;
+//! # Ok::<(), narratoria_narrator::NarratorError>(())
+//! ```
+
+pub mod backend;
+pub mod catalog;
+pub mod compact;
+pub mod error;
+pub mod gguf;
+pub mod planner;
+pub mod prompt;
+pub mod stream;
+mod worker;
+
+pub use backend::{backend, default_threads};
+pub use error::NarratorError;
+pub use planner::{
+    progress_channel, LlamaPlanner, LoadOptions, LoadReport, PlannerOptions, Progress,
+};
+pub use prompt::Levers;
+
+/// The default model's file name under `models/`.
+pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// The default model's SHA-256.
+pub const DEFAULT_MODEL_SHA256: &str =
+    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";

@@ -1,0 +1,317 @@
+//! Narrator benchmark: prints figures, asserts nothing about time.
+//!
+//! `cargo bench -p narratoria-narrator` (set NARRATOR_BENCH_QUICK=1 to skip the lever study).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use narratoria_core::planner::{PlanRequest, Planner};
+use narratoria_core::skills::Catalog;
+use narratoria_narrator::{default_threads, Levers, LlamaPlanner, LoadOptions, PlannerOptions};
+use serde_json::Map;
+
+fn main() {
+    let path = support::model_path();
+    let (_dir, catalog) = support::builtin_catalog();
+    let threads = default_threads();
+    println!("model: {}  threads: {threads}", path.display());
+
+    let mut loads = Vec::new();
+    for _ in 0..3 {
+        let p = LlamaPlanner::load(&path, LoadOptions::default()).expect("model loads");
+        loads.push(p.load_report().load_time);
+    }
+    println!("model load (3 loads, incl. context): {}", list(&loads));
+
+    let planner = LlamaPlanner::load(&path, LoadOptions::default()).unwrap();
+    let state = Map::new();
+
+    // Time to first token, cold (nothing cached) and warm (the prefix cached).
+    let mut cold = Vec::new();
+    let mut warm = Vec::new();
+    let mut speeds = Vec::new();
+    let mut prompt_speed = Vec::new();
+    for i in 0..5 {
+        planner.clear_cache();
+        let out =
+            plan(&planner, &catalog, "I look around the market square.", &[]).expect("cold plan");
+        let t = &out.transcript;
+        cold.push(ms(t.time_to_first_token_ms));
+        prompt_speed.push(
+            (t.prompt_tokens - t.cached_tokens) as f64 / (t.time_to_first_token_ms as f64 / 1000.0),
+        );
+        let out = plan(
+            &planner,
+            &catalog,
+            [
+                "I search the stalls for a map.",
+                "I climb onto a cart.",
+                "I greet the baker.",
+                "I count my coins.",
+                "I listen to the crowd.",
+            ][i],
+            &[],
+        )
+        .expect("warm plan");
+        let t = &out.transcript;
+        warm.push(ms(t.time_to_first_token_ms));
+        if t.completion_tokens > 1 {
+            speeds.push(
+                (t.completion_tokens - 1) as f64
+                    / ((t.total_ms - t.time_to_first_token_ms) as f64 / 1000.0),
+            );
+        }
+        if i == 0 {
+            println!(
+                "prompt: {} tokens, {} cached on the warm call; completion {} tokens",
+                t.prompt_tokens, t.cached_tokens, t.completion_tokens
+            );
+        }
+    }
+    println!(
+        "TTFT cold (whole prompt read): median {:?}  all {}",
+        median(&cold),
+        list(&cold)
+    );
+    println!(
+        "TTFT warm (prefix cached):     median {:?}  all {}",
+        median(&warm),
+        list(&warm)
+    );
+    let planner_prompt = median_f(&prompt_speed);
+    let planner_decode = median_f(&speeds);
+
+    // A bare llama.cpp loop on the same model and thread count.
+    let sample_prompt = plan(&planner, &catalog, "I look around the market square.", &[])
+        .unwrap()
+        .transcript
+        .prompt;
+    let (bare_prompt, bare_decode) = bare_loop(&path, threads, &sample_prompt);
+    println!(
+        "prompt tokens/s: planner {planner_prompt:.0}, bare llama.cpp {bare_prompt:.0}, ratio {:.2}",
+        planner_prompt / bare_prompt
+    );
+    println!(
+        "decode tokens/s: planner {planner_decode:.1} (grammar, sampling), bare llama.cpp {bare_decode:.1} (greedy), ratio {:.2}",
+        planner_decode / bare_decode
+    );
+
+    let default = PlannerOptions::default();
+    run_set(&planner, &catalog, "default (all levers)", default);
+    if std::env::var_os("NARRATOR_BENCH_QUICK").is_some() {
+        return;
+    }
+    let lever = |f: &dyn Fn(&mut Levers)| {
+        let mut o = default;
+        f(&mut o.levers);
+        o
+    };
+    run_set(
+        &planner,
+        &catalog,
+        "no few-shot examples",
+        lever(&|l| l.few_shot = false),
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "no skill guides (prompt.md)",
+        lever(&|l| l.skill_guides = false),
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "no keyword hints",
+        lever(&|l| l.keyword_hints = false),
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "untyped inputs (any object)",
+        lever(&|l| l.typed_inputs = false),
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "grammar in the chain (no sample-then-check)",
+        lever(&|l| l.sample_then_check = false),
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "none: no few-shot, guides or hints",
+        lever(&|l| {
+            l.few_shot = false;
+            l.skill_guides = false;
+            l.keyword_hints = false
+        }),
+    );
+}
+
+fn plan(
+    p: &LlamaPlanner,
+    catalog: &Catalog,
+    input: &str,
+    disabled: &[String],
+) -> Result<narratoria_core::planner::PlanOutcome, narratoria_core::planner::PlannerError> {
+    plan_by(p, catalog, input, disabled, Duration::from_secs(60))
+}
+
+fn plan_by(
+    p: &LlamaPlanner,
+    catalog: &Catalog,
+    input: &str,
+    disabled: &[String],
+    limit: Duration,
+) -> Result<narratoria_core::planner::PlanOutcome, narratoria_core::planner::PlannerError> {
+    let state = Map::new();
+    p.plan(
+        &PlanRequest {
+            input,
+            catalog,
+            disabled_skills: disabled,
+            attempt: 1,
+            parent_plan_id: None,
+            recent_turns: &[],
+            state: &state,
+            previous_failure: None,
+            deadline: Instant::now() + limit,
+        },
+        &mut |_| {},
+    )
+}
+
+/// Runs the labeled set with the real 5 s deadline and prints latency, validity and accuracy.
+fn run_set(p: &LlamaPlanner, catalog: &Catalog, label: &str, options: PlannerOptions) {
+    p.set_options(options);
+    p.clear_cache();
+    let _ = p.warm_up(catalog, Instant::now() + Duration::from_secs(60));
+    let items = support::inputs();
+    let mut latencies = Vec::new();
+    let (mut valid, mut deadline, mut exact, mut needed, mut found, mut extra) = (0, 0, 0, 0, 0, 0);
+    let (mut tokens, mut decode_s) = (0u64, 0f64);
+    let mut misses = Vec::new();
+    for item in &items {
+        let started = Instant::now();
+        let r = plan_by(p, catalog, &item.input, &[], Duration::from_secs(5));
+        latencies.push(started.elapsed());
+        match r {
+            Ok(out) => {
+                valid += 1;
+                let used = support::skills_used(&out.plan);
+                let mut want = item.skills.clone();
+                want.sort();
+                if used == want {
+                    exact += 1;
+                } else {
+                    misses.push(format!("{:?} want {:?} got {:?}", item.input, want, used));
+                }
+                needed += want.len();
+                found += want.iter().filter(|w| used.contains(w)).count();
+                extra += used.iter().filter(|u| !want.contains(u)).count();
+                let t = &out.transcript;
+                tokens += u64::from(t.completion_tokens.saturating_sub(1));
+                decode_s += (t.total_ms - t.time_to_first_token_ms) as f64 / 1000.0;
+            }
+            Err(narratoria_core::planner::PlannerError::Deadline) => {
+                deadline += 1;
+                misses.push(format!("{:?} missed the deadline", item.input));
+            }
+            Err(e) => misses.push(format!("{:?} invalid: {e}", item.input)),
+        }
+    }
+    latencies.sort();
+    let n = items.len();
+    println!("\n== {label}");
+    println!(
+        "valid {valid}/{n}, deadline misses {deadline}; latency p50 {:?} p95 {:?} max {:?}; decode {:.1} tok/s",
+        latencies[n / 2],
+        latencies[(n * 95).div_ceil(100).min(n) - 1],
+        latencies[n - 1],
+        tokens as f64 / decode_s.max(1e-9)
+    );
+    println!(
+        "skill selection: exact {exact}/{n} ({:.0}%), needed skills found {found}/{needed}, extra skills {extra}",
+        100.0 * exact as f64 / n as f64
+    );
+    if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
+        for m in misses {
+            println!("  miss: {m}");
+        }
+    }
+}
+
+/// Prompt and decode speed of a plain llama.cpp loop: batch-read `prompt`, then greedy-decode 64 tokens.
+fn bare_loop(path: &std::path::Path, threads: i32, prompt: &str) -> (f64, f64) {
+    let backend = narratoria_narrator::backend().unwrap();
+    let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).unwrap();
+    let params = LlamaContextParams::default()
+        .with_n_ctx(std::num::NonZeroU32::new(4096))
+        .with_n_batch(512)
+        .with_n_ubatch(512)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads);
+    let mut ctx = model.new_context(backend, params).unwrap();
+    let tokens = model.vocab().tokenize(prompt.as_bytes(), true, true);
+    let mut prompt_rates = Vec::new();
+    let mut decode_rates = Vec::new();
+    for _ in 0..3 {
+        ctx.clear_kv_cache();
+        let started = Instant::now();
+        let mut batch = LlamaBatch::new(512, 1);
+        for (chunk_at, chunk) in tokens.chunks(512).enumerate() {
+            batch.clear();
+            for (i, &t) in chunk.iter().enumerate() {
+                let p = chunk_at * 512 + i;
+                batch.add(t, p as i32, &[0], p == tokens.len() - 1).unwrap();
+            }
+            ctx.decode(&mut batch).unwrap();
+        }
+        prompt_rates.push(tokens.len() as f64 / started.elapsed().as_secs_f64());
+        let mut sampler = LlamaSampler::greedy();
+        let started = Instant::now();
+        let mut pos = tokens.len();
+        let mut at = batch.n_tokens() - 1;
+        for _ in 0..64 {
+            let t = sampler.sample(&ctx, at);
+            sampler.accept(t);
+            batch.clear();
+            batch.add(t, pos as i32, &[0], true).unwrap();
+            ctx.decode(&mut batch).unwrap();
+            pos += 1;
+            at = 0;
+        }
+        decode_rates.push(64.0 / started.elapsed().as_secs_f64());
+    }
+    (median_f(&prompt_rates), median_f(&decode_rates))
+}
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+fn median(v: &[Duration]) -> Duration {
+    let mut s = v.to_vec();
+    s.sort();
+    s[s.len() / 2]
+}
+
+fn median_f(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    s.get(s.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn list(v: &[Duration]) -> String {
+    v.iter()
+        .map(|d| format!("{}ms", d.as_millis()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,61 @@
+//! What the narrator knows of the skills: an owned, ordered view of the
+//! catalog's usable skills and their runnable scripts.
+
+use narratoria_core::skills::Catalog;
+use serde_json::Value;
+
+/// One skill as the prompt shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillCard {
+    pub name: String,
+    pub description: String,
+    /// The skill's `prompt.md` text, trimmed.
+    pub guide: Option<String>,
+    pub tools: Vec<ToolCard>,
+}
+
+/// One runnable script of a skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCard {
+    /// `<skill>/<script>`.
+    pub path: String,
+    pub description: Option<String>,
+    pub input_schema: Option<Value>,
+}
+
+/// The skills a plan may use, excluding `disabled`, in catalog (name) order;
+/// scripts that are not executable are left out, and so are skills left with none.
+pub fn cards(catalog: &Catalog, disabled: &[String]) -> Vec<SkillCard> {
+    catalog
+        .usable(disabled)
+        .map(|s| SkillCard {
+            name: s.name.clone(),
+            description: s.description.trim().to_string(),
+            guide: s
+                .prompt
+                .as_deref()
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
+            tools: s
+                .scripts
+                .iter()
+                .filter(|sc| sc.is_executable)
+                .map(|sc| ToolCard {
+                    path: format!("{}/{}", s.name, sc.name),
+                    description: sc.description.as_deref().map(|d| d.trim().to_string()),
+                    input_schema: sc.input_schema.clone(),
+                })
+                .collect(),
+        })
+        .filter(|c| !c.tools.is_empty())
+        .collect()
+}
+
+/// Every toolPath of `cards`, in order.
+pub fn tool_paths(cards: &[SkillCard]) -> Vec<String> {
+    cards
+        .iter()
+        .flat_map(|c| c.tools.iter().map(|t| t.path.clone()))
+        .collect()
+}

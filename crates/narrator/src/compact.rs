@@ -1,0 +1,351 @@
+//! The compact plan the model writes, the grammar that constrains it, and its
+//! expansion into a full, validated Plan.
+//!
+//! The model writes only what it must:
+//! `{"narrative":"…","tools":[{"id":"roll","use":"dice-roller/roll-dice","input":{…},"after":["…"]}]}`.
+//! The host adds the requestId, metadata, contract defaults and retry policy.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use uuid::Uuid;
+
+use narratoria_core::plan::Plan;
+
+use crate::catalog::ToolCard;
+use crate::error::NarratorError;
+
+/// Bounds that keep generation short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactLimits {
+    pub narrative_max_chars: usize,
+    pub max_tools: usize,
+    /// Upper bound for free-text strings in tool inputs that declare none.
+    pub input_string_max_chars: usize,
+}
+
+impl Default for CompactLimits {
+    fn default() -> Self {
+        CompactLimits {
+            narrative_max_chars: 160,
+            max_tools: 3,
+            input_string_max_chars: 80,
+        }
+    }
+}
+
+/// The JSON Schema of the compact form for `tools`. With `typed_inputs`, each
+/// tool's `input` follows its script's input schema where llama.cpp's
+/// converter accepts it, else any object. With no tools, only a narrative.
+pub fn compact_schema(tools: &[ToolCard], limits: CompactLimits, typed_inputs: bool) -> Value {
+    let narrative =
+        json!({"type": "string", "minLength": 1, "maxLength": limits.narrative_max_chars});
+    if tools.is_empty() {
+        return json!({
+            "type": "object",
+            "properties": {"narrative": narrative},
+            "required": ["narrative"],
+            "additionalProperties": false
+        });
+    }
+    let variants: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let input = if typed_inputs {
+                generation_input_schema(t.input_schema.as_ref(), limits.input_string_max_chars)
+            } else {
+                json!({"type": "object"})
+            };
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "minLength": 1, "maxLength": 16},
+                    "use": {"const": t.path},
+                    "input": input,
+                    "after": {"type": "array", "items": {"type": "string", "maxLength": 16}, "maxItems": limits.max_tools}
+                },
+                "required": ["id", "use", "input"],
+                "additionalProperties": false
+            })
+        })
+        .collect();
+    let items = if variants.len() == 1 {
+        variants.into_iter().next().unwrap_or(Value::Null)
+    } else {
+        json!({"anyOf": variants})
+    };
+    json!({
+        "type": "object",
+        "properties": {
+            "narrative": narrative,
+            "tools": {"type": "array", "items": items, "maxItems": limits.max_tools}
+        },
+        "required": ["narrative", "tools"],
+        "additionalProperties": false
+    })
+}
+
+/// A script's input schema made fit for generation: unsupported schemas
+/// become "any object", free strings get a length bound, objects with declared
+/// properties get no extra ones. Values valid here are valid for the script.
+pub fn generation_input_schema(schema: Option<&Value>, string_max: usize) -> Value {
+    let Some(schema) = schema.filter(|s| s.is_object()) else {
+        return json!({"type": "object"});
+    };
+    let mut s = schema.clone();
+    if let Some(o) = s.as_object_mut() {
+        for k in ["$schema", "$id", "title", "examples", "default"] {
+            o.remove(k);
+        }
+    }
+    tighten(&mut s, string_max, 0);
+    let accepted = serde_json::to_string(&s)
+        .ok()
+        .map(|text| llama_cpp_2::json_schema_to_grammar(&text).is_ok())
+        .unwrap_or(false);
+    if accepted && s.get("type").and_then(Value::as_str) == Some("object") {
+        s
+    } else {
+        json!({"type": "object"})
+    }
+}
+
+fn tighten(v: &mut Value, string_max: usize, depth: u32) {
+    if depth > 16 {
+        return;
+    }
+    let Some(o) = v.as_object_mut() else { return };
+    let is = |o: &Map<String, Value>, t: &str| o.get("type").and_then(Value::as_str) == Some(t);
+    if is(o, "string")
+        && !o.contains_key("maxLength")
+        && !o.contains_key("enum")
+        && !o.contains_key("const")
+        && !o.contains_key("pattern")
+        && !o.contains_key("format")
+    {
+        o.insert("maxLength".into(), json!(string_max));
+    }
+    if is(o, "array") && !o.contains_key("maxItems") {
+        o.insert("maxItems".into(), json!(8));
+    }
+    if is(o, "object") && o.contains_key("properties") && !o.contains_key("additionalProperties") {
+        o.insert("additionalProperties".into(), json!(false));
+    }
+    for k in ["properties", "$defs", "definitions"] {
+        if let Some(Value::Object(props)) = o.get_mut(k) {
+            for p in props.values_mut() {
+                tighten(p, string_max, depth + 1);
+            }
+        }
+    }
+    for k in ["items", "additionalProperties"] {
+        if let Some(p) = o.get_mut(k) {
+            tighten(p, string_max, depth + 1);
+        }
+    }
+    for k in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(list)) = o.get_mut(k) {
+            for p in list {
+                tighten(p, string_max, depth + 1);
+            }
+        }
+    }
+}
+
+/// The GBNF grammar for `schema`.
+pub fn grammar(schema: &Value) -> Result<String, NarratorError> {
+    let text = serde_json::to_string(schema).map_err(|e| NarratorError::Grammar(e.to_string()))?;
+    llama_cpp_2::json_schema_to_grammar(&text).map_err(|e| NarratorError::Grammar(e.to_string()))
+}
+
+/// What the model wrote, parsed.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactPlan {
+    pub narrative: String,
+    #[serde(default)]
+    pub tools: Vec<CompactTool>,
+}
+
+/// One tool of the compact form.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactTool {
+    pub id: String,
+    #[serde(rename = "use")]
+    pub tool_path: String,
+    #[serde(default)]
+    pub input: Map<String, Value>,
+    #[serde(default)]
+    pub after: Vec<String>,
+}
+
+/// What the host adds to a compact plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expansion<'a> {
+    pub allowed_paths: &'a [String],
+    pub disabled_skills: &'a [String],
+    pub attempt: u32,
+    pub parent_plan_id: Option<Uuid>,
+}
+
+/// Parses the model's text and expands it into a validated Plan: a fresh
+/// requestId, metadata, contract defaults and retry policy. Tool ids are made
+/// unique; `after` keeps only ids of earlier tools, so the plan is always a DAG.
+/// A toolPath outside `allowed_paths` is an error.
+pub fn expand(text: &str, how: &Expansion<'_>) -> Result<Plan, NarratorError> {
+    let compact: CompactPlan = serde_json::from_str(text)
+        .map_err(|e| NarratorError::InvalidOutput(format!("not the compact plan form: {e}")))?;
+    let mut seen: Vec<String> = Vec::new();
+    let mut tools = Vec::new();
+    for (i, t) in compact.tools.iter().enumerate() {
+        if !how.allowed_paths.iter().any(|p| p == &t.tool_path) {
+            return Err(NarratorError::InvalidOutput(format!(
+                "tool {} uses {:?}, which is not an available tool",
+                i, t.tool_path
+            )));
+        }
+        let mut id = sanitize_id(&t.id, i);
+        if seen.contains(&id) {
+            id = format!("{id}-{}", i + 1);
+        }
+        let mut deps: Vec<String> = Vec::new();
+        for a in &t.after {
+            let a = sanitize_id(a, usize::MAX);
+            if seen.contains(&a) && !deps.contains(&a) {
+                deps.push(a);
+            }
+        }
+        seen.push(id.clone());
+        tools.push(json!({
+            "toolId": id,
+            "toolPath": t.tool_path,
+            "input": t.input,
+            "dependencies": deps,
+            "required": true,
+            "async": false,
+            "retryPolicy": {"maxRetries": 3, "backoffMs": 100}
+        }));
+    }
+    let mut metadata = json!({"generationAttempt": how.attempt.max(1)});
+    if let Some(parent) = how.parent_plan_id {
+        metadata["parentPlanId"] = json!(parent.to_string());
+    }
+    let narrative = compact.narrative.trim();
+    let mut plan = json!({
+        "requestId": Uuid::new_v4().to_string(),
+        "tools": tools,
+        "parallel": false,
+        "disabledSkills": how.disabled_skills,
+        "metadata": metadata
+    });
+    if !narrative.is_empty() {
+        plan["narrative"] = json!(narrative);
+    }
+    Plan::from_value(plan).map_err(|e| NarratorError::InvalidOutput(e.to_string()))
+}
+
+fn sanitize_id(id: &str, index: usize) -> String {
+    let clean: String = id
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(32)
+        .collect();
+    if clean.trim_matches('-').is_empty() {
+        format!("t{}", index.wrapping_add(1))
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dice() -> ToolCard {
+        ToolCard {
+            path: "dice-roller/roll-dice".into(),
+            description: None,
+            input_schema: Some(json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"formula": {"type": "string", "minLength": 1, "maxLength": 100},
+                               "reason": {"type": "string"}},
+                "required": ["formula"]
+            })),
+        }
+    }
+
+    fn how(paths: &[String]) -> Expansion<'_> {
+        Expansion {
+            allowed_paths: paths,
+            disabled_skills: &[],
+            attempt: 2,
+            parent_plan_id: Some(Uuid::nil()),
+        }
+    }
+
+    #[test]
+    fn schema_constrains_paths_and_inputs() {
+        let s = compact_schema(&[dice()], CompactLimits::default(), true);
+        let input = &s["properties"]["tools"]["items"]["properties"]["input"];
+        assert_eq!(input["additionalProperties"], false);
+        assert_eq!(input["properties"]["reason"]["maxLength"], 80);
+        assert!(input.get("$schema").is_none());
+        let g = grammar(&s).unwrap();
+        assert!(g.contains("dice-roller/roll-dice"), "{g}");
+    }
+
+    #[test]
+    fn no_tools_means_narrative_only() {
+        let s = compact_schema(&[], CompactLimits::default(), true);
+        assert!(s["properties"].get("tools").is_none());
+        grammar(&s).unwrap();
+    }
+
+    #[test]
+    fn unsupported_input_schemas_fall_back_to_any_object() {
+        let s = generation_input_schema(Some(&json!({"$ref": "https://example.com/x.json"})), 80);
+        assert_eq!(s, json!({"type": "object"}));
+        assert_eq!(generation_input_schema(None, 80), json!({"type": "object"}));
+    }
+
+    #[test]
+    fn expands_into_a_valid_plan() {
+        let paths = vec![
+            "dice-roller/roll-dice".to_string(),
+            "storyteller/narrate".to_string(),
+        ];
+        let text = r#"{"narrative":"You swing.","tools":[
+            {"id":"roll","use":"dice-roller/roll-dice","input":{"formula":"1d20"}},
+            {"id":"roll","use":"storyteller/narrate","input":{},"after":["roll","later","roll"]},
+            {"id":"!!","use":"storyteller/narrate","input":{},"after":["nope"]}]}"#;
+        let plan = expand(text, &how(&paths)).unwrap();
+        assert_eq!(plan.tools.len(), 3);
+        assert_eq!(plan.tools[1].tool_id, "roll-2");
+        assert_eq!(plan.tools[1].dependencies, vec!["roll"]);
+        assert_eq!(plan.tools[2].tool_id, "t3");
+        assert!(plan.tools[2].dependencies.is_empty());
+        assert_eq!(plan.metadata.generation_attempt, 2);
+        assert_eq!(plan.metadata.parent_plan_id, Some(Uuid::nil()));
+        assert_eq!(plan.narrative.as_deref(), Some("You swing."));
+    }
+
+    #[test]
+    fn rejects_unknown_tools_and_garbage() {
+        let paths = vec!["dice-roller/roll-dice".to_string()];
+        let err = expand(
+            r#"{"narrative":"x","tools":[{"id":"a","use":"rm/rf","input":{}}]}"#,
+            &how(&paths),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "invalid_output");
+        assert!(expand("{\"narrative\":", &how(&paths)).is_err());
+    }
+}

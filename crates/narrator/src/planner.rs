@@ -1,0 +1,466 @@
+//! `LlamaPlanner`: the narrator's planner over a GGUF model, implementing the
+//! engine's `Planner` seam.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::token::LlamaToken;
+use sha2::{Digest, Sha256};
+
+use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
+use narratoria_core::skills::Catalog;
+
+use crate::catalog::{cards, tool_paths, SkillCard};
+use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
+use crate::error::NarratorError;
+use crate::gguf::{self, GgufSummary};
+use crate::prompt::{self, Levers, Prefix, TailInputs};
+use crate::worker::{self, ContextSettings, Event, Generated, Job, Sampling};
+
+/// The answer always starts like this; the host writes it, the model continues.
+const FORCED_START: &str = "{\"narrative\":\"";
+
+/// A load-progress callback: receives 0.0 ..= 1.0.
+pub type Progress = Box<dyn FnMut(f32) + Send>;
+
+/// How to load a model.
+pub struct LoadOptions {
+    /// Threads for prompt reading and generation (default: the core count).
+    pub threads: i32,
+    /// Context size in tokens.
+    pub n_ctx: u32,
+    /// Called as llama.cpp loads the weights.
+    pub on_progress: Option<Progress>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            threads: crate::backend::default_threads(),
+            n_ctx: 4096,
+            on_progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for LoadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("threads", &self.threads)
+            .field("n_ctx", &self.n_ctx)
+            .field("on_progress", &self.on_progress.is_some())
+            .finish()
+    }
+}
+
+/// A progress callback that forwards to a channel, for a UI or a progress bar.
+pub fn progress_channel() -> (Progress, mpsc::Receiver<f32>) {
+    let (tx, rx) = mpsc::channel();
+    (Box::new(move |p| {
+        let _ = tx.send(p);
+    }), rx)
+}
+
+/// How plans are generated; may be changed between calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannerOptions {
+    pub limits: CompactLimits,
+    pub levers: Levers,
+    /// The prefix (rules, examples, catalog, guides) stays under this many tokens where it can.
+    pub prefix_budget_tokens: usize,
+    pub max_new_tokens: usize,
+    pub temperature: f32,
+    pub top_k: i32,
+    pub top_p: f32,
+    /// Base seed; the attempt number varies it so replans differ.
+    pub seed: u32,
+}
+
+impl Default for PlannerOptions {
+    fn default() -> Self {
+        PlannerOptions {
+            limits: CompactLimits::default(),
+            levers: Levers::default(),
+            prefix_budget_tokens: 900,
+            max_new_tokens: 200,
+            temperature: 0.4,
+            top_k: 40,
+            top_p: 0.9,
+            seed: 0x6e61_7272,
+        }
+    }
+}
+
+/// What loading measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadReport {
+    pub path: PathBuf,
+    pub header: GgufSummary,
+    pub load_time: Duration,
+    pub threads: i32,
+    pub n_ctx: u32,
+}
+
+struct CachedPrefix {
+    cards: Vec<SkillCard>,
+    levers: Levers,
+    budget: usize,
+    prefix: Prefix,
+}
+
+/// The llama.cpp planner. Cheap to share across threads: generation runs on
+/// one worker thread that owns the llama.cpp context; calls queue up.
+pub struct LlamaPlanner {
+    model: Arc<LlamaModel>,
+    template: LlamaChatTemplate,
+    jobs: Mutex<Option<Sender<Job>>>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    options: Mutex<PlannerOptions>,
+    prefix: Mutex<Option<CachedPrefix>>,
+    name: String,
+    report: LoadReport,
+}
+
+impl std::fmt::Debug for LlamaPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlamaPlanner")
+            .field("name", &self.name)
+            .field("report", &self.report)
+            .finish()
+    }
+}
+
+impl LlamaPlanner {
+    /// Loads the GGUF model at `path` after checking its header, and starts
+    /// the worker thread. Any problem with the file is a typed error naming it.
+    pub fn load(path: &Path, options: LoadOptions) -> Result<LlamaPlanner, NarratorError> {
+        let header = gguf::check(path)?;
+        let backend = crate::backend::backend()?;
+        let start = Instant::now();
+        let mut params = LlamaModelParams::default();
+        if let Some(mut cb) = options.on_progress {
+            params = params.with_progress_callback(move |p| {
+                cb(p);
+                true
+            });
+        }
+        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
+            NarratorError::ModelLoad {
+                path: path.to_path_buf(),
+                reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
+            }
+        })?;
+        let template = model
+            .chat_template(None)
+            .map_err(|e| e.to_string())
+            .or_else(|_| LlamaChatTemplate::new("chatml").map_err(|e| e.to_string()))
+            .map_err(|e| NarratorError::ModelLoad {
+                path: path.to_path_buf(),
+                reason: format!("no usable chat template: {e}"),
+            })?;
+        let model = Arc::new(model);
+        let threads = options.threads.max(1);
+        let (job_tx, job_rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let handle = worker::spawn(
+            model.clone(),
+            ContextSettings {
+                n_ctx: options.n_ctx,
+                threads,
+            },
+            job_rx,
+            ready_tx,
+        )
+        .map_err(|e| NarratorError::Context(format!("cannot start the worker thread: {e}")))?;
+        ready_rx.recv().map_err(|_| NarratorError::WorkerGone)??;
+        let load_time = start.elapsed();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(LlamaPlanner {
+            model,
+            template,
+            jobs: Mutex::new(Some(job_tx)),
+            worker: Mutex::new(Some(handle)),
+            options: Mutex::new(PlannerOptions::default()),
+            prefix: Mutex::new(None),
+            name,
+            report: LoadReport {
+                path: path.to_path_buf(),
+                header,
+                load_time,
+                threads,
+                n_ctx: options.n_ctx,
+            },
+        })
+    }
+
+    /// What loading measured.
+    pub fn load_report(&self) -> &LoadReport {
+        &self.report
+    }
+
+    /// The loaded model, for callers that need its tokenizer.
+    pub fn model(&self) -> &LlamaModel {
+        &self.model
+    }
+
+    /// The current generation options.
+    pub fn options(&self) -> PlannerOptions {
+        *lock(&self.options)
+    }
+
+    /// Replaces the generation options for later calls.
+    pub fn set_options(&self, options: PlannerOptions) {
+        *lock(&self.options) = options;
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.model
+            .vocab()
+            .tokenize(text.as_bytes(), false, false)
+            .len()
+    }
+
+    fn prefix_for(&self, catalog: &Catalog, opts: &PlannerOptions) -> Prefix {
+        let all = cards(catalog, &[]);
+        let mut cache = lock(&self.prefix);
+        if let Some(c) = cache.as_ref() {
+            if c.cards == all && c.levers == opts.levers && c.budget == opts.prefix_budget_tokens {
+                return c.prefix.clone();
+            }
+        }
+        let count = |s: &str| self.count_tokens(s);
+        let p = prompt::prefix(&all, opts.levers, opts.prefix_budget_tokens, &count);
+        *cache = Some(CachedPrefix {
+            cards: all,
+            levers: opts.levers,
+            budget: opts.prefix_budget_tokens,
+            prefix: p.clone(),
+        });
+        p
+    }
+
+    fn render(&self, prefix: &Prefix, tail: Option<&str>) -> Result<String, NarratorError> {
+        let mut chat = vec![msg("system", &prefix.system)?];
+        for (user, assistant) in &prefix.examples {
+            chat.push(msg("user", user)?);
+            chat.push(msg("assistant", assistant)?);
+        }
+        if let Some(t) = tail {
+            chat.push(msg("user", t)?);
+        }
+        self.model
+            .apply_chat_template(&self.template, &chat, tail.is_some())
+            .map_err(|e| {
+                NarratorError::InvalidOutput(format!("cannot apply the chat template: {e}"))
+            })
+    }
+
+    fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
+        self.model.vocab().tokenize(text.as_bytes(), true, true)
+    }
+
+    fn submit(&self, job: Job) -> Result<(), NarratorError> {
+        let jobs = lock(&self.jobs);
+        jobs.as_ref()
+            .ok_or(NarratorError::WorkerGone)?
+            .send(job)
+            .map_err(|_| NarratorError::WorkerGone)
+    }
+
+    /// Reads the prompt prefix for `catalog` into the cache, so the first
+    /// plan starts quickly. Returns the prefix length in tokens.
+    pub fn warm_up(&self, catalog: &Catalog, deadline: Instant) -> Result<usize, NarratorError> {
+        let opts = self.options();
+        let prefix = self.prefix_for(catalog, &opts);
+        let text = self.render(&prefix, None)?;
+        let tokens = self.tokenize(&text);
+        let (tx, rx) = mpsc::channel();
+        self.submit(Job {
+            tokens: tokens.clone(),
+            forced: Vec::new(),
+            forced_text: String::new(),
+            grammar: String::new(),
+            sampling: sampling(&opts, 1),
+            max_new_tokens: 0,
+            deadline,
+            forget: false,
+            events: tx,
+        })?;
+        wait(&rx, deadline, &mut |_| {}).map(|g| g.prompt_tokens)
+    }
+
+    /// Empties the KV cache, so the next call reads its whole prompt (for
+    /// measurements, or to free the cache's work after a catalog change).
+    pub fn clear_cache(&self) {
+        let (tx, rx) = mpsc::channel();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let job = Job {
+            tokens: Vec::new(),
+            forced: Vec::new(),
+            forced_text: String::new(),
+            grammar: String::new(),
+            sampling: sampling(&self.options(), 1),
+            max_new_tokens: 0,
+            deadline,
+            forget: true,
+            events: tx,
+        };
+        if self.submit(job).is_ok() {
+            let _ = wait(&rx, deadline, &mut |_| {});
+        }
+    }
+
+    /// Writes one plan; the typed-error version of [`Planner::plan`].
+    pub fn generate(
+        &self,
+        request: &PlanRequest<'_>,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, NarratorError> {
+        let opts = self.options();
+        let prefix = self.prefix_for(request.catalog, &opts);
+        let usable = cards(request.catalog, request.disabled_skills);
+        let allowed = tool_paths(&usable);
+        let tools: Vec<_> = usable
+            .iter()
+            .flat_map(|c| c.tools.iter().cloned())
+            .collect();
+        let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs);
+        let gbnf = grammar(&schema)?;
+        let hints = if opts.levers.keyword_hints {
+            prompt::keyword_hints(&usable, request.input, 2)
+        } else {
+            Vec::new()
+        };
+        let tail = prompt::tail(
+            &TailInputs {
+                input: request.input,
+                recent_turns: request.recent_turns,
+                state: request.state,
+                disabled_skills: request.disabled_skills,
+                attempt: request.attempt,
+                previous_failure: request.previous_failure,
+            },
+            &hints,
+        );
+        let prompt_text = self.render(&prefix, Some(&tail))?;
+        let mut tokens = self.tokenize(&prompt_text);
+        let forced = self
+            .model
+            .vocab()
+            .tokenize(FORCED_START.as_bytes(), false, false);
+        tokens.extend_from_slice(&forced);
+
+        let (tx, rx) = mpsc::channel();
+        self.submit(Job {
+            tokens,
+            forced,
+            forced_text: FORCED_START.to_string(),
+            grammar: gbnf,
+            sampling: sampling(&opts, request.attempt),
+            max_new_tokens: opts.max_new_tokens,
+            deadline: request.deadline,
+            forget: false,
+            events: tx,
+        })?;
+        let generated = wait(&rx, request.deadline, on_narrative)?;
+        let plan = expand(
+            &generated.text,
+            &Expansion {
+                allowed_paths: &allowed,
+                disabled_skills: request.disabled_skills,
+                attempt: request.attempt,
+                parent_plan_id: request.parent_plan_id,
+            },
+        )?;
+        Ok(PlanOutcome {
+            plan,
+            transcript: transcript(&self.name, prompt_text, &generated),
+        })
+    }
+}
+
+fn transcript(name: &str, prompt: String, g: &Generated) -> Transcript {
+    let hash = Sha256::digest(prompt.as_bytes());
+    Transcript {
+        planner: name.to_string(),
+        prompt_hash: hash.iter().map(|b| format!("{b:02x}")).collect(),
+        prompt,
+        response: g.text.clone(),
+        prompt_tokens: g.prompt_tokens as u32,
+        cached_tokens: g.cached_tokens as u32,
+        completion_tokens: g.completion_tokens as u32,
+        time_to_first_token_ms: g.first_token.unwrap_or(g.total).as_millis() as u64,
+        total_ms: g.total.as_millis() as u64,
+    }
+}
+
+fn sampling(opts: &PlannerOptions, attempt: u32) -> Sampling {
+    Sampling {
+        temperature: opts.temperature,
+        top_k: opts.top_k,
+        top_p: opts.top_p,
+        seed: opts
+            .seed
+            .wrapping_add(attempt.saturating_sub(1).wrapping_mul(7919)),
+        sample_then_check: opts.levers.sample_then_check,
+    }
+}
+
+/// Relays narrative pieces until the job is done. The worker stops at the
+/// deadline itself; the grace period only covers a worker busy in one llama.cpp call.
+fn wait(
+    rx: &mpsc::Receiver<Event>,
+    deadline: Instant,
+    on_narrative: &mut dyn FnMut(&str),
+) -> Result<Generated, NarratorError> {
+    let grace = deadline + Duration::from_millis(500);
+    loop {
+        let left = grace.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Event::Narrative(piece)) => on_narrative(&piece),
+            Ok(Event::Done(result)) => return result,
+            Err(RecvTimeoutError::Timeout) => return Err(NarratorError::Deadline),
+            Err(RecvTimeoutError::Disconnected) => return Err(NarratorError::WorkerGone),
+        }
+    }
+}
+
+fn msg(role: &str, content: &str) -> Result<LlamaChatMessage, NarratorError> {
+    LlamaChatMessage::new(role.into(), content.into())
+        .map_err(|e| NarratorError::InvalidOutput(format!("the prompt cannot be encoded: {e}")))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Planner for LlamaPlanner {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn plan(
+        &self,
+        request: &PlanRequest<'_>,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError> {
+        self.generate(request, on_narrative)
+            .map_err(PlannerError::from)
+    }
+}
+
+impl Drop for LlamaPlanner {
+    fn drop(&mut self) {
+        lock(&self.jobs).take();
+        if let Some(h) = lock(&self.worker).take() {
+            let _ = h.join();
+        }
+    }
+}

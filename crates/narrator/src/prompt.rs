@@ -1,0 +1,614 @@
+//! Prompt assembly: a byte-stable prefix (rules, examples, the skill catalog,
+//! skill guides under a token budget) and a per-turn tail.
+//!
+//! Progressive disclosure (seed 004): every usable tool is always listed with
+//! its description and input; skill guides (`prompt.md`) are disclosed in
+//! full while they fit the budget, then as their first paragraph, then cut.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use narratoria_core::planner::TurnSummary;
+
+use crate::catalog::SkillCard;
+
+/// Prompt and generation features that can be switched off to measure what each buys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Levers {
+    /// Worked examples as earlier chat turns.
+    pub few_shot: bool,
+    /// The skills' `prompt.md` guides (progressive disclosure).
+    pub skill_guides: bool,
+    /// A "likely tools" line in the tail from keyword overlap with the skills' texts.
+    pub keyword_hints: bool,
+    /// Tool inputs constrained by each script's input schema (else any object).
+    pub typed_inputs: bool,
+    /// Sample without the grammar and check only the chosen token (else grammar in the chain).
+    pub sample_then_check: bool,
+}
+
+impl Default for Levers {
+    fn default() -> Self {
+        Levers {
+            few_shot: true,
+            skill_guides: true,
+            keyword_hints: true,
+            typed_inputs: true,
+            sample_then_check: true,
+        }
+    }
+}
+
+/// How much of a skill guide the prefix holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disclosure {
+    Full,
+    Summary,
+    Cut,
+    Withheld,
+}
+
+/// The stable part of the prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prefix {
+    pub system: String,
+    /// (player input, compact plan) pairs shown as earlier turns.
+    pub examples: Vec<(String, String)>,
+    pub disclosures: Vec<(String, Disclosure)>,
+}
+
+const RULES: &str = "You are the narrator of an interactive story. The player says what their character does. \
+You answer with one JSON object and nothing else:\n\
+{\"narrative\":\"<one or two short sentences: what happens, second person, present tense>\",\"tools\":[<tool>, ...]}\n\
+where each tool is {\"id\":\"<short name>\",\"use\":\"<skill>/<script>\",\"input\":{...},\"after\":[\"<id of an earlier tool whose result it needs>\"]}.\n\
+Rules:\n\
+- Use only the tools listed below, with inputs that follow their input description.\n\
+- Use a tool only when the action needs it; \"tools\":[] is fine.\n\
+- Leave out \"after\" unless a tool needs an earlier tool's result.\n\
+- Never decide a risky outcome yourself when a dice tool exists: roll.";
+
+/// Builds the prefix for `cards`; `count` gives a text's length in tokens;
+/// guides are disclosed until the prefix reaches `budget` tokens.
+pub fn prefix(
+    cards: &[SkillCard],
+    levers: Levers,
+    budget: usize,
+    count: &dyn Fn(&str) -> usize,
+) -> Prefix {
+    let mut catalog = String::new();
+    if cards.is_empty() {
+        catalog.push_str("\n\nNo tools are available now: always answer with a narrative only.");
+    } else {
+        catalog.push_str("\n\nTools:");
+        for c in cards {
+            for t in &c.tools {
+                catalog.push_str(&format!("\n- {}: ", t.path));
+                let desc = t.description.as_deref().unwrap_or(&c.description);
+                catalog.push_str(&first_sentence(desc, 160));
+                catalog.push_str(&format!(" Input: {}", signature(t.input_schema.as_ref())));
+            }
+        }
+    }
+    let examples = if levers.few_shot {
+        examples(cards)
+    } else {
+        Vec::new()
+    };
+    let base = format!("{RULES}{catalog}");
+    let examples_tokens: usize = examples.iter().map(|(a, b)| count(a) + count(b) + 10).sum();
+    let mut remaining = budget.saturating_sub(count(&base) + examples_tokens);
+
+    let mut guides: Vec<(usize, &SkillCard)> = cards
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.guide.is_some())
+        .collect();
+    let mut disclosed: HashMap<usize, (Disclosure, String)> = HashMap::new();
+    if levers.skill_guides {
+        guides.sort_by_key(|(_, c)| c.guide.as_deref().map(count).unwrap_or(0));
+        let n = guides.len();
+        for (k, (i, c)) in guides.iter().enumerate() {
+            let guide = c.guide.as_deref().unwrap_or_default();
+            let share = remaining / (n - k).max(1);
+            let full = format!("\n\n## {}\n{}", c.name, guide);
+            let summary = format!("\n\n## {}\n{}", c.name, first_paragraph(guide));
+            let choice = if count(&full) <= share {
+                (Disclosure::Full, full)
+            } else if count(&summary) <= share {
+                (Disclosure::Summary, summary)
+            } else if share > 24 {
+                let cut = cut_to_tokens(&summary, share, count);
+                (Disclosure::Cut, cut)
+            } else {
+                (Disclosure::Withheld, String::new())
+            };
+            remaining = remaining.saturating_sub(count(&choice.1));
+            disclosed.insert(*i, choice);
+        }
+    }
+    let mut system = base;
+    let mut disclosures = Vec::new();
+    let mut any = false;
+    for (i, c) in cards.iter().enumerate() {
+        match disclosed.remove(&i) {
+            Some((d, text)) => {
+                if !text.is_empty() {
+                    if !any {
+                        system.push_str("\n\nSkill guides:");
+                        any = true;
+                    }
+                    system.push_str(&text);
+                }
+                disclosures.push((c.name.clone(), d));
+            }
+            None => disclosures.push((c.name.clone(), Disclosure::Withheld)),
+        }
+    }
+    Prefix {
+        system,
+        examples,
+        disclosures,
+    }
+}
+
+/// What the tail says about this turn.
+#[derive(Debug, Clone, Copy)]
+pub struct TailInputs<'a> {
+    pub input: &'a str,
+    pub recent_turns: &'a [TurnSummary],
+    pub state: &'a Map<String, Value>,
+    pub disabled_skills: &'a [String],
+    pub attempt: u32,
+    pub previous_failure: Option<&'a str>,
+}
+
+/// The per-turn user message. `hints` are the likely tools to mention.
+pub fn tail(t: &TailInputs<'_>, hints: &[String]) -> String {
+    let mut s = String::new();
+    let recent = &t.recent_turns[t.recent_turns.len().saturating_sub(3)..];
+    if !recent.is_empty() {
+        s.push_str("Story so far:\n");
+        for turn in recent {
+            s.push_str(&format!(
+                "Player: {}\nNarrator: {}\n",
+                clip(&turn.input, 120),
+                clip(&turn.narrative, 160)
+            ));
+        }
+    }
+    if !t.state.is_empty() {
+        s.push_str(&format!("State: {}\n", state_digest(t.state, 240)));
+    }
+    if !t.disabled_skills.is_empty() {
+        s.push_str(&format!(
+            "Do not use these skills now: {}.\n",
+            t.disabled_skills.join(", ")
+        ));
+    }
+    if t.attempt > 1 {
+        s.push_str(&format!("This is attempt {}.", t.attempt));
+        if let Some(f) = t.previous_failure {
+            s.push_str(&format!(" The previous plan failed: {}", clip(f, 200)));
+        }
+        s.push_str(" Write a different plan.\n");
+    }
+    if !hints.is_empty() {
+        s.push_str(&format!("Likely tools: {}.\n", hints.join(", ")));
+    }
+    s.push_str(&format!("Player: {}", clip(t.input, 400)));
+    s
+}
+
+/// A short, single-line digest of the session state.
+pub fn state_digest(state: &Map<String, Value>, max_chars: usize) -> String {
+    let text = serde_json::to_string(&Value::Object(state.clone())).unwrap_or_default();
+    clip(&text, max_chars)
+}
+
+/// Tools whose skill texts share rare words with `input`, best first, at most `max`.
+pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String> {
+    let docs: Vec<(String, HashSet<String>)> = cards
+        .iter()
+        .flat_map(|c| {
+            c.tools.iter().map(move |t| {
+                let mut text = format!(
+                    "{} {} {}",
+                    t.path.replace(['/', '-'], " "),
+                    c.description,
+                    t.description.as_deref().unwrap_or("")
+                );
+                if let Some(g) = &c.guide {
+                    text.push(' ');
+                    text.push_str(g);
+                }
+                (t.path.clone(), stems(&text))
+            })
+        })
+        .collect();
+    if docs.is_empty() {
+        return Vec::new();
+    }
+    let n = docs.len() as f64;
+    let words = stems(input);
+    let mut scored: Vec<(f64, &String)> = docs
+        .iter()
+        .map(|(path, set)| {
+            let score: f64 = words
+                .iter()
+                .filter(|w| set.contains(*w))
+                .map(|w| {
+                    let df = docs.iter().filter(|(_, s)| s.contains(w)).count() as f64;
+                    (n / df).ln()
+                })
+                .sum();
+            (score, path)
+        })
+        .filter(|(s, _)| *s > 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+    scored
+        .into_iter()
+        .take(max)
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
+const STOP: &[&str] = &[
+    "about",
+    "after",
+    "again",
+    "also",
+    "always",
+    "before",
+    "being",
+    "could",
+    "does",
+    "doing",
+    "each",
+    "every",
+    "from",
+    "have",
+    "here",
+    "into",
+    "just",
+    "like",
+    "more",
+    "most",
+    "must",
+    "never",
+    "only",
+    "other",
+    "over",
+    "same",
+    "should",
+    "some",
+    "such",
+    "than",
+    "that",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "under",
+    "until",
+    "very",
+    "want",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "will",
+    "with",
+    "would",
+    "your",
+    "input",
+    "output",
+    "player",
+    "story",
+    "skill",
+    "tool",
+    "tools",
+    "script",
+    "plan",
+    "json",
+    "returns",
+    "string",
+    "object",
+    "optional",
+    "required",
+    "example",
+    "narrate",
+    "narrative",
+    "character",
+];
+
+fn stems(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.len() >= 4 && !STOP.contains(&w.as_str()))
+        .map(|w| w.chars().take(5).collect())
+        .collect()
+}
+
+/// The fixed worked examples; each is used only when its tools exist and its
+/// inputs satisfy their schemas.
+fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
+    let library: [(&str, Value); 4] = [
+        (
+            "I try to pick the lock on the old chest.",
+            json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
+                {"id":"pick","use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
+        ),
+        (
+            "Remember that the innkeeper Mara owes me ten gold.",
+            json!({"narrative":"You make a mental note of Mara's debt.","tools":[
+                {"id":"note","use":"memory/store-memory","input":{"summary":"The innkeeper Mara owes the player ten gold."}}]}),
+        ),
+        (
+            "I hand the stolen relic back to the temple priests.",
+            json!({"narrative":"The priests bow deeply as you return the relic.","tools":[
+                {"id":"rep","use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
+        ),
+        (
+            "I look around the quiet room.",
+            json!({"narrative":"Dust drifts in the light from the shutters. Nothing stirs.","tools":[]}),
+        ),
+    ];
+    let tools: HashMap<&str, Option<&Value>> = cards
+        .iter()
+        .flat_map(|c| {
+            c.tools
+                .iter()
+                .map(|t| (t.path.as_str(), t.input_schema.as_ref()))
+        })
+        .collect();
+    library
+        .into_iter()
+        .filter(|(_, plan)| {
+            plan["tools"].as_array().map(|ts| {
+                ts.iter().all(|t| {
+                    let path = t["use"].as_str().unwrap_or_default();
+                    match tools.get(path) {
+                        None => false,
+                        Some(None) => true,
+                        Some(Some(schema)) => narratoria_core::schema::compile(schema)
+                            .map(|v| {
+                                narratoria_core::schema::validation_errors(&v, &t["input"])
+                                    .is_empty()
+                            })
+                            .unwrap_or(false),
+                    }
+                })
+            }) == Some(true)
+        })
+        .take(3)
+        .map(|(input, plan)| (format!("Player: {input}"), plan.to_string()))
+        .collect()
+}
+
+/// A one-line rendering of an input schema: `{formula*: string, reason: string}`.
+pub fn signature(schema: Option<&Value>) -> String {
+    let Some(props) = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return "{...}".into();
+    };
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let fields: Vec<String> = props
+        .iter()
+        .map(|(k, v)| {
+            let mut ty = if let Some(e) = v.get("enum").and_then(Value::as_array) {
+                e.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            } else {
+                v.get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("any")
+                    .to_string()
+            };
+            if let (Some(lo), Some(hi)) = (v.get("minimum"), v.get("maximum")) {
+                if lo.as_i64().is_some() && hi.as_i64().is_some() {
+                    ty.push_str(&format!(" {lo}..{hi}"));
+                }
+            }
+            if let Some(ex) = v
+                .get("examples")
+                .and_then(Value::as_array)
+                .and_then(|e| e.first())
+            {
+                ty.push_str(&format!(" e.g. {ex}"));
+            }
+            let star = if required.contains(&k.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            format!("{k}{star}: {ty}")
+        })
+        .collect();
+    format!("{{{}}} (* required)", fields.join(", "))
+}
+
+fn first_sentence(text: &str, max: usize) -> String {
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| c == '.' && text[i + 1..].starts_with(|n: char| n.is_whitespace()))
+        .map(|(i, _)| i + 1)
+        .unwrap_or(text.len());
+    clip(&text[..end], max)
+}
+
+fn first_paragraph(text: &str) -> &str {
+    text.split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !p.starts_with('#'))
+        .unwrap_or("")
+}
+
+fn cut_to_tokens(text: &str, tokens: usize, count: &dyn Fn(&str) -> usize) -> String {
+    let mut end = text.len();
+    let mut out = text.to_string();
+    while count(&out) > tokens.saturating_sub(2) && end > 0 {
+        end = text[..end].rfind(char::is_whitespace).unwrap_or(0);
+        out = format!("{}…", text[..end].trim_end());
+    }
+    out
+}
+
+/// `text` cut to at most `max` characters, with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ToolCard;
+
+    fn card(name: &str, script: &str, guide: &str, schema: Value) -> SkillCard {
+        SkillCard {
+            name: name.into(),
+            description: format!("The {name} skill. More text."),
+            guide: Some(guide.into()),
+            tools: vec![ToolCard {
+                path: format!("{name}/{script}"),
+                description: None,
+                input_schema: Some(schema),
+            }],
+        }
+    }
+
+    fn words(s: &str) -> usize {
+        s.split_whitespace().count()
+    }
+
+    fn dice() -> SkillCard {
+        card(
+            "dice-roller",
+            "roll-dice",
+            "Roll for attacks, climbing, sneaking and lockpicking.\n\nMore detail here that is long.",
+            json!({"type":"object","properties":{"formula":{"type":"string"},"reason":{"type":"string"}},"required":["formula"]}),
+        )
+    }
+
+    #[test]
+    fn prefix_is_stable_and_lists_tools() {
+        let cards = vec![dice()];
+        let a = prefix(&cards, Levers::default(), 2000, &words);
+        let b = prefix(&cards, Levers::default(), 2000, &words);
+        assert_eq!(a, b);
+        assert!(a.system.contains("dice-roller/roll-dice"));
+        assert!(a.system.contains("formula*: string"));
+        assert_eq!(
+            a.disclosures,
+            vec![("dice-roller".to_string(), Disclosure::Full)]
+        );
+        assert_eq!(a.examples.len(), 2, "{:?}", a.examples);
+    }
+
+    #[test]
+    fn guides_shrink_under_a_tight_budget() {
+        let cards = vec![dice()];
+        let base = prefix(
+            &cards,
+            Levers {
+                skill_guides: false,
+                ..Levers::default()
+            },
+            10_000,
+            &words,
+        );
+        let used = words(&base.system)
+            + base
+                .examples
+                .iter()
+                .map(|(a, b)| words(a) + words(b) + 10)
+                .sum::<usize>();
+        let p = prefix(&cards, Levers::default(), used + 10, &words);
+        assert_eq!(p.disclosures[0].1, Disclosure::Summary);
+        assert!(!p.system.contains("More detail"));
+        let p = prefix(&cards, Levers::default(), used, &words);
+        assert_eq!(p.disclosures[0].1, Disclosure::Withheld);
+    }
+
+    #[test]
+    fn no_tools_says_so() {
+        let p = prefix(&[], Levers::default(), 1000, &words);
+        assert!(p.system.contains("No tools are available"));
+        assert_eq!(p.examples.len(), 1);
+    }
+
+    #[test]
+    fn hints_find_rare_shared_words() {
+        let cards = vec![
+            dice(),
+            card(
+                "memory",
+                "recall-memory",
+                "Recall what happened before.",
+                json!({"type":"object"}),
+            ),
+        ];
+        assert_eq!(
+            keyword_hints(&cards, "I try sneaking past", 2),
+            vec!["dice-roller/roll-dice"]
+        );
+        assert_eq!(
+            keyword_hints(&cards, "What happened before?", 2),
+            vec!["memory/recall-memory"]
+        );
+        assert!(keyword_hints(&cards, "hello", 2).is_empty());
+    }
+
+    #[test]
+    fn tail_mentions_everything_about_the_turn() {
+        let state: Map<String, Value> = serde_json::from_value(json!({"hp": 7})).unwrap();
+        let turns = vec![TurnSummary {
+            input: "a".into(),
+            narrative: "b".into(),
+        }];
+        let disabled = vec!["memory".to_string()];
+        let t = tail(
+            &TailInputs {
+                input: "I run",
+                recent_turns: &turns,
+                state: &state,
+                disabled_skills: &disabled,
+                attempt: 2,
+                previous_failure: Some("dice failed"),
+            },
+            &["dice-roller/roll-dice".to_string()],
+        );
+        for needle in [
+            "Player: a",
+            "\"hp\":7",
+            "memory",
+            "attempt 2",
+            "dice failed",
+            "Likely tools",
+            "Player: I run",
+        ] {
+            assert!(t.contains(needle), "{needle} in {t}");
+        }
+    }
+}

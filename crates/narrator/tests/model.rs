@@ -1,0 +1,284 @@
+//! Tests against the real default model (models/SmolLM2-135M-Instruct.Q4_1.gguf).
+//! They fail, not skip, when the model has not been fetched.
+
+mod support;
+
+use std::io::Write;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use narratoria_core::planner::{PlanRequest, Planner, PlannerError};
+use narratoria_core::skills::Catalog;
+use narratoria_narrator::{progress_channel, LlamaPlanner, LoadOptions, NarratorError};
+use serde_json::Map;
+use uuid::Uuid;
+
+fn planner() -> &'static LlamaPlanner {
+    static P: OnceLock<LlamaPlanner> = OnceLock::new();
+    P.get_or_init(|| {
+        LlamaPlanner::load(&support::model_path(), LoadOptions::default())
+            .expect("default model loads")
+    })
+}
+
+fn catalog() -> &'static Catalog {
+    static C: OnceLock<(tempfile::TempDir, Catalog)> = OnceLock::new();
+    &C.get_or_init(support::builtin_catalog).1
+}
+
+fn request<'a>(
+    input: &'a str,
+    catalog: &'a Catalog,
+    state: &'a Map<String, serde_json::Value>,
+    deadline: Duration,
+) -> PlanRequest<'a> {
+    PlanRequest {
+        input,
+        catalog,
+        disabled_skills: &[],
+        attempt: 1,
+        parent_plan_id: None,
+        recent_turns: &[],
+        state,
+        previous_failure: None,
+        deadline: Instant::now() + deadline,
+    }
+}
+
+// Generous: these tests check validity, and test binaries share two cores; the
+// benchmark reports how plans fare against the real 5 s limit.
+const ROOMY: Duration = Duration::from_secs(60);
+
+#[test]
+fn every_plan_over_the_input_set_is_valid() {
+    let p = planner();
+    let catalog = catalog();
+    let allowed: Vec<String> = catalog
+        .skills()
+        .iter()
+        .flat_map(|s| {
+            s.scripts
+                .iter()
+                .map(move |sc| format!("{}/{}", s.name, sc.name))
+        })
+        .collect();
+    let state = Map::new();
+    let mut failures = Vec::new();
+    for item in support::inputs() {
+        match p.plan(&request(&item.input, catalog, &state, ROOMY), &mut |_| {}) {
+            Ok(out) => {
+                for t in &out.plan.tools {
+                    assert!(
+                        allowed.contains(&t.tool_path),
+                        "{}: unknown tool {}",
+                        item.input,
+                        t.tool_path
+                    );
+                }
+                let tr = &out.transcript;
+                assert_eq!(tr.prompt_hash.len(), 64);
+                assert!(tr.prompt.contains(&item.input));
+                assert!(
+                    tr.response.starts_with("{\"narrative\":\""),
+                    "{}",
+                    tr.response
+                );
+                assert!(
+                    tr.prompt_tokens > 0 && tr.completion_tokens > 0 && tr.total_ms > 0,
+                    "{tr:?}"
+                );
+                assert!(tr.time_to_first_token_ms <= tr.total_ms);
+                assert_eq!(tr.planner, narratoria_narrator::DEFAULT_MODEL_FILE);
+                assert_eq!(out.plan.metadata.generation_attempt, 1);
+                assert!(out.plan.narrative.as_deref().is_some_and(|n| !n.is_empty()));
+            }
+            Err(e) => failures.push(format!("{}: {e}", item.input)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} invalid plans:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_prefix_cache_serves_later_calls() {
+    let p = planner();
+    let state = Map::new();
+    let prefix = p.warm_up(catalog(), Instant::now() + ROOMY).unwrap();
+    let out = p
+        .plan(
+            &request("I look at the sky.", catalog(), &state, ROOMY),
+            &mut |_| {},
+        )
+        .unwrap();
+    // Another test may have run in between with the same catalog: the prefix is still shared.
+    assert!(
+        out.transcript.cached_tokens as usize >= prefix - 1,
+        "{} cached of {prefix}",
+        out.transcript.cached_tokens
+    );
+}
+
+#[test]
+fn replans_respect_disabled_skills_and_record_their_parent() {
+    let p = planner();
+    let state = Map::new();
+    let disabled = vec!["dice-roller".to_string()];
+    let parent = Uuid::new_v4();
+    let req = PlanRequest {
+        disabled_skills: &disabled,
+        attempt: 2,
+        parent_plan_id: Some(parent),
+        previous_failure: Some("dice-roller/roll-dice timed out"),
+        ..request("I swing my axe at the troll.", catalog(), &state, ROOMY)
+    };
+    let out = p.plan(&req, &mut |_| {}).unwrap();
+    assert!(
+        out.plan
+            .tools
+            .iter()
+            .all(|t| !t.tool_path.starts_with("dice-roller/")),
+        "{:?}",
+        out.plan.tools
+    );
+    assert_eq!(out.plan.metadata.generation_attempt, 2);
+    assert_eq!(out.plan.metadata.parent_plan_id, Some(parent));
+    assert_eq!(out.plan.disabled_skills, disabled);
+    assert!(out
+        .transcript
+        .prompt
+        .contains("dice-roller/roll-dice timed out"));
+}
+
+#[test]
+fn with_no_usable_skill_the_plan_is_narrative_only() {
+    let p = planner();
+    let state = Map::new();
+    let empty = Catalog::default();
+    let out = p
+        .plan(
+            &request("I attack the dragon!", &empty, &state, ROOMY),
+            &mut |_| {},
+        )
+        .unwrap();
+    assert!(out.plan.tools.is_empty());
+    assert!(out.plan.narrative.is_some());
+    let all: Vec<String> = catalog().skills().iter().map(|s| s.name.clone()).collect();
+    let req = PlanRequest {
+        disabled_skills: &all,
+        ..request("I attack the dragon!", catalog(), &state, ROOMY)
+    };
+    let out = p.plan(&req, &mut |_| {}).unwrap();
+    assert!(out.plan.tools.is_empty(), "{:?}", out.plan.tools);
+}
+
+#[test]
+fn the_narrative_streams_in_pieces() {
+    let p = planner();
+    let state = Map::new();
+    let mut pieces: Vec<String> = Vec::new();
+    let out = p
+        .plan(
+            &request(
+                "I walk into the tavern and look around.",
+                catalog(),
+                &state,
+                ROOMY,
+            ),
+            &mut |s| pieces.push(s.to_string()),
+        )
+        .unwrap();
+    assert!(pieces.len() >= 2, "{pieces:?}");
+    assert_eq!(
+        pieces.concat().trim(),
+        out.plan.narrative.as_deref().unwrap_or("")
+    );
+}
+
+#[test]
+fn a_deadline_is_honoured_without_hanging() {
+    let p = planner();
+    let state = Map::new();
+    for budget in [
+        Duration::ZERO,
+        Duration::from_millis(30),
+        Duration::from_millis(300),
+    ] {
+        let started = Instant::now();
+        let err = p
+            .plan(
+                &request(
+                    "I cast a long and complicated spell of binding.",
+                    catalog(),
+                    &state,
+                    budget,
+                ),
+                &mut |_| {},
+            )
+            .unwrap_err();
+        assert_eq!(err, PlannerError::Deadline, "budget {budget:?}");
+        assert!(
+            started.elapsed() < budget + Duration::from_millis(900),
+            "took {:?} for {budget:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn bad_model_files_are_named_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.gguf");
+    let err = LlamaPlanner::load(&missing, LoadOptions::default()).unwrap_err();
+    assert_eq!(err.code(), "model_missing");
+    assert!(err.to_string().contains("fetch-model.sh"), "{err}");
+
+    let garbage = dir.path().join("garbage.gguf");
+    std::fs::write(
+        &garbage,
+        b"this is not a model, just forty-odd bytes of text",
+    )
+    .unwrap();
+    let err = LlamaPlanner::load(&garbage, LoadOptions::default()).unwrap_err();
+    assert!(matches!(err, NarratorError::NotGguf { .. }), "{err}");
+
+    let real = std::fs::read(support::model_path()).unwrap();
+    for keep in [10usize, 1 << 20, real.len() - 4096] {
+        let cut = dir.path().join(format!("cut-{keep}.gguf"));
+        std::fs::File::create(&cut)
+            .unwrap()
+            .write_all(&real[..keep])
+            .unwrap();
+        let err = LlamaPlanner::load(&cut, LoadOptions::default()).unwrap_err();
+        assert_eq!(err.code(), "model_truncated", "{keep} bytes: {err}");
+    }
+    let err = LlamaPlanner::load(dir.path(), LoadOptions::default()).unwrap_err();
+    assert_eq!(err.code(), "model_unreadable", "{err}");
+}
+
+#[test]
+fn loading_reports_progress() {
+    let (cb, rx) = progress_channel();
+    let p = LlamaPlanner::load(
+        &support::model_path(),
+        LoadOptions {
+            on_progress: Some(cb),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    let seen: Vec<f32> = rx.try_iter().collect();
+    assert!(!seen.is_empty());
+    assert!(
+        (seen.last().copied().unwrap_or(0.0) - 1.0).abs() < 1e-3,
+        "{seen:?}"
+    );
+    assert!(p.load_report().load_time > Duration::ZERO);
+    assert_eq!(
+        p.load_report().header.architecture.as_deref(),
+        Some("llama")
+    );
+}
