@@ -1,1 +1,17 @@
-//! Shared helpers of the built-in skill scripts (the protocol side).
+//! The built-in skills' scripts, and the protocol side they share.
+//!
+//! Each script is a small binary under `src/bin/` that hands its work to
+//! [`script::run`]: it reads the one-line stdin envelope, validates `input`
+//! against the script's input schema from the skill's `skill.json`, calls the
+//! script's handler and turns the result — or any failure, panics included —
+//! into protocol events (`narratoria/1`) on stdout.
+
+pub mod dice;
+pub mod error;
+pub mod input;
+pub mod protocol;
+pub mod script;
+
+pub use error::{FailureCode, SkillError};
+pub use protocol::{Envelope, Events, LogLevel};
+pub use script::{run, Context, Outcome, ScriptSpec};

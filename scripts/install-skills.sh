@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the built-in skills' scripts (crate narratoria-skills-builtin) and
+# copies each binary to skills/<skill>/scripts/<script> with mode 0755.
+# Copies, not symlinks: skill discovery rejects symlinks that lead out of a
+# skill folder.
+#
+# Usage: scripts/install-skills.sh [--release]
+# Honours CARGO_TARGET_DIR (default: the workspace's target/).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+profile=debug
+cargo_flags=()
+case "${1:-}" in
+  --release) profile=release; cargo_flags+=(--release) ;;
+  "") ;;
+  *) echo "usage: $0 [--release]" >&2; exit 2 ;;
+esac
+
+# skill folder -> its scripts (each a bin of narratoria-skills-builtin)
+declare -A scripts=(
+  [dice-roller]="roll-dice"
+  [reputation]="update-reputation query-reputation"
+  [memory]="store-memory recall-memory"
+)
+
+bins=()
+for skill in "${!scripts[@]}"; do
+  for s in ${scripts[$skill]}; do bins+=(--bin "$s"); done
+done
+
+(cd "$root" && cargo build --quiet "${cargo_flags[@]}" -p narratoria-skills-builtin "${bins[@]}")
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+
+for skill in "${!scripts[@]}"; do
+  mkdir -p "$root/skills/$skill/scripts"
+  for s in ${scripts[$skill]}; do
+    dest="$root/skills/$skill/scripts/$s"
+    # replace by rename so a running script is never overwritten in place
+    install -m 0755 "$target/$profile/$s" "$dest.tmp"
+    mv -f "$dest.tmp" "$dest"
+    echo "installed $dest"
+  done
+done
