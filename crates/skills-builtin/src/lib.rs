@@ -10,6 +10,7 @@ pub mod dice;
 pub mod error;
 pub mod input;
 pub mod protocol;
+pub mod reputation;
 pub mod script;
 
 pub use error::{FailureCode, SkillError};

@@ -1,0 +1,72 @@
+//! `reputation/query-reputation`: a faction's standing now, decay applied.
+
+use std::process::ExitCode;
+
+use narratoria_skills_builtin::reputation::{Ledger, ReputationConfig};
+use narratoria_skills_builtin::{run, Context, Outcome, ScriptSpec, SkillError};
+use serde::Deserialize;
+use serde_json::json;
+
+const SPEC: ScriptSpec = ScriptSpec {
+    script: "query-reputation",
+    manifest: include_str!("../../../../skills/reputation/skill.json"),
+    config_schema: include_str!("../../../../skills/reputation/config-schema.json"),
+};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Input {
+    faction_id: Option<String>,
+    day: Option<i64>,
+    #[serde(default)]
+    history: usize,
+}
+
+fn query(ctx: &mut Context) -> Result<Outcome, SkillError> {
+    let cfg: ReputationConfig = ctx.config()?;
+    cfg.check()?;
+    let input: Input = ctx.input()?;
+    let day = cfg.current_day(input.day, &ctx.envelope.state);
+    let ledger = Ledger::open(&ctx.data_dir()?)?;
+    match &input.faction_id {
+        Some(faction) => {
+            cfg.check_faction(faction)?;
+            let s = ledger.standing(&cfg, faction, day, input.history)?;
+            let summary = format!("{}: {} ({})", s.faction_id, s.score, s.standing);
+            Ok(Outcome {
+                output: serde_json::to_value(&s)
+                    .map_err(|e| SkillError::internal(e.to_string()))?,
+                summary: Some(summary),
+            })
+        }
+        None => {
+            let mut ids = cfg.faction_list.clone();
+            for f in ledger.factions()? {
+                if !ids.contains(&f) {
+                    ids.push(f);
+                }
+            }
+            let all = ids
+                .iter()
+                .map(|f| ledger.standing(&cfg, f, day, input.history))
+                .collect::<Result<Vec<_>, _>>()?;
+            let summary = all
+                .iter()
+                .map(|s| format!("{}: {} ({})", s.faction_id, s.score, s.standing))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Ok(Outcome {
+                output: json!({ "factions": all }),
+                summary: Some(if summary.is_empty() {
+                    "no factions yet".into()
+                } else {
+                    summary
+                }),
+            })
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    run(SPEC, query)
+}

@@ -1,0 +1,345 @@
+//! The reputation database (`data/reputation.db`): the seed 002 §6.4 tables,
+//! migrated with `rusqlite_migration`, and the operations on them.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite_migration::{Migrations, M};
+use serde::Serialize;
+
+use super::config::ReputationConfig;
+use super::standing::{decayed, label};
+use crate::error::SkillError;
+
+/// The schema, oldest first. Never edit a released step; add one.
+static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
+    Migrations::new(vec![
+        // 1: the tables of seed 002 §6.4, as written there.
+        M::up(
+            "CREATE TABLE reputation (
+               faction_id TEXT PRIMARY KEY,
+               score INTEGER NOT NULL DEFAULT 0,
+               last_modified TEXT NOT NULL
+             );
+             CREATE TABLE reputation_log (
+               id INTEGER PRIMARY KEY,
+               faction_id TEXT NOT NULL,
+               delta INTEGER NOT NULL,
+               reason TEXT,
+               timestamp TEXT NOT NULL
+             );",
+        ),
+        // 2: in-game days for decay, and a fuller audit trail.
+        M::up(
+            "ALTER TABLE reputation ADD COLUMN last_day INTEGER;
+             ALTER TABLE reputation_log ADD COLUMN kind TEXT NOT NULL DEFAULT 'update';
+             ALTER TABLE reputation_log ADD COLUMN requested_delta INTEGER;
+             ALTER TABLE reputation_log ADD COLUMN score_after INTEGER;
+             ALTER TABLE reputation_log ADD COLUMN day INTEGER;
+             CREATE INDEX reputation_log_by_faction ON reputation_log(faction_id, id);",
+        ),
+    ])
+});
+
+/// The reputation database.
+pub struct Ledger {
+    conn: Connection,
+}
+
+/// What one update did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Update {
+    pub faction_id: String,
+    pub previous_score: i64,
+    /// Points lost to decay since the last change (≤ 0 in size, signed toward zero).
+    pub decay: i64,
+    pub requested_delta: i64,
+    /// The change actually applied after clamping.
+    pub delta: i64,
+    pub score: i64,
+    pub clamped: bool,
+    pub standing: &'static str,
+    pub reason: String,
+}
+
+/// A faction's standing as seen now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Standing {
+    pub faction_id: String,
+    /// The score with decay up to the current day applied.
+    pub score: i64,
+    /// The score as last stored.
+    pub stored_score: i64,
+    pub standing: &'static str,
+    /// In-game days since the last change, when both days are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days_since_change: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// Whether the faction has any recorded change.
+    pub known: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<LogEntry>,
+}
+
+/// One row of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEntry {
+    pub id: i64,
+    pub kind: String,
+    pub delta: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_delta: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score_after: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub timestamp: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub day: Option<i64>,
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl Ledger {
+    /// Opens (creating and migrating as needed) `reputation.db` in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Ledger, SkillError> {
+        Ledger::from_connection(Connection::open(data_dir.join("reputation.db"))?)
+    }
+
+    /// Migrates an open connection to the current schema.
+    pub fn from_connection(mut conn: Connection) -> Result<Ledger, SkillError> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        MIGRATIONS.to_latest(&mut conn)?;
+        Ok(Ledger { conn })
+    }
+
+    /// Adds `delta` to a faction's score: decay since the last change is
+    /// applied first (and logged), the result is clamped to the scale, and
+    /// the change is logged with its reason — all in one transaction.
+    pub fn update(
+        &mut self,
+        cfg: &ReputationConfig,
+        faction: &str,
+        delta: i64,
+        reason: &str,
+        day: Option<i64>,
+    ) -> Result<Update, SkillError> {
+        let scale = cfg.reputation_scale;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row: Option<(i64, Option<i64>)> = tx
+            .query_row(
+                "SELECT score, last_day FROM reputation WHERE faction_id = ?1",
+                [faction],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (previous, last_day) = row.unwrap_or((0, None));
+        let stamp = now();
+        let days = match (day, last_day) {
+            (Some(d), Some(l)) => d - l,
+            _ => 0,
+        };
+        let after_decay = scale.clamp(decayed(previous, cfg.decay_rate, days));
+        if after_decay != previous {
+            tx.execute(
+                "INSERT INTO reputation_log (faction_id, delta, reason, timestamp, kind, score_after, day)
+                 VALUES (?1, ?2, ?3, ?4, 'decay', ?5, ?6)",
+                params![
+                    faction,
+                    after_decay - previous,
+                    format!("decay over {days} in-game day(s) at {} per day", cfg.decay_rate),
+                    stamp,
+                    after_decay,
+                    day
+                ],
+            )?;
+        }
+        let score = scale.clamp(after_decay.saturating_add(delta));
+        tx.execute(
+            "INSERT INTO reputation_log (faction_id, delta, reason, timestamp, kind, requested_delta, score_after, day)
+             VALUES (?1, ?2, ?3, ?4, 'update', ?5, ?6, ?7)",
+            params![faction, score - after_decay, reason, stamp, delta, score, day],
+        )?;
+        tx.execute(
+            "INSERT INTO reputation (faction_id, score, last_modified, last_day) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(faction_id) DO UPDATE SET
+               score = excluded.score,
+               last_modified = excluded.last_modified,
+               last_day = COALESCE(excluded.last_day, reputation.last_day)",
+            params![faction, score, stamp, day],
+        )?;
+        tx.commit()?;
+        Ok(Update {
+            faction_id: faction.to_string(),
+            previous_score: previous,
+            decay: after_decay - previous,
+            requested_delta: delta,
+            delta: score - after_decay,
+            score,
+            clamped: score != after_decay.saturating_add(delta),
+            standing: label(score, &scale),
+            reason: reason.to_string(),
+        })
+    }
+
+    /// A faction's standing on `day` (decay applied, nothing written), with
+    /// its last `history` audit rows, newest first.
+    pub fn standing(
+        &self,
+        cfg: &ReputationConfig,
+        faction: &str,
+        day: Option<i64>,
+        history: usize,
+    ) -> Result<Standing, SkillError> {
+        let row: Option<(i64, String, Option<i64>)> = self
+            .conn
+            .query_row(
+                "SELECT score, last_modified, last_day FROM reputation WHERE faction_id = ?1",
+                [faction],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let scale = cfg.reputation_scale;
+        let (stored, last_modified, last_day, known) = match row {
+            Some((s, m, d)) => (s, Some(m), d, true),
+            None => (0, None, None, false),
+        };
+        let days = match (day, last_day) {
+            (Some(d), Some(l)) => Some(d - l),
+            _ => None,
+        };
+        let score = scale.clamp(decayed(stored, cfg.decay_rate, days.unwrap_or(0)));
+        Ok(Standing {
+            faction_id: faction.to_string(),
+            score,
+            stored_score: stored,
+            standing: label(score, &scale),
+            days_since_change: days,
+            last_modified,
+            known,
+            history: self.history(faction, history)?,
+        })
+    }
+
+    /// Every faction with a stored score, sorted by id.
+    pub fn factions(&self) -> Result<Vec<String>, SkillError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT faction_id FROM reputation ORDER BY faction_id")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The last `limit` audit rows of a faction, newest first.
+    pub fn history(&self, faction: &str, limit: usize) -> Result<Vec<LogEntry>, SkillError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut st = self.conn.prepare(
+            "SELECT id, kind, delta, requested_delta, score_after, reason, timestamp, day
+             FROM reputation_log WHERE faction_id = ?1 ORDER BY id DESC LIMIT ?2",
+        )?;
+        let rows = st.query_map(params![faction, limit as i64], |r| {
+            Ok(LogEntry {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                delta: r.get(2)?,
+                requested_delta: r.get(3)?,
+                score_after: r.get(4)?,
+                reason: r.get(5)?,
+                timestamp: r.get(6)?,
+                day: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ledger() -> Ledger {
+        Ledger::from_connection(Connection::open_in_memory().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        MIGRATIONS.validate().unwrap();
+    }
+
+    #[test]
+    fn updates_clamp_and_log() {
+        let cfg = ReputationConfig::default();
+        let mut l = ledger();
+        let u = l
+            .update(&cfg, "guild", 30, "returned the ledger", None)
+            .unwrap();
+        assert_eq!(
+            (u.previous_score, u.score, u.delta, u.clamped),
+            (0, 30, 30, false)
+        );
+        let u = l
+            .update(&cfg, "guild", 90, "saved the guildmaster", None)
+            .unwrap();
+        assert_eq!(
+            (u.score, u.delta, u.requested_delta, u.clamped),
+            (100, 70, 90, true)
+        );
+        let h = l.history("guild", 10).unwrap();
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].reason.as_deref(), Some("saved the guildmaster"));
+        assert_eq!(h[0].delta, 70);
+        assert_eq!(h[0].score_after, Some(100));
+        let u = l
+            .update(&cfg, "guild", -500, "burned the hall", None)
+            .unwrap();
+        assert_eq!(u.score, -100);
+        assert_eq!(u.standing, "hostile");
+    }
+
+    #[test]
+    fn decay_applies_on_query_and_before_an_update() {
+        let cfg = ReputationConfig {
+            decay_rate: 0.1,
+            ..Default::default()
+        };
+        let mut l = ledger();
+        l.update(&cfg, "crown", 50, "knighted", Some(1)).unwrap();
+        let s = l.standing(&cfg, "crown", Some(3), 0).unwrap();
+        assert_eq!(
+            (s.stored_score, s.score, s.days_since_change),
+            (50, 41, Some(2))
+        ); // 40.5
+           // querying writes nothing
+        assert_eq!(
+            l.standing(&cfg, "crown", Some(3), 0).unwrap().stored_score,
+            50
+        );
+        let u = l.update(&cfg, "crown", 5, "paid taxes", Some(3)).unwrap();
+        assert_eq!((u.decay, u.score), (-9, 46));
+        let h = l.history("crown", 10).unwrap();
+        assert_eq!(h[1].kind, "decay");
+        assert_eq!(h[1].delta, -9);
+        assert_eq!(h[0].kind, "update");
+    }
+
+    #[test]
+    fn unknown_faction_is_neutral() {
+        let l = ledger();
+        let s = l
+            .standing(&ReputationConfig::default(), "nobody", None, 5)
+            .unwrap();
+        assert_eq!((s.score, s.known, s.standing), (0, false, "neutral"));
+    }
+}
