@@ -9,6 +9,8 @@
 pub mod dice;
 pub mod error;
 pub mod input;
+pub mod memory;
+pub mod memory_model;
 pub mod protocol;
 pub mod reputation;
 pub mod script;

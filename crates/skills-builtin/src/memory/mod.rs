@@ -1,0 +1,13 @@
+//! The memory skill: summaries of story events kept in SQLite (seed 002
+//! §6.3), found again by meaning (all-MiniLM-L6-v2 embeddings, sqlite-vec)
+//! and by words (FTS5 bm25), ranked together.
+
+pub mod config;
+pub mod embedder;
+pub mod rank;
+pub mod store;
+
+pub use config::MemoryConfig;
+pub use embedder::{Embedder, EmbedderError, DIMENSIONS};
+pub use rank::{Candidate, Recalled};
+pub use store::{MemoryStore, NewMemory, RecallTimings};
