@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is needed and runs every test of Narratoria.
+# Installs what is needed and runs every test of Narratoria: the engine's unit
+# tests, the black-box tests of the narratoria binary, the built-in skills,
+# the narrator with the real default model, and (when scripts/e2e.sh is
+# present) the desktop app in a real window.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
@@ -8,5 +11,13 @@ source scripts/setup.sh
 export NARRATORIA_HOME="$(mktemp -d)"
 trap 'rm -rf "$NARRATORIA_HOME"' EXIT
 
-echo "== unit and black-box tests" >&2
+echo "== building the built-in skills' scripts" >&2
+scripts/install-skills.sh >&2
+
+echo "== unit, black-box, skill and narrator tests" >&2
 cargo test --workspace --locked 2>&1
+
+if [ -x scripts/e2e.sh ]; then
+  echo "== desktop end-to-end tests" >&2
+  scripts/e2e.sh 2>&1
+fi
