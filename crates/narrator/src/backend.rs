@@ -16,6 +16,9 @@ static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 pub fn backend() -> Result<&'static LlamaBackend, NarratorError> {
     BACKEND
         .get_or_init(|| {
+            if !openmp_wait_is_passive() {
+                tracing::warn!("OMP_WAIT_POLICY is not passive: generation slows down badly when the machine is busy");
+            }
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(true));
             LlamaBackend::init().map_err(|e| e.to_string())
         })
@@ -28,4 +31,15 @@ pub fn default_threads() -> i32 {
     std::thread::available_parallelism()
         .map(|n| n.get() as i32)
         .unwrap_or(2)
+}
+
+/// Whether llama.cpp's OpenMP threads sleep while they wait (`OMP_WAIT_POLICY=passive`).
+///
+/// By default they spin. On a busy machine (skill scripts, a UI, a build) a
+/// spinning thread holds a core the other thread needs: with two threads and a
+/// load average of 12, decoding fell from about 19 to 1–2 tokens/s here. The
+/// OpenMP runtime reads the policy from the environment when the process
+/// starts, so it cannot be changed from here: launchers should set it.
+pub fn openmp_wait_is_passive() -> bool {
+    std::env::var("OMP_WAIT_POLICY").is_ok_and(|v| v.eq_ignore_ascii_case("passive"))
 }

@@ -26,9 +26,9 @@ pub struct CompactLimits {
 impl Default for CompactLimits {
     fn default() -> Self {
         CompactLimits {
-            narrative_max_chars: 160,
+            narrative_max_chars: 120,
             max_tools: 3,
-            input_string_max_chars: 80,
+            input_string_max_chars: 60,
         }
     }
 }
@@ -36,7 +36,13 @@ impl Default for CompactLimits {
 /// The JSON Schema of the compact form for `tools`. With `typed_inputs`, each
 /// tool's `input` follows its script's input schema where llama.cpp's
 /// converter accepts it, else any object. With no tools, only a narrative.
-pub fn compact_schema(tools: &[ToolCard], limits: CompactLimits, typed_inputs: bool) -> Value {
+/// With `min_tools` > 0 the plan must use at least that many tools.
+pub fn compact_schema(
+    tools: &[ToolCard],
+    limits: CompactLimits,
+    typed_inputs: bool,
+    min_tools: usize,
+) -> Value {
     let narrative =
         json!({"type": "string", "minLength": 1, "maxLength": limits.narrative_max_chars});
     if tools.is_empty() {
@@ -77,7 +83,7 @@ pub fn compact_schema(tools: &[ToolCard], limits: CompactLimits, typed_inputs: b
         "type": "object",
         "properties": {
             "narrative": narrative,
-            "tools": {"type": "array", "items": items, "maxItems": limits.max_tools}
+            "tools": {"type": "array", "items": items, "minItems": min_tools.min(limits.max_tools), "maxItems": limits.max_tools}
         },
         "required": ["narrative", "tools"],
         "additionalProperties": false
@@ -86,7 +92,7 @@ pub fn compact_schema(tools: &[ToolCard], limits: CompactLimits, typed_inputs: b
 
 /// A script's input schema made fit for generation: unsupported schemas
 /// become "any object", free strings get a length bound, objects with declared
-/// properties get no extra ones. Values valid here are valid for the script.
+/// properties get no extra ones, and long free strings are bounded more tightly. Values valid here are valid for the script.
 pub fn generation_input_schema(schema: Option<&Value>, string_max: usize) -> Value {
     let Some(schema) = schema.filter(|s| s.is_object()) else {
         return json!({"type": "object"});
@@ -115,14 +121,21 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     }
     let Some(o) = v.as_object_mut() else { return };
     let is = |o: &Map<String, Value>, t: &str| o.get("type").and_then(Value::as_str) == Some(t);
+    let bounded = o.get("maxLength").and_then(Value::as_u64).is_some_and(|m| m <= string_max as u64);
     if is(o, "string")
-        && !o.contains_key("maxLength")
+        && !bounded
         && !o.contains_key("enum")
         && !o.contains_key("const")
         && !o.contains_key("pattern")
         && !o.contains_key("format")
     {
         o.insert("maxLength".into(), json!(string_max));
+        if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
+            if min > string_max as u64 {
+                // The script needs longer text than generation allows: keep its own bound.
+                o.insert("maxLength".into(), json!(min));
+            }
+        }
     }
     if is(o, "array") && !o.contains_key("maxItems") {
         o.insert("maxItems".into(), json!(8));
@@ -293,10 +306,11 @@ mod tests {
 
     #[test]
     fn schema_constrains_paths_and_inputs() {
-        let s = compact_schema(&[dice()], CompactLimits::default(), true);
+        let s = compact_schema(&[dice()], CompactLimits::default(), true, 0);
         let input = &s["properties"]["tools"]["items"]["properties"]["input"];
         assert_eq!(input["additionalProperties"], false);
-        assert_eq!(input["properties"]["reason"]["maxLength"], 80);
+        assert_eq!(input["properties"]["reason"]["maxLength"], 60);
+        assert_eq!(input["properties"]["formula"]["maxLength"], 60);
         assert!(input.get("$schema").is_none());
         let g = grammar(&s).unwrap();
         assert!(g.contains("dice-roller/roll-dice"), "{g}");
@@ -304,7 +318,7 @@ mod tests {
 
     #[test]
     fn no_tools_means_narrative_only() {
-        let s = compact_schema(&[], CompactLimits::default(), true);
+        let s = compact_schema(&[], CompactLimits::default(), true, 1);
         assert!(s["properties"].get("tools").is_none());
         grammar(&s).unwrap();
     }

@@ -15,14 +15,15 @@ pub mod gguf;
 pub mod planner;
 pub mod prompt;
 pub mod stream;
+pub mod text;
 mod worker;
 
-pub use backend::{backend, default_threads};
+pub use backend::{backend, default_threads, openmp_wait_is_passive};
 pub use error::NarratorError;
 pub use planner::{
     progress_channel, LlamaPlanner, LoadOptions, LoadReport, PlannerOptions, Progress,
 };
-pub use prompt::Levers;
+pub use prompt::{Levers, Prefilter};
 
 /// The default model's file name under `models/`.
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";

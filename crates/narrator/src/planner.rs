@@ -18,7 +18,7 @@ use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
-use crate::prompt::{self, Levers, Prefix, TailInputs};
+use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::worker::{self, ContextSettings, Event, Generated, Job, Sampling};
 
 /// The answer always starts like this; the host writes it, the model continues.
@@ -326,18 +326,21 @@ impl LlamaPlanner {
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
         let usable = cards(request.catalog, request.disabled_skills);
-        let allowed = tool_paths(&usable);
+        let candidates = prompt::keyword_hints(&usable, request.input, 3);
+        let offered = |p: &String| match opts.levers.prefilter {
+            Prefilter::Off => true,
+            Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
+            Prefilter::Strict | Prefilter::Route => candidates.contains(p),
+        };
+        let allowed: Vec<String> = tool_paths(&usable).into_iter().filter(|p| offered(p)).collect();
         let tools: Vec<_> = usable
             .iter()
-            .flat_map(|c| c.tools.iter().cloned())
+            .flat_map(|c| c.tools.iter().filter(|t| allowed.contains(&t.path)).cloned())
             .collect();
-        let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs);
+        let min_tools = usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
+        let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
         let gbnf = grammar(&schema)?;
-        let hints = if opts.levers.keyword_hints {
-            prompt::keyword_hints(&usable, request.input, 2)
-        } else {
-            Vec::new()
-        };
+        let hints = if opts.levers.keyword_hints { candidates.clone() } else { Vec::new() };
         let tail = prompt::tail(
             &TailInputs {
                 input: request.input,

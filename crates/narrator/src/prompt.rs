@@ -26,6 +26,21 @@ pub struct Levers {
     pub typed_inputs: bool,
     /// Sample without the grammar and check only the chosen token (else grammar in the chain).
     pub sample_then_check: bool,
+    /// Whether the keyword prefilter narrows the tools the grammar offers.
+    pub prefilter: Prefilter,
+}
+
+/// How the keyword prefilter (seed 004's skill candidates) narrows the grammar's tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefilter {
+    /// Every usable tool is offered.
+    Off,
+    /// Only the candidates are offered when there are any, else every usable tool.
+    Narrow,
+    /// Only the candidates are offered; with none, the plan is narrative only.
+    Strict,
+    /// Like `Strict`, and with candidates the plan must use at least one of them.
+    Route,
 }
 
 impl Default for Levers {
@@ -36,6 +51,7 @@ impl Default for Levers {
             keyword_hints: true,
             typed_inputs: true,
             sample_then_check: true,
+            prefilter: Prefilter::Route,
         }
     }
 }
@@ -264,7 +280,7 @@ const STOP: &[&str] = &[
     "being",
     "could",
     "does",
-    "doing",
+    "doing", "down",
     "each",
     "every",
     "from",
@@ -333,8 +349,25 @@ fn stems(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| w.len() >= 4 && !STOP.contains(&w.as_str()))
-        .map(|w| w.chars().take(5).collect())
+        .map(|w| stem(&w))
         .collect()
+}
+
+/// A crude stem: common suffixes off, then the first five letters.
+fn stem(word: &str) -> String {
+    let mut w = word;
+    for suffix in ["ing", "ed"] {
+        if w.len() > 5 {
+            if let Some(s) = w.strip_suffix(suffix) {
+                w = s;
+                break;
+            }
+        }
+    }
+    if w.len() > 4 {
+        w = w.strip_suffix('s').unwrap_or(w);
+    }
+    w.chars().take(5).collect()
 }
 
 /// The fixed worked examples; each is used only when its tools exist and its
@@ -342,9 +375,8 @@ fn stems(text: &str) -> HashSet<String> {
 fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
     let library: [(&str, Value); 4] = [
         (
-            "I try to pick the lock on the old chest.",
-            json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
-                {"id":"pick","use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
+            "I look around the quiet room.",
+            json!({"narrative":"Dust drifts in the light from the shutters. Nothing stirs.","tools":[]}),
         ),
         (
             "Remember that the innkeeper Mara owes me ten gold.",
@@ -357,10 +389,12 @@ fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
                 {"id":"rep","use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
         ),
         (
-            "I look around the quiet room.",
-            json!({"narrative":"Dust drifts in the light from the shutters. Nothing stirs.","tools":[]}),
+            "I try to pick the lock on the old chest.",
+            json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
+                {"id":"pick","use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
         ),
     ];
+
     let tools: HashMap<&str, Option<&Value>> = cards
         .iter()
         .flat_map(|c| {
@@ -388,7 +422,7 @@ fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
                 })
             }) == Some(true)
         })
-        .take(3)
+        .take(4)
         .map(|(input, plan)| (format!("Player: {input}"), plan.to_string()))
         .collect()
 }
@@ -444,9 +478,16 @@ pub fn signature(schema: Option<&Value>) -> String {
 }
 
 fn first_sentence(text: &str, max: usize) -> String {
+    // A sentence ends at ". " followed by a capital letter ("e.g. 1d20" does not end one).
     let end = text
         .char_indices()
-        .find(|&(i, c)| c == '.' && text[i + 1..].starts_with(|n: char| n.is_whitespace()))
+        .find(|&(i, c)| {
+            c == '.' && {
+                let rest = &text[i + 1..];
+                rest.starts_with(char::is_whitespace)
+                    && rest.trim_start().starts_with(|n: char| n.is_uppercase())
+            }
+        })
         .map(|(i, _)| i + 1)
         .unwrap_or(text.len());
     clip(&text[..end], max)

@@ -254,6 +254,8 @@ impl Engine<'_> {
         scanner.push(&job.forced_text);
         let mut pending: Vec<u8> = Vec::new();
         let mut logits_at = batch.n_tokens() - 1;
+        let mut sample_time = Duration::ZERO;
+        let mut decode_time = Duration::ZERO;
         loop {
             if Instant::now() >= job.deadline {
                 return Err(NarratorError::Deadline);
@@ -264,8 +266,10 @@ impl Engine<'_> {
                     job.max_new_tokens, done.text
                 )));
             }
+            let t0 = Instant::now();
             let token =
                 self.sample(logits_at, grammar.as_mut(), &mut chain, s.sample_then_check)?;
+            sample_time += t0.elapsed();
             done.first_token.get_or_insert_with(|| start.elapsed());
             if vocab.is_eog(token) {
                 break;
@@ -308,12 +312,18 @@ impl Engine<'_> {
             batch
                 .add(token, pos as i32, &[0], true)
                 .map_err(|e| NarratorError::Decode(e.to_string()))?;
+            let t0 = Instant::now();
             self.decode(&mut batch)?;
+            decode_time += t0.elapsed();
             self.cached.push(token);
             pos += 1;
             logits_at = 0;
         }
         done.total = start.elapsed();
+        tracing::debug!(?sample_time, ?decode_time, tokens = done.completion_tokens, "generation timings");
+        if std::env::var_os("NARRATOR_DEBUG").is_some() {
+            eprintln!("sample {sample_time:?} decode {decode_time:?} tokens {}", done.completion_tokens);
+        }
         Ok(done)
     }
 

@@ -105,7 +105,7 @@ pub fn write_builtin_skills(root: &Path) {
         root,
         "dice-roller",
         "Rolls dice for game mechanics: attacks, skill checks, random events, from formulas such as 1d20+5 or 3d6.",
-        "# Dice Roller\n\nUse `dice-roller/roll-dice` whenever the outcome of an action is uncertain: attacks, spells, shooting, dodging, sneaking, climbing, jumping, lockpicking, persuading, bribing, gambling, escaping. Do not roll for things that simply happen.\n\n`formula`: dice terms like 1d20, 1d20+5, 3d6, 2d10-1. `reason`: what the roll is for.",
+        "# Dice Roller\n\nUse `dice-roller/roll-dice` whenever the outcome of an action is uncertain: fighting (attack, strike, swing a sword, shoot, fire an arrow, cast a spell, duel), dodging, sneaking, climbing, jumping, leaping, picking locks, pickpocketing, persuading, bribing, gambling, escaping, breaking free, checks such as perception. Do not roll for things that simply happen.\n\n`formula`: dice terms like 1d20, 1d20+5, 3d6, 2d10-1. `reason`: what the roll is for.",
         vec![Script {
             name: "roll-dice",
             description: "Rolls a dice formula (e.g. \"1d20+5\", \"3d6\") and returns every die and the total.",
@@ -119,7 +119,7 @@ pub fn write_builtin_skills(root: &Path) {
         root,
         "memory",
         "Remembers story facts and recalls them later: names, promises, secrets, places, clues.",
-        "# Memory\n\nUse `memory/store-memory` when the player asks to remember, note or write down a fact, or when something important is learned. Use `memory/recall-memory` when the player asks what they know, remember or were told, or who someone was.",
+        "# Memory\n\nUse `memory/store-memory` when the player asks to remember, note or write down a fact, or when something important is learned. Use `memory/recall-memory` when the player asks what they know, remember, recall or were told (what someone said, told or taught them), who someone was, or where something is.",
         vec![
             Script {
                 name: "store-memory",
@@ -141,8 +141,8 @@ pub fn write_builtin_skills(root: &Path) {
     skill(
         root,
         "reputation",
-        "Tracks the player's standing with factions: guilds, temples, cities, orders, kingdoms.",
-        "# Reputation\n\nUse `reputation/update-reputation` when the player helps, harms, betrays, insults, donates to or saves a faction (delta from -100 to 100). Use `reputation/query-reputation` when the player asks how a faction feels about them or their standing.",
+        "Tracks the player's standing with factions: guilds, temples, churches, city guards, leagues, orders, rebels, kingdoms, elves.",
+        "# Reputation\n\nUse `reputation/update-reputation` when the player helps, harms, betrays, insults, donates to or saves a faction (delta from -100 to 100). Use `reputation/query-reputation` when the player asks how a faction feels about them, what it thinks of them, or their standing.",
         vec![
             Script {
                 name: "update-reputation",
