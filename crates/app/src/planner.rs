@@ -8,7 +8,7 @@ use narratoria_core::planner::Planner;
 use narratoria_core::rules::RulePlanner;
 use narratoria_core::ErrorCode;
 
-use crate::commands::CliError;
+use crate::AppError;
 
 /// The default model file's name.
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -43,14 +43,17 @@ pub fn default_model_path() -> PathBuf {
 
 /// Opens the planner: the model given (an unusable one is an error), else the
 /// default model if present, else the rule-based planner (said on stderr).
-pub fn open(model: Option<&Path>, show_progress: bool) -> Result<Arc<dyn Planner>, CliError> {
+pub fn open(
+    model: Option<&Path>,
+    progress: Option<Progress>,
+) -> Result<Arc<dyn Planner>, AppError> {
     let explicit = model.is_some();
     let path = model
         .map(Path::to_path_buf)
         .unwrap_or_else(default_model_path);
     if !path.exists() {
         if explicit {
-            return Err(CliError::usage(
+            return Err(AppError::new(
                 ErrorCode::ModelUnusable,
                 format!("model file {} does not exist", path.display()),
             ));
@@ -61,41 +64,50 @@ pub fn open(model: Option<&Path>, show_progress: bool) -> Result<Arc<dyn Planner
         );
         return Ok(Arc::new(RulePlanner));
     }
-    load(&path, show_progress).map_err(|e| CliError::usage(ErrorCode::ModelUnusable, e))
+    load(&path, progress).map_err(|e| AppError::new(ErrorCode::ModelUnusable, e))
+}
+
+/// Receives model-loading progress, 0.0 ..= 1.0.
+pub type Progress = Box<dyn FnMut(f32) + Send>;
+
+/// A progress callback drawing a bar on stderr.
+pub fn stderr_progress_bar() -> Progress {
+    use std::io::Write;
+    let mut last = -1i32;
+    Box::new(move |p: f32| {
+        let pct = (p.clamp(0.0, 1.0) * 100.0) as i32;
+        if pct != last {
+            last = pct;
+            let filled = (pct / 5) as usize;
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
+                "\rLoading model [{}{}] {pct:>3}%",
+                "#".repeat(filled),
+                " ".repeat(20 - filled)
+            );
+            if pct >= 100 {
+                let _ = writeln!(err);
+            }
+            let _ = err.flush();
+        }
+    })
 }
 
 #[cfg(feature = "llama")]
-fn load(path: &Path, show_progress: bool) -> Result<Arc<dyn Planner>, String> {
+fn load(path: &Path, progress: Option<Progress>) -> Result<Arc<dyn Planner>, String> {
     use narratoria_narrator::{LlamaPlanner, LoadOptions};
-    use std::io::Write;
     let mut options = LoadOptions::default();
-    if show_progress {
-        let mut last = -1i32;
-        options.on_progress = Some(Box::new(move |p: f32| {
-            let pct = (p.clamp(0.0, 1.0) * 100.0) as i32;
-            if pct != last {
-                last = pct;
-                let filled = (pct / 5) as usize;
-                let mut err = std::io::stderr().lock();
-                let _ = write!(
-                    err,
-                    "\rLoading model [{}{}] {pct:>3}%",
-                    "#".repeat(filled),
-                    " ".repeat(20 - filled)
-                );
-                if pct >= 100 {
-                    let _ = writeln!(err);
-                }
-                let _ = err.flush();
-            }
-        }));
-    }
+    options.on_progress = progress;
     let planner = LlamaPlanner::load(path, options).map_err(|e| e.to_string())?;
     Ok(Arc::new(planner))
 }
 
 #[cfg(not(feature = "llama"))]
-fn load(path: &Path, _show_progress: bool) -> Result<Arc<dyn Planner>, String> {
-    eprintln!("narratoria: this build has no llama.cpp narrator; ignoring {} and using the rule-based planner", path.display());
+fn load(path: &Path, _progress: Option<Progress>) -> Result<Arc<dyn Planner>, String> {
+    eprintln!(
+        "narratoria: this build has no llama.cpp narrator; ignoring {} and using the rule-based planner",
+        path.display()
+    );
     Ok(Arc::new(RulePlanner))
 }

@@ -22,6 +22,20 @@ pub struct CliError {
     pub exit: u8,
 }
 
+impl From<narratoria_app::AppError> for CliError {
+    fn from(e: narratoria_app::AppError) -> Self {
+        let mut message = e.message;
+        for f in &e.errors {
+            message.push_str(&format!("\n  - {f}"));
+        }
+        CliError {
+            code: e.code,
+            message,
+            exit: 2,
+        }
+    }
+}
+
 impl CliError {
     /// Bad input (arguments, files): exit status 2.
     pub fn usage(code: ErrorCode, message: impl Into<String>) -> CliError {

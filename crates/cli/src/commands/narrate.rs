@@ -31,7 +31,10 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
             })?,
         ))),
     };
-    let planner = crate::planner::open(args.model.as_deref(), true)?;
+    let planner = narratoria_app::planner::open(
+        args.model.as_deref(),
+        Some(narratoria_app::planner::stderr_progress_bar()),
+    )?;
     match lines {
         None => {
             let plan = plan_once(

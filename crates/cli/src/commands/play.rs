@@ -5,12 +5,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use narratoria_app::{App, AppConfig};
 use narratoria_core::executor::ExecEvent;
-use narratoria_core::planner::Planner;
-use narratoria_core::skills::{Catalog, Registry, SkillsState};
-use narratoria_core::store::Store;
-use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions, TurnOutcome};
-use narratoria_core::ErrorCode;
+use narratoria_core::skills::{Catalog, SkillsState};
+use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
 use serde_json::{Map, Value};
 
 use super::{discover, open_store, runtime, user_state, CliError};
@@ -22,7 +20,10 @@ const RECENT_TURNS: usize = 6;
 /// `turn "INPUT" [--session DB] --json`: one whole turn; always exit 0.
 pub fn turn(args: TurnArgs) -> Result<ExitCode, CliError> {
     let catalog = Arc::new(discover(&args.roots)?);
-    let planner = crate::planner::open(args.model.as_deref(), !args.json)?;
+    let planner = narratoria_app::planner::open(
+        args.model.as_deref(),
+        (!args.json).then(narratoria_app::planner::stderr_progress_bar),
+    )?;
     let mut store = args
         .session
         .as_deref()
@@ -87,39 +88,42 @@ fn save_skills_state(state: &SkillsState) {
 
 /// `play`: the interactive story.
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
-    let dirs = crate::roots::skill_roots(&args.roots.skills);
-    let registry = Registry::open(&dirs, user_state())
-        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
-    let _watch = registry.watch(std::time::Duration::from_millis(100)).ok();
-    let planner = crate::planner::open(args.model.as_deref(), true)?;
-    let mut store = open_store(args.session.as_deref())?;
-    let store_err =
-        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
-
-    let mut session = match (args.new, store.latest_session().map_err(store_err)?) {
-        (false, Some(info)) => {
-            say(&format!(
-                "Continuing “{}” ({} turns). Type /new for a new story, /help for commands.",
-                info.title, info.turns
-            ));
-            if let Some(last) = store.turns(&info.id).map_err(store_err)?.last() {
-                say(&format!("\n{}\n", last.narrative));
-            }
-            info.id
-        }
-        _ => {
-            let id = store
-                .create_session("A new story", &Map::new())
-                .map_err(store_err)?;
-            say("A new story begins. Type what your character does; /help for commands.");
-            id
-        }
+    let app = App::open(AppConfig {
+        skill_roots: crate::roots::skill_roots(&args.roots.skills),
+        session_db: args.session.clone(),
+        ..AppConfig::default()
+    })?;
+    let model = app.load_model(
+        args.model.as_deref(),
+        Some(narratoria_app::planner::stderr_progress_bar()),
+    )?;
+    if model.path.is_none() {
+        eprintln!(
+            "narratoria: no model at {}; using the rule-based planner (run scripts/fetch-model.sh for the default model)",
+            model.default_path.display()
+        );
+    }
+    let view = if args.new {
+        app.new_session("")?
+    } else {
+        app.current_session()?
     };
-    registry.update_state(|s| s.enter_session(&session));
+    if view.turns.is_empty() {
+        say("A new story begins. Type what your character does; /help for commands.");
+    } else {
+        say(&format!(
+            "Continuing “{}” ({} turns). Type /new for a new story, /help for commands.",
+            view.session.title,
+            view.turns.len()
+        ));
+        if let Some(last) = view.turns.last() {
+            say(&format!("\n{}", last.narrative));
+        }
+    }
     say(&format!(
         "Narrator: {}. Skills: {}.",
-        planner.name(),
-        skill_line(&registry.snapshot())
+        model.planner,
+        skill_line(&app.registry().snapshot())
     ));
 
     let rt = runtime();
@@ -137,7 +141,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         if let Some(cmd) = line.strip_prefix('/') {
-            match command(cmd, &mut store, &mut session, &registry) {
+            match command(cmd, &app) {
                 Ok(true) => continue,
                 Ok(false) => break,
                 Err(msg) => {
@@ -146,62 +150,29 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                 }
             }
         }
-        let outcome = play_one(&rt, &line, &planner, &registry, &store, &session)?;
-        store
-            .commit_turn(&session, &outcome.turn)
-            .map_err(store_err)?;
-        save_skills_state(&registry.state());
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
+        let played = rt.block_on(async {
+            let printer = tokio::spawn(async move {
+                let mut streamed = String::new();
+                while let Some(ev) = rx.recv().await {
+                    show(&ev, &mut streamed);
+                }
+                streamed
+            });
+            let played = app.play(&line, Some(tx)).await;
+            (played, printer.await.unwrap_or_default())
+        });
+        match played {
+            (Ok(view), streamed) => {
+                if streamed.trim() != view.turn.narrative.trim() {
+                    say(&format!("\n{}", view.turn.narrative));
+                }
+            }
+            (Err(e), _) => say(&format!("  {e}")),
+        }
     }
     say("Your story is saved. Farewell.");
     Ok(ExitCode::SUCCESS)
-}
-
-fn play_one(
-    rt: &tokio::runtime::Runtime,
-    input: &str,
-    planner: &Arc<dyn Planner>,
-    registry: &Arc<Registry>,
-    store: &Store,
-    session: &str,
-) -> Result<TurnOutcome, CliError> {
-    let store_err =
-        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
-    let state = store.current_state(session).map_err(store_err)?;
-    let recent = store
-        .recent_turns(session, RECENT_TURNS)
-        .map_err(store_err)?;
-    let catalog = registry.snapshot();
-    let mut skills = registry.state();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
-    let outcome = rt.block_on(async {
-        let printer = tokio::spawn(async move {
-            let mut streamed = String::new();
-            while let Some(ev) = rx.recv().await {
-                show(&ev, &mut streamed);
-            }
-            streamed
-        });
-        let outcome = play_turn(
-            input,
-            Arc::clone(planner),
-            catalog,
-            state,
-            recent,
-            &mut skills,
-            &TurnOptions::default(),
-            Some(tx),
-        )
-        .await;
-        let streamed = printer.await.unwrap_or_default();
-        if streamed.trim() != outcome.turn.narrative.trim() {
-            say(&format!("\n{}", outcome.turn.narrative));
-        } else {
-            say("");
-        }
-        outcome
-    });
-    registry.update_state(|s| *s = skills);
-    Ok(outcome)
 }
 
 /// Prints one live event for the player; returns nothing, keeps the streamed narration.
@@ -259,23 +230,18 @@ fn show(ev: &TurnEvent, streamed: &mut String) {
 }
 
 /// Runs a `/command`; `Ok(false)` ends the game.
-fn command(
-    cmd: &str,
-    store: &mut Store,
-    session: &mut String,
-    registry: &Arc<Registry>,
-) -> Result<bool, String> {
+fn command(cmd: &str, app: &App) -> Result<bool, String> {
     let mut parts = cmd.split_whitespace();
     let name = parts.next().unwrap_or("");
     let arg = parts.collect::<Vec<_>>().join(" ");
-    let e = |e: narratoria_core::store::StoreError| e.to_string();
+    let e = |e: narratoria_app::AppError| e.to_string();
     match name {
         "quit" | "exit" | "q" => return Ok(false),
         "help" | "?" => say(HELP),
         "skills" => {
-            for s in registry.snapshot().skills() {
+            for s in app.registry().snapshot().skills() {
                 say(&format!(
-                    "  {:<14} {:<9} {:<17} {}",
+                    "  {:<14} {:<4} {:<17} {}",
                     s.name,
                     if s.enabled { "on" } else { "off" },
                     format!("{:?}", s.error_state),
@@ -285,18 +251,14 @@ fn command(
         }
         "enable" | "disable" => {
             let on = name == "enable";
-            if registry.snapshot().get(&arg).is_none() {
-                return Err(format!("no skill named {arg:?}"));
-            }
-            registry.update_state(|s| s.set_enabled(&arg, on));
-            save_skills_state(&registry.state());
+            app.set_skill_enabled(&arg, on).map_err(e)?;
             say(&format!(
                 "  {arg} {}",
                 if on { "enabled" } else { "disabled" }
             ));
         }
         "turns" | "history" => {
-            for t in store.turns(session).map_err(e)? {
+            for t in app.current_session().map_err(e)?.turns {
                 say(&format!(
                     "  {:>3}. > {}\n       {}",
                     t.number,
@@ -306,37 +268,28 @@ fn command(
             }
         }
         "rewind" | "undo" => {
-            let turns = store.turns(session).map_err(e)?;
+            let view = app.current_session().map_err(e)?;
             let target = if arg.is_empty() {
-                turns.len().saturating_sub(1) as u32
+                view.turns.len().saturating_sub(1) as u32
             } else {
                 arg.parse::<u32>()
                     .map_err(|_| format!("/rewind takes a turn number, not {arg:?}"))?
             };
-            store.rewind(session, target).map_err(e)?;
+            let view = app.rewind(&view.session.id, target).map_err(e)?;
             say(&format!("  Rewound to just after turn {target}."));
-            if let Some(last) = store.turns(session).map_err(e)?.last() {
+            if let Some(last) = view.turns.last() {
                 say(&format!("\n{}", last.narrative));
             }
         }
         "new" => {
-            let title = if arg.is_empty() {
-                "A new story".to_string()
-            } else {
-                arg
-            };
-            *session = store.create_session(&title, &Map::new()).map_err(e)?;
-            registry.update_state(|s| s.enter_session(session));
-            say(&format!("  A new story begins: {title}."));
+            let view = app.new_session(&arg).map_err(e)?;
+            say(&format!("  A new story begins: {}.", view.session.title));
         }
         "export" => {
             let mut words = arg.split_whitespace();
             let format = words.next().unwrap_or("md");
-            let text = match format {
-                "json" => serde_json::to_string_pretty(&store.export_json(session).map_err(e)?)
-                    .unwrap_or_default(),
-                _ => store.export_markdown(session).map_err(e)?,
-            };
+            let id = app.current_session().map_err(e)?.session.id;
+            let text = app.export(&id, format).map_err(e)?;
             match words.next() {
                 Some(file) => {
                     std::fs::write(file, text)

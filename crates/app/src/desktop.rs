@@ -1,0 +1,201 @@
+//! What the desktop shell needs beyond [`App`]'s methods: where its folders
+//! are, an [`App`] that can be shared between threads, file exports, and the
+//! folders the window may load assets from.
+
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use narratoria_core::error::ErrorCode;
+use narratoria_core::paths;
+
+use crate::{App, AppConfig, AppError};
+
+/// Where the desktop app finds its things, resolved once at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesktopPaths {
+    /// Skill folders, built-in first, then the user's own.
+    pub skill_roots: Vec<PathBuf>,
+    /// The sessions database.
+    pub session_db: PathBuf,
+    /// The skill-choices file.
+    pub skills_state: PathBuf,
+    /// The model to load at start-up: `None` when the player asked for none.
+    pub model: Option<ModelChoice>,
+}
+
+/// Which model the app loads at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// The default model wherever it is found (rule-based planner if nowhere).
+    Default,
+    /// This GGUF file.
+    File(PathBuf),
+}
+
+impl ModelChoice {
+    /// The file to pass to [`App::load_model`] (`None` = the default one).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            ModelChoice::Default => None,
+            ModelChoice::File(p) => Some(p),
+        }
+    }
+}
+
+impl DesktopPaths {
+    /// Resolves the folders from the environment:
+    /// - `NARRATORIA_SKILLS_DIR`: the built-in skills folder (else `bundled`
+    ///   when it holds skills, else a `skills/` folder beside or above the
+    ///   executable, else `/usr/share/narratoria/skills`, else `./skills`);
+    /// - `NARRATORIA_HOME`: the user's folder (sessions, choices, own skills
+    ///   under `skills/`);
+    /// - `NARRATORIA_SESSION_DB`: the sessions database;
+    /// - `NARRATORIA_MODEL`: the model to load; set but empty, none (the
+    ///   rule-based planner answers); unset, the bundled model when there is
+    ///   one, else the default model wherever it is found.
+    ///
+    /// `resources` is the installed bundle's resource folder (with `skills/`
+    /// and `models/`), when there is one.
+    pub fn from_env(resources: Option<&Path>) -> DesktopPaths {
+        let bundled = resources.map(|r| r.join("skills"));
+        let builtin = env_path("NARRATORIA_SKILLS_DIR")
+            .or_else(|| bundled.filter(|d| holds_skills(d)))
+            .unwrap_or_else(search_builtin_skills);
+        let home = paths::user_data_dir();
+        let own = home.join("skills");
+        let mut skill_roots = vec![builtin];
+        if own.is_dir() && !skill_roots.contains(&own) {
+            skill_roots.push(own);
+        }
+        DesktopPaths {
+            skill_roots,
+            session_db: env_path("NARRATORIA_SESSION_DB")
+                .unwrap_or_else(narratoria_core::store::default_path),
+            skills_state: home.join("skills-state.json"),
+            model: match std::env::var_os("NARRATORIA_MODEL") {
+                Some(v) if v.is_empty() => None,
+                Some(v) => Some(ModelChoice::File(PathBuf::from(v))),
+                None => Some(
+                    resources
+                        .map(|r| r.join("models").join(crate::planner::DEFAULT_MODEL_FILE))
+                        .filter(|p| p.is_file())
+                        .map_or(ModelChoice::Default, ModelChoice::File),
+                ),
+            },
+        }
+    }
+
+    /// Folders the window may load images and sounds from: the skill folders
+    /// (their `data/` folders included) and the user's skill-data folder.
+    pub fn asset_folders(&self) -> Vec<PathBuf> {
+        let mut out = self.skill_roots.clone();
+        out.push(paths::skills_data_dir());
+        out
+    }
+
+    /// The application configuration for [`App::open`].
+    pub fn app_config(&self) -> AppConfig {
+        AppConfig {
+            skill_roots: self.skill_roots.clone(),
+            session_db: Some(self.session_db.clone()),
+            skills_state: Some(self.skills_state.clone()),
+            watch_debounce: Some(Duration::from_millis(150)),
+        }
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn holds_skills(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|mut entries| entries.any(|e| e.map(|e| e.path().join("skill.json").is_file()).unwrap_or(false)))
+        .unwrap_or(false)
+}
+
+fn search_builtin_skills() -> PathBuf {
+    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
+        for dir in exe.ancestors().skip(1).take(5) {
+            for candidate in [dir.join("skills"), dir.join("share/narratoria/skills")] {
+                if holds_skills(&candidate) {
+                    return candidate;
+                }
+            }
+        }
+    }
+    let installed = PathBuf::from("/usr/share/narratoria/skills");
+    if holds_skills(&installed) {
+        return installed;
+    }
+    PathBuf::from("skills")
+}
+
+/// An [`App`] that the shell can hand to every thread.
+pub struct SharedApp(App);
+
+// SAFETY: `App` is `!Sync` only because its private `_watch` field holds the
+// file watcher as `Box<dyn Any + Send>`. `App` never reads that field: it
+// exists to be dropped with the app, so no `&Watch` can be reached through a
+// shared `&App`. Every other field is `Sync` (locks, `Arc`s, plain paths).
+unsafe impl Sync for SharedApp {}
+
+impl SharedApp {
+    /// Opens the app with the resolved folders.
+    pub fn open(paths: &DesktopPaths) -> Result<SharedApp, AppError> {
+        App::open(paths.app_config()).map(SharedApp)
+    }
+}
+
+impl Deref for SharedApp {
+    type Target = App;
+    fn deref(&self) -> &App {
+        &self.0
+    }
+}
+
+/// Writes a session's export (`md` or `json`) to `dest`; returns the bytes written.
+pub fn export_to_file(app: &App, id: &str, format: &str, dest: &Path) -> Result<usize, AppError> {
+    let text = app.export(id, format)?;
+    std::fs::write(dest, &text).map_err(|e| {
+        AppError::new(
+            ErrorCode::Io,
+            format!("cannot write {}: {e}", dest.display()),
+        )
+    })?;
+    Ok(text.len())
+}
+
+/// Whether `path` lies inside one of `folders` (after resolving `..` and
+/// links), so that the window never reads files outside them.
+pub fn is_inside(path: &Path, folders: &[PathBuf]) -> bool {
+    let Ok(real) = path.canonicalize() else {
+        return false;
+    };
+    folders.iter().any(|f| {
+        f.canonicalize()
+            .map(|root| real.starts_with(root))
+            .unwrap_or(false)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inside_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let skills = dir.path().join("skills");
+        std::fs::create_dir_all(skills.join("a")).unwrap();
+        std::fs::write(skills.join("a/x.png"), b"x").unwrap();
+        std::fs::write(dir.path().join("secret"), b"x").unwrap();
+        let folders = vec![skills.clone()];
+        assert!(is_inside(&skills.join("a/x.png"), &folders));
+        assert!(!is_inside(&skills.join("../secret"), &folders));
+        assert!(!is_inside(&skills.join("a/missing.png"), &folders));
+    }
+}
