@@ -1,0 +1,117 @@
+// Starts the built app in a real window through tauri-driver (WebKitWebDriver
+// underneath) with its own temporary skills folder, user folder and session
+// database, and hands back a WebdriverIO browser.
+
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { remote } from "webdriverio";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const screenshots = path.join(repo, "docs/screenshots");
+
+function targetDir() {
+  return process.env.CARGO_TARGET_DIR || path.join(repo, "target");
+}
+
+/** The app binary under test: $NARRATORIA_APP, else the release, else the debug build. */
+export function appBinary() {
+  if (process.env.NARRATORIA_APP) return process.env.NARRATORIA_APP;
+  for (const profile of ["release", "debug"]) {
+    const p = path.join(targetDir(), profile, "narratoria-desktop");
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`no narratoria-desktop build under ${targetDir()} (set NARRATORIA_APP)`);
+}
+
+function waitForPort(port, ms) {
+  const until = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const s = net.connect(port, "127.0.0.1");
+      s.once("connect", () => {
+        s.end();
+        resolve();
+      });
+      s.once("error", () => {
+        s.destroy();
+        if (Date.now() > until) reject(new Error(`nothing listens on ${port}`));
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+/**
+ * Opens the app. `copySkills` copies the repository's skills folder into a
+ * temporary one the test may change; `home` is a fresh NARRATORIA_HOME;
+ * `installed` lets the app use its bundled skills and model.
+ */
+export async function openApp({ application = appBinary(), copySkills = true, installed = false, env = {} } = {}) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "narratoria-e2e-"));
+  const home = path.join(tmp, "home");
+  const skills = path.join(tmp, "skills");
+  mkdirSync(home, { recursive: true });
+  if (copySkills) {
+    cpSync(path.join(repo, "skills"), skills, {
+      recursive: true,
+      filter: (src) => !/\/(data|config\.json)$/.test(src),
+    });
+  } else {
+    mkdirSync(skills);
+  }
+  const childEnv = {
+    ...process.env,
+    NARRATORIA_HOME: home,
+    NARRATORIA_SKILLS_DIR: skills,
+    NARRATORIA_SESSION_DB: path.join(home, "sessions.db"),
+    // No model: the rule-based planner answers, the same on every machine.
+    NARRATORIA_MODEL: "",
+    ...env,
+  };
+  if (installed) {
+    // The installed app uses its bundled skills and model.
+    delete childEnv.NARRATORIA_SKILLS_DIR;
+    delete childEnv.NARRATORIA_MODEL;
+  }
+  const port = 4444;
+  const driver = spawn("tauri-driver", ["--port", String(port)], {
+    env: childEnv,
+    cwd: tmp,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  await waitForPort(port, 15000);
+  const browser = await remote({
+    hostname: "127.0.0.1",
+    port,
+    logLevel: "error",
+    connectionRetryCount: 2,
+    capabilities: { "tauri:options": { application } },
+  });
+  return {
+    browser,
+    tmp,
+    home,
+    skills,
+    async close() {
+      try {
+        await browser.deleteSession();
+      } catch {
+        /* the window may already be gone */
+      }
+      driver.kill();
+      await new Promise((r) => setTimeout(r, 300));
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a screenshot of the window as docs/screenshots/<name>.png. */
+export async function shot(browser, name) {
+  mkdirSync(screenshots, { recursive: true });
+  await browser.saveScreenshot(path.join(screenshots, `${name}.png`));
+}

@@ -1,0 +1,136 @@
+// The desktop app in a real window: play, skills, settings, live skill
+// folders, sessions and rewind, the inspector and the model view.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openApp, repo, shot } from "../harness.mjs";
+
+const diceBuilt = existsSync(path.join(repo, "skills/dice-roller/scripts/roll-dice"));
+
+describe("Narratoria desktop", { timeout: 180_000 }, () => {
+  let app;
+  let b;
+  const tab = async (name) => {
+    await (await b.$(`#tab-${name}`)).click();
+  };
+  const countTurns = async () => (await b.$$('[data-testid="story"] [data-testid="turn"]')).length;
+  const play = async (text) => {
+    const input = await b.$('[data-testid="play-input"]');
+    await input.waitForEnabled({ timeout: 30_000 });
+    await input.setValue(text);
+    await b.keys("Enter");
+  };
+
+  before(async () => {
+    app = await openApp();
+    b = app.browser;
+    await (await b.$('[data-testid="play-input"]')).waitForExist({ timeout: 20_000 });
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  test("the window is titled Narratoria", async () => {
+    assert.equal(await b.getTitle(), "Narratoria");
+  });
+
+  test("playing a turn shows narration and the dice", async () => {
+    await play("I attack the goblin with my sword");
+    const narration = await b.$('[data-turn="1"] [data-testid="narration"]');
+    await narration.waitForExist({ timeout: 60_000 });
+    assert.ok((await narration.getText()).trim().length > 0, "narration is empty");
+    if (diceBuilt) {
+      const dice = await b.$('[data-turn="1"] [data-testid="dice-roll"]');
+      await dice.waitForExist({ timeout: 5_000 });
+      const total = Number(await (await dice.$('[data-testid="dice-total"]')).getText());
+      assert.ok(total >= 1 && total <= 20, `a d20 total, got ${total}`);
+      assert.ok((await dice.$$('[data-testid="die-face"]')).length >= 1, "no die faces");
+    }
+    await (await b.$('[data-testid="status"]')).waitUntil(async function () {
+      return (await this.getText()).includes("Ready");
+    });
+    await shot(b, "play");
+  });
+
+  test("the inspector draws the turn's plan", async () => {
+    await tab("inspector");
+    const nodes = await b.$$('[data-testid="plan-node"]');
+    await b.waitUntil(async () => (await b.$$('[data-testid="plan-node"]')).length > 0, { timeout: 5_000 });
+    if (nodes.length) await nodes[0].click();
+    await shot(b, "inspector");
+  });
+
+  test("disabling a skill is shown and remembered", async () => {
+    await tab("skills");
+    const card = await b.$('[data-skill="dice-roller"]');
+    await card.waitForExist({ timeout: 5_000 });
+    const toggle = await card.$('[data-testid="toggle-dice-roller"]');
+    assert.equal(await toggle.isSelected(), true);
+    await (await card.$(".switch")).click();
+    await b.waitUntil(async () => !(await toggle.isSelected()), { timeout: 5_000 });
+    const state = readFileSync(path.join(app.home, "skills-state.json"), "utf8");
+    assert.match(state, /dice-roller/);
+    await shot(b, "skills");
+    await (await card.$(".switch")).click();
+    await b.waitUntil(async () => toggle.isSelected(), { timeout: 5_000 });
+  });
+
+  test("an invalid setting is refused inline; a valid one is saved", async () => {
+    await tab("settings");
+    const form = await b.$('[data-testid="settings-form"][data-skill="dice-roller"]');
+    await form.waitForExist({ timeout: 5_000 });
+    const configFile = path.join(app.skills, "dice-roller/config.json");
+    const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : null;
+    const field = await form.$("#cfg-dice-roller_maxDice");
+    await field.setValue("5000");
+    await (await form.$('button[type="submit"]')).click();
+    const inline = await form.$(".error-detail");
+    await inline.waitForExist({ timeout: 5_000 });
+    assert.ok((await inline.getText()).length > 0, "no inline message");
+    assert.ok(await (await form.$(".field-error #cfg-dice-roller_maxDice")).isExisting(), "the error is not at its field");
+    assert.equal(existsSync(configFile) ? readFileSync(configFile, "utf8") : null, before, "config changed");
+    await shot(b, "settings-error");
+
+    await field.setValue("50");
+    await (await form.$('button[type="submit"]')).click();
+    await (await form.$('[data-testid="settings-saved"]')).waitForExist({ timeout: 5_000 });
+    assert.equal(JSON.parse(readFileSync(configFile, "utf8")).maxDice, 50);
+    assert.equal(await (await form.$(".error-detail")).isExisting(), false);
+    await shot(b, "settings");
+  });
+
+  test("a skill folder added on disk appears", async () => {
+    await tab("skills");
+    const dir = path.join(app.skills, "lantern");
+    mkdirSync(dir);
+    writeFileSync(
+      path.join(dir, "skill.json"),
+      JSON.stringify({ name: "lantern", version: "0.1.0", description: "Lights dark places." }),
+    );
+    await (await b.$('[data-skill="lantern"]')).waitForExist({ timeout: 15_000 });
+  });
+
+  test("rewinding a turn drops the later ones", async () => {
+    await tab("play");
+    await play("I look around the cave");
+    await (await b.$('[data-turn="2"] [data-testid="narration"]')).waitForExist({ timeout: 60_000 });
+    assert.equal(await countTurns(), 2);
+    await tab("sessions");
+    await (await b.$('[data-testid="sessions-rewind-1"]')).waitForExist({ timeout: 5_000 });
+    await shot(b, "sessions");
+    await (await b.$('[data-testid="sessions-rewind-1"]')).click();
+    await b.waitUntil(async () => (await b.$$('[data-testid="session-turns"] li')).length === 1, { timeout: 5_000 });
+    await tab("play");
+    assert.equal(await countTurns(), 1);
+  });
+
+  test("the model view shows the narrator", async () => {
+    await tab("model");
+    const planner = await b.$('[data-testid="model-planner"]');
+    await planner.waitForExist({ timeout: 5_000 });
+    assert.match(await planner.getText(), /rule-based|gguf/i);
+    await shot(b, "model");
+  });
+});

@@ -1,0 +1,169 @@
+// The window: a tab bar (Alt+1…6), the current view, and the state the views
+// share — the open session, the turn being played and the skills.
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, asAppError, events, type AppError, type SessionView, type SkillChange, type SkillsView, type ModelView } from "./api";
+import { applyEvent, fromRecord, startTurn, type TurnModel } from "./turn";
+import { PlayView } from "./views/Play";
+import { SessionsView } from "./views/Sessions";
+import { SkillsList } from "./views/Skills";
+import { SettingsView } from "./views/Settings";
+import { InspectorView } from "./views/Inspector";
+import { ModelPanel } from "./views/Model";
+
+const TABS = ["play", "sessions", "skills", "settings", "inspector", "model"] as const;
+export type Tab = (typeof TABS)[number];
+const LABELS: Record<Tab, string> = {
+  play: "Play",
+  sessions: "Sessions",
+  skills: "Skills",
+  settings: "Settings",
+  inspector: "Inspector",
+  model: "Model",
+};
+
+export function App() {
+  const [tab, setTab] = useState<Tab>("play");
+  const [session, setSession] = useState<SessionView | null>(null);
+  const [live, setLive] = useState<TurnModel | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<AppError | null>(null);
+  const [skills, setSkills] = useState<SkillsView | null>(null);
+  const [changes, setChanges] = useState<SkillChange[]>([]);
+  const [model, setModel] = useState<ModelView | null>(null);
+  const liveRef = useRef<TurnModel | null>(null);
+
+  const refreshSkills = useCallback(() => {
+    api.skills().then(setSkills, (e) => setError(asAppError(e)));
+  }, []);
+  const refreshModel = useCallback(() => {
+    api.modelStatus().then(setModel, (e) => setError(asAppError(e)));
+  }, []);
+
+  useEffect(() => {
+    api.currentSession().then(setSession, (e) => setError(asAppError(e)));
+    refreshSkills();
+    refreshModel();
+    const offs = [
+      events.skillChanged((c) => {
+        setChanges((prev) => [c, ...prev].slice(0, 20));
+        refreshSkills();
+      }),
+      events.modelProgress((p) =>
+        setModel((m) => (m ? { ...m, loading: { ...m.loading, active: true, path: p.path, progress: p.progress } } : m)),
+      ),
+      events.modelLoaded(() => refreshModel()),
+      events.modelFailed(() => refreshModel()),
+    ];
+    return () => offs.forEach((p) => p.then((off) => off()));
+  }, [refreshSkills, refreshModel]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.altKey && e.key >= "1" && e.key <= String(TABS.length)) {
+        setTab(TABS[Number(e.key) - 1]);
+        e.preventDefault();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const play = useCallback(async (input: string) => {
+    setBusy(true);
+    setError(null);
+    liveRef.current = startTurn(input);
+    setLive(liveRef.current);
+    try {
+      const view = await api.play(input, (ev) => {
+        liveRef.current = applyEvent(liveRef.current ?? startTurn(input), ev);
+        setLive(liveRef.current);
+      });
+      const done = fromRecord(view.turn, liveRef.current ?? undefined);
+      liveRef.current = done;
+      setLive(done);
+      setSession(await api.currentSession());
+    } catch (e) {
+      setError(asAppError(e));
+      setLive((m) => (m ? { ...m, phase: "failed" } : m));
+    } finally {
+      setBusy(false);
+      refreshSkills();
+    }
+  }, [refreshSkills]);
+
+  const showSession = useCallback((v: SessionView) => {
+    setSession(v);
+    liveRef.current = null;
+    setLive(null);
+  }, []);
+
+  const rewind = useCallback(
+    async (turn: number) => {
+      if (!session) return;
+      try {
+        showSession(await api.rewind(session.session.id, turn));
+      } catch (e) {
+        setError(asAppError(e));
+      }
+    },
+    [session, showSession],
+  );
+
+  // The Inspector shows the turn being played, else the session's last turn.
+  const lastSaved = session?.turns[session.turns.length - 1];
+  const inspected = live ?? (lastSaved ? fromRecord(lastSaved) : null);
+  const status = busy ? (live?.phase === "running" ? "Running skills…" : "Thinking…") : "Ready";
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand">Narratoria</span>
+        <nav role="tablist" aria-label="Views">
+          {TABS.map((t, i) => (
+            <button
+              key={t}
+              role="tab"
+              id={`tab-${t}`}
+              aria-selected={tab === t}
+              className={tab === t ? "tab active" : "tab"}
+              title={`Alt+${i + 1}`}
+              onClick={() => setTab(t)}
+            >
+              {LABELS[t]}
+            </button>
+          ))}
+        </nav>
+        <span className={busy ? "status busy" : "status"} role="status" data-testid="status">
+          {busy && <span className="spinner" aria-hidden />}
+          {status}
+        </span>
+        <span className="planner" title={model?.model.path ?? "rule-based planner"} data-testid="planner">
+          {model?.loading.active ? `Loading model ${Math.round((model.loading.progress ?? 0) * 100)}%` : `Narrator: ${model?.model.planner ?? "…"}`}
+        </span>
+      </header>
+      {error && (
+        <div className="banner error" role="alert" data-testid="error-banner">
+          <strong>{error.code}</strong> {error.message}
+          <button className="link" onClick={() => setError(null)} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      <main>
+        {tab === "play" && (
+          <PlayView session={session} live={live} busy={busy} onPlay={play} onRewind={rewind} />
+        )}
+        {tab === "sessions" && (
+          <SessionsView session={session} onShow={showSession} onRewind={rewind} onError={setError} />
+        )}
+        {tab === "skills" && (
+          <SkillsList skills={skills} changes={changes} onSkills={setSkills} onError={setError} />
+        )}
+        {tab === "settings" && <SettingsView skills={skills} onSaved={refreshSkills} />}
+        {tab === "inspector" && <InspectorView turn={inspected} />}
+        {tab === "model" && <ModelPanel model={model} onError={setError} onRefresh={refreshModel} />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,232 @@
+// Typed calls to the shell's commands and its events. Every failure is an
+// AppError {code, message, errors}; the UI classifies by code, never by text.
+
+import { Channel, invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+export interface AppError {
+  code: string;
+  message: string;
+  errors?: FieldError[];
+}
+
+/** Turns whatever a command threw into an AppError. */
+export function asAppError(e: unknown): AppError {
+  if (e && typeof e === "object" && "code" in e && "message" in e) {
+    return e as AppError;
+  }
+  return { code: "io", message: String(e) };
+}
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+export interface ScriptSummary {
+  name: string;
+  path: string;
+  isExecutable: boolean;
+  description?: string | null;
+}
+
+export interface SkillView {
+  name: string;
+  displayName?: string | null;
+  version: string;
+  description: string;
+  path: string;
+  enabled: boolean;
+  errorState: string;
+  scripts: ScriptSummary[];
+  hasConfigSchema: boolean;
+  configSchema: JsonObject | null;
+  config: JsonObject;
+}
+
+export interface SkillsView {
+  skills: SkillView[];
+  problems: { path: string; reason: string }[];
+  overrides: { name: string; path: string; overriddenPath: string }[];
+}
+
+export interface SkillChange {
+  kind: "added" | "updated" | "removed" | "broken";
+  name?: string | null;
+  path: string;
+  problem?: string | null;
+  keptLastGood: boolean;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  turns: number;
+}
+
+export interface ToolResult {
+  toolId: string;
+  toolPath?: string | null;
+  skill?: string | null;
+  ok: boolean;
+  state: string;
+  output?: Json;
+  events: JsonObject[];
+  executionTimeMs: number;
+  retryCount: number;
+  error?: { type?: string; message?: string } | null;
+}
+
+export interface ExecutionResult {
+  planId: string;
+  success: boolean;
+  narrative?: string | null;
+  failedTools: string[];
+  failureReason?: string | null;
+  failureMessage?: string | null;
+  executionTrace: ToolResult[];
+  totalExecutionTimeMs: number;
+}
+
+export interface Transcript {
+  planner: string;
+  promptHash: string;
+  prompt: string;
+  response: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  timeToFirstTokenMs: number;
+  totalMs: number;
+}
+
+export interface PlanTool {
+  toolId: string;
+  toolPath: string;
+  input?: JsonObject;
+  dependencies?: string[];
+  required?: boolean;
+  retryPolicy?: { maxRetries: number; backoffMs: number };
+}
+
+export interface Plan {
+  requestId?: string;
+  narrative?: string | null;
+  tools: PlanTool[];
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  plan?: Plan | null;
+  result?: ExecutionResult | null;
+  error?: string | null;
+  transcript?: Transcript | null;
+}
+
+export interface TurnRecord {
+  number: number;
+  input: string;
+  narrative: string;
+  fallback: boolean;
+  createdAt: string;
+  durationMs: number;
+  attempts: AttemptRecord[];
+}
+
+export interface SessionView {
+  session: SessionInfo;
+  turns: TurnRecord[];
+  state: JsonObject;
+}
+
+export interface TurnView {
+  session: string;
+  turn: TurnRecord;
+  result: ExecutionResult;
+}
+
+export interface ModelInfo {
+  planner: string;
+  path?: string | null;
+  defaultPath: string;
+}
+
+export interface ModelView {
+  model: ModelInfo;
+  loading: { path?: string | null; progress: number; active: boolean; error?: AppError | null };
+}
+
+export type ExecEvent =
+  | { kind: "planStarted"; planId: string; toolIds: string[] }
+  | { kind: "toolStarted"; toolId: string; attempt: number }
+  | { kind: "toolEvent"; toolId: string; attempt: number; event: JsonObject }
+  | { kind: "toolRetrying"; toolId: string; nextAttempt: number; delayMs: number; error: Json }
+  | {
+      kind: "toolFinished";
+      toolId: string;
+      state: string;
+      retryCount: number;
+      executionTimeMs: number;
+      error?: { type?: string; message?: string } | null;
+    }
+  | { kind: "planFinished"; planId: string; success: boolean };
+
+export type TurnEvent =
+  | { kind: "planning"; attempt: number; disabledSkills: string[] }
+  | { kind: "narrativeDelta"; attempt: number; text: string }
+  | { kind: "planReady"; attempt: number; plan: Plan }
+  | { kind: "execution"; attempt: number; event: ExecEvent }
+  | { kind: "attemptFailed"; attempt: number; reason: string; disabling: string[] }
+  | { kind: "healthChanged"; skill: string; from?: string; to: string }
+  | { kind: "fallback"; narrative: string };
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    throw asAppError(e);
+  }
+}
+
+export const api = {
+  skills: () => call<SkillsView>("skills_list"),
+  setSkillEnabled: (name: string, enabled: boolean) =>
+    call<SkillsView>("skill_set_enabled", { name, enabled }),
+  saveSkillConfig: (name: string, config: Json) =>
+    call<JsonObject>("skill_save_config", { name, config }),
+  sessions: () => call<SessionInfo[]>("sessions_list"),
+  currentSession: () => call<SessionView>("session_current"),
+  newSession: (title: string) => call<SessionView>("session_new", { title }),
+  openSession: (id: string) => call<SessionView>("session_open", { id }),
+  rewind: (id: string, turn: number) => call<SessionView>("session_rewind", { id, turn }),
+  exportSession: (id: string, format: "md" | "json", path: string | null) =>
+    call<{ path?: string | null; text?: string | null; bytes: number }>("session_export", {
+      id,
+      format,
+      path,
+    }),
+  modelStatus: () => call<ModelView>("model_status"),
+  loadModel: (path: string | null) => call<void>("model_load", { path }),
+  folders: () =>
+    call<{ skillRoots: string[]; sessionDb: string; skillsState: string }>("app_folders"),
+  /** Plays a turn; `onEvent` sees every live event before the promise resolves. */
+  play: (input: string, onEvent: (e: TurnEvent) => void) => {
+    const channel = new Channel<TurnEvent>();
+    channel.onmessage = onEvent;
+    return call<TurnView>("play", { input, onEvent: channel });
+  },
+};
+
+export const events = {
+  skillChanged: (f: (c: SkillChange) => void): Promise<UnlistenFn> =>
+    listen<SkillChange>("skill-changed", (e) => f(e.payload)),
+  modelProgress: (f: (p: { path?: string | null; progress: number }) => void) =>
+    listen<{ path?: string | null; progress: number }>("model-progress", (e) => f(e.payload)),
+  modelLoaded: (f: (m: ModelInfo) => void) => listen<ModelInfo>("model-loaded", (e) => f(e.payload)),
+  modelFailed: (f: (e: AppError) => void) => listen<AppError>("model-failed", (e) => f(e.payload)),
+};

@@ -1,0 +1,168 @@
+// Inspector: the turn's plan as a DAG (tools by dependency depth), each tool
+// coloured by its live state with time and retries; a selected tool's
+// events; the narrator's transcript; every replan attempt.
+
+import { useEffect, useMemo, useState } from "react";
+import type { AttemptView, ToolView, TurnModel } from "../turn";
+
+const NODE_W = 170;
+const NODE_H = 54;
+const GAP_X = 60;
+const GAP_Y = 22;
+
+/** Column of each tool: the longest dependency chain leading to it. */
+export function depths(tools: ToolView[]): Map<string, number> {
+  const byId = new Map(tools.map((t) => [t.toolId, t]));
+  const memo = new Map<string, number>();
+  const visit = (id: string, seen: Set<string>): number => {
+    if (memo.has(id)) return memo.get(id)!;
+    if (seen.has(id)) return 0; // a cycle: the engine rejects it; draw it flat
+    seen.add(id);
+    const deps = byId.get(id)?.dependencies.filter((d) => byId.has(d)) ?? [];
+    const d = deps.length ? 1 + Math.max(...deps.map((x) => visit(x, seen))) : 0;
+    memo.set(id, d);
+    return d;
+  };
+  tools.forEach((t) => visit(t.toolId, new Set()));
+  return memo;
+}
+
+function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; selected?: string; onSelect: (id: string) => void }) {
+  const layout = useMemo(() => {
+    const d = depths(attempt.tools);
+    const rows = new Map<number, number>();
+    const pos = new Map<string, { x: number; y: number }>();
+    for (const t of attempt.tools) {
+      const col = d.get(t.toolId) ?? 0;
+      const row = rows.get(col) ?? 0;
+      rows.set(col, row + 1);
+      pos.set(t.toolId, { x: 10 + col * (NODE_W + GAP_X), y: 10 + row * (NODE_H + GAP_Y) });
+    }
+    const cols = Math.max(1, ...[...rows.keys()].map((c) => c + 1));
+    const maxRows = Math.max(1, ...rows.values());
+    return { pos, width: 20 + cols * (NODE_W + GAP_X) - GAP_X, height: 20 + maxRows * (NODE_H + GAP_Y) - GAP_Y };
+  }, [attempt.tools]);
+
+  if (!attempt.tools.length) return <p className="muted">This plan calls no tools.</p>;
+  return (
+    <svg className="dag" width={layout.width} height={layout.height} role="img" aria-label="Plan graph" data-testid="plan-graph">
+      <defs>
+        <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <path d="M 0 0 L 10 5 L 0 10 z" className="arrowhead" />
+        </marker>
+      </defs>
+      {attempt.tools.flatMap((t) =>
+        t.dependencies.map((dep) => {
+          const a = layout.pos.get(dep);
+          const b = layout.pos.get(t.toolId);
+          if (!a || !b) return null;
+          const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x, y2 = b.y + NODE_H / 2;
+          const mx = (x1 + x2) / 2;
+          return <path key={`${dep}->${t.toolId}`} className="edge" d={`M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`} markerEnd="url(#arrow)" />;
+        }),
+      )}
+      {attempt.tools.map((t) => {
+        const p = layout.pos.get(t.toolId)!;
+        return (
+          <g
+            key={t.toolId}
+            className={`node state-${t.state}${selected === t.toolId ? " selected" : ""}`}
+            transform={`translate(${p.x},${p.y})`}
+            onClick={() => onSelect(t.toolId)}
+            tabIndex={0}
+            role="button"
+            aria-label={`${t.toolId}: ${t.state}`}
+            data-testid="plan-node"
+            data-state={t.state}
+            onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect(t.toolId)}
+          >
+            <rect width={NODE_W} height={NODE_H} rx={8} />
+            <text x={10} y={20} className="node-title">{t.toolId.length > 20 ? t.toolId.slice(0, 19) + "…" : t.toolId}</text>
+            <text x={10} y={40} className="node-sub">
+              {t.state}
+              {t.timeMs !== undefined ? ` · ${t.timeMs} ms` : ""}
+              {t.retryCount ? ` · ${t.retryCount} retr${t.retryCount === 1 ? "y" : "ies"}` : ""}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export function InspectorView({ turn }: { turn: TurnModel | null }) {
+  const [attemptNo, setAttemptNo] = useState<number | null>(null);
+  const [toolId, setToolId] = useState<string | undefined>();
+  const attempts = turn?.attempts ?? [];
+  const current = attempts.find((a) => a.attempt === attemptNo) ?? attempts[attempts.length - 1];
+  useEffect(() => setAttemptNo(null), [turn?.number, turn?.input]);
+  if (!turn) return <p className="muted">Play a turn to see its plan here.</p>;
+  const tool = current?.tools.find((t) => t.toolId === toolId);
+
+  return (
+    <section className="inspector" aria-label="Inspector">
+      <h2>
+        {turn.number ? `Turn ${turn.number}` : "This turn"}: <span className="muted">{turn.input}</span>
+      </h2>
+      <div className="row" role="tablist" aria-label="Plan attempts">
+        {attempts.map((a) => (
+          <button
+            key={a.attempt}
+            role="tab"
+            aria-selected={a === current}
+            className={a === current ? "tab active" : "tab"}
+            onClick={() => setAttemptNo(a.attempt)}
+            data-testid="attempt-tab"
+          >
+            Plan {a.attempt}
+            {a.failure ? " ✗" : ""}
+          </button>
+        ))}
+        {turn.fallback && <span className="badge health-broken">fallback narration</span>}
+      </div>
+      {current && (
+        <>
+          {current.failure && <p className="error-text">This plan failed: {current.failure}</p>}
+          {current.disabledSkills.length > 0 && <p className="muted">Left out: {current.disabledSkills.join(", ")}</p>}
+          <div className="graph-wrap">
+            <PlanGraph attempt={current} selected={toolId} onSelect={setToolId} />
+          </div>
+          <div className="columns">
+            <div>
+              <h3>{tool ? `Tool ${tool.toolId}` : "Select a tool"}</h3>
+              {tool && (
+                <div data-testid="tool-detail">
+                  <p className="muted small">
+                    {tool.toolPath} · {tool.state}
+                    {tool.timeMs !== undefined && ` · ${tool.timeMs} ms`} · retries {tool.retryCount}
+                  </p>
+                  {tool.error && <p className="error-text">{tool.error}</p>}
+                  <pre className="log">{tool.events.map((e) => JSON.stringify(e)).join("\n") || "(no events)"}</pre>
+                </div>
+              )}
+            </div>
+            <div>
+              <h3>Narrator</h3>
+              {current.transcript ? (
+                <div data-testid="transcript">
+                  <p className="muted small">
+                    {current.transcript.planner} · {current.transcript.promptTokens} prompt tokens ({current.transcript.cachedTokens} cached) ·{" "}
+                    {current.transcript.completionTokens} written · first token {current.transcript.timeToFirstTokenMs} ms · {current.transcript.totalMs} ms
+                  </p>
+                  <details>
+                    <summary>Prompt</summary>
+                    <pre className="log">{current.transcript.prompt}</pre>
+                  </details>
+                  <h4>Response</h4>
+                  <pre className="log">{current.transcript.response}</pre>
+                </div>
+              ) : (
+                <pre className="log">{current.plannerText || (current.plan ? JSON.stringify(current.plan, null, 2) : "(planning…)")}</pre>
+              )}
+            </div>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
