@@ -8,6 +8,7 @@
 
 mod support;
 
+mod game;
 mod plans;
 mod protocol;
 mod settings;

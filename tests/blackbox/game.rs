@@ -1,0 +1,409 @@
+//! The game commands with the rule-based planner (no model): `narrate`,
+//! `turn` (replan, fallback, persistence, crash safety), `play`, `sessions`.
+//! The narrator with the real model is tested in the narrator crate.
+
+use crate::support::*;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
+
+/// A storyteller that patches state and narrates; a dice roller that rolls or fails.
+fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
+    let dice = if dice_fails {
+        sh(r#"
+            read -r line
+            echo '{"type":"error","code":"INTERNAL_ERROR","message":"dice are lost","recoverable":false}'
+            echo '{"type":"done","ok":false}'
+            exit 1
+        "#)
+    } else {
+        sh(r#"
+            read -r line
+            echo '{"type":"ui_event","event":"dice_roll","payload":{"formula":"1d20","rolls":[17],"total":17}}'
+            echo '{"type":"done","ok":true,"output":{"formula":"1d20","rolls":[17],"total":17}}'
+        "#)
+    };
+    skill(root, "dice-roller", &[("roll-dice.sh", &dice)]);
+    let story = py(&format!(
+        r#"
+        req = json.loads(sys.stdin.readline())
+        time.sleep({story_sleep})
+        n = req["state"].get("turns", 0) + 1
+        total = (req["deps"].get("roll") or {{}}).get("total")
+        text = "The tale goes on (turn %d)." % n + (" You rolled %d." % total if total else "")
+        emit({{"type": "ui_event", "event": "narration_delta", "payload": {{"text": text}}}})
+        emit({{"type": "state_patch", "patch": {{"turns": n}}}})
+        emit({{"type": "done", "ok": True, "output": {{"narrative": text}}}})
+        "#
+    ));
+    skill(root, "storyteller", &[("narrate.py", &story)]);
+}
+
+fn r(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn env(home: &Path) -> Vec<(&str, &str)> {
+    vec![NO_MODEL, ("NARRATORIA_HOME", r(home))]
+}
+
+/// Without a model the narrator says so and still prints a valid plan.
+#[test]
+fn narrate_without_a_model_uses_the_rule_planner() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let run = narratoria(
+        [
+            "narrate",
+            "I attack the goblin",
+            "--skills",
+            r(&root),
+            "--json",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("rule-based planner"), "{}", run.stderr);
+    let plan = run.json();
+    assert!(plan["requestId"].as_str().is_some_and(|s| s.len() == 36));
+    let paths: Vec<&str> = plan["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["toolPath"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, vec!["dice-roller/roll-dice", "storyteller/narrate"]);
+}
+
+/// `--batch -` prints one plan per input line, in order.
+#[test]
+fn narrate_batch_prints_one_plan_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let mut child = Command::new(bin())
+        .args(["narrate", "--batch", "-", "--skills", r(&root)])
+        .env(NO_MODEL.0, NO_MODEL.1)
+        .env("NARRATORIA_HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"I look around\n\nI attack the orc\nI sing a song\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON plan per line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["tools"][0]["toolPath"], "dice-roller/roll-dice");
+    assert_eq!(lines[0]["tools"].as_array().unwrap().len(), 1);
+}
+
+/// Bad arguments exit 2.
+#[test]
+fn narrate_bad_arguments_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    assert_eq!(
+        narratoria(["narrate", "--skills", r(&root)], &env(dir.path())).code,
+        2
+    );
+    let missing = narratoria(
+        [
+            "narrate",
+            "hi",
+            "--skills",
+            r(&root),
+            "--model",
+            "/nope/x.gguf",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("/nope/x.gguf"),
+        "{}",
+        missing.stderr
+    );
+    assert_eq!(
+        narratoria(
+            [
+                "narrate",
+                "--batch",
+                "/nope/inputs.txt",
+                "--skills",
+                r(&root)
+            ],
+            &env(dir.path())
+        )
+        .code,
+        2
+    );
+}
+
+/// A model file that is not GGUF is a clear error, not a crash.
+#[cfg(feature = "llama")]
+#[test]
+fn narrate_with_a_garbage_model_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let junk = dir.path().join("junk.gguf");
+    write(&junk, vec![b'z'; 4096]);
+    let run = narratoria(
+        ["narrate", "hi", "--skills", r(&root), "--model", r(&junk)],
+        &env(dir.path()),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("junk.gguf") && run.stderr.contains("GGUF"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn sessions(db: &Path, home: &Path) -> Value {
+    let run = narratoria(
+        ["sessions", "list", "--session", r(db), "--json"],
+        &env(home),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// A failing skill is replanned away; the turn is saved with every attempt.
+#[test]
+fn turn_replans_without_the_failing_skill_and_persists() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, true, 0.0);
+    let db = dir.path().join("game.db");
+    let run = narratoria(
+        [
+            "turn",
+            "I attack the goblin",
+            "--skills",
+            r(&root),
+            "--session",
+            r(&db),
+            "--json",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let result = run.json();
+    assert_eq!(result["success"], true, "{}", pretty(&result));
+    assert_eq!(result["narrative"], "The tale goes on (turn 1).");
+    assert_eq!(result["generationMetadata"]["generationAttempt"], 2);
+    assert_eq!(result["finalState"]["turns"], 1);
+
+    let list = sessions(&db, dir.path());
+    assert_eq!(list[0]["turns"], 1);
+    let id = list[0]["id"].as_str().unwrap().to_string();
+    let export = narratoria(
+        [
+            "sessions",
+            "export",
+            &id,
+            "--session",
+            r(&db),
+            "--format",
+            "json",
+        ],
+        &env(dir.path()),
+    );
+    let doc = export.json();
+    let attempts = doc["turns"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[0]["result"]["failedTools"], json!(["roll"]));
+    assert_eq!(
+        attempts[1]["plan"]["disabledSkills"],
+        json!(["dice-roller"])
+    );
+    assert_eq!(attempts[0]["transcript"]["planner"], "rules");
+}
+
+/// Turns continue the session's state; rewinding restores a turn's state exactly.
+#[test]
+fn rewind_restores_the_state_of_an_earlier_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let db = dir.path().join("game.db");
+    for input in ["I attack the goblin", "I look around", "I open the chest"] {
+        let run = narratoria(
+            [
+                "turn",
+                input,
+                "--skills",
+                r(&root),
+                "--session",
+                r(&db),
+                "--json",
+            ],
+            &env(dir.path()),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let id = sessions(&db, dir.path())[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let back = narratoria(
+        ["sessions", "rewind", &id, "1", "--session", r(&db)],
+        &env(dir.path()),
+    );
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert_eq!(back.json()["state"], json!({"turns": 1}));
+    let next = narratoria(
+        [
+            "turn",
+            "I wait",
+            "--skills",
+            r(&root),
+            "--session",
+            r(&db),
+            "--json",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(
+        next.json()["finalState"]["turns"],
+        2,
+        "the story continues from turn 1's state"
+    );
+    let md = narratoria(
+        ["sessions", "export", &id, "--session", r(&db)],
+        &env(dir.path()),
+    );
+    assert!(
+        md.stdout.contains("> I attack the goblin")
+            && md.stdout.contains("> I wait")
+            && !md.stdout.contains("I open the chest")
+    );
+    assert_eq!(
+        narratoria(
+            ["sessions", "rewind", &id, "9", "--session", r(&db)],
+            &env(dir.path())
+        )
+        .code,
+        2
+    );
+}
+
+/// A turn killed with SIGKILL mid-way leaves no trace; the database stays usable.
+#[test]
+fn a_turn_killed_mid_way_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 3.0);
+    let db = dir.path().join("game.db");
+    let first = narratoria(
+        ["sessions", "list", "--session", r(&db), "--json"],
+        &env(dir.path()),
+    );
+    assert_eq!(first.code, 0);
+    let mut child = Command::new(bin())
+        .args([
+            "turn",
+            "I attack the goblin",
+            "--skills",
+            r(&root),
+            "--session",
+            r(&db),
+            "--json",
+        ])
+        .env(NO_MODEL.0, NO_MODEL.1)
+        .env("NARRATORIA_HOME", dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let list = sessions(&db, dir.path());
+    let turns: u64 = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["turns"].as_u64().unwrap())
+        .sum();
+    assert_eq!(turns, 0, "{}", pretty(&list));
+    // And the next turn commits whole.
+    let ok = narratoria(
+        [
+            "turn",
+            "I look around",
+            "--skills",
+            r(&root),
+            "--session",
+            r(&db),
+            "--json",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let list = sessions(&db, dir.path());
+    assert_eq!(list[0]["turns"], 1);
+}
+
+/// The terminal game: streamed narration, dice, commands, saved story.
+#[test]
+fn play_runs_a_story_from_piped_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let db: PathBuf = dir.path().join("play.db");
+    let mut child = Command::new(bin())
+        .args(["play", "--session", r(&db), "--skills", r(&root)])
+        .env(NO_MODEL.0, NO_MODEL.1)
+        .env("NARRATORIA_HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"I attack the goblin\nI look around\n/turns\n/rewind 1\n/skills\n/bogus\n/quit\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("🎲 1d20 → [17] = 17"), "{text}");
+    assert!(
+        text.contains("The tale goes on (turn 1). You rolled 17."),
+        "{text}"
+    );
+    assert!(text.contains("The tale goes on (turn 2)."), "{text}");
+    assert!(text.contains("Rewound to just after turn 1."), "{text}");
+    assert!(
+        text.contains("dice-roller") && text.contains("unknown command /bogus"),
+        "{text}"
+    );
+    assert!(text.contains("Your story is saved."), "{text}");
+    assert_eq!(sessions(&db, dir.path())[0]["turns"], 1);
+}
