@@ -113,7 +113,12 @@ fn env_path(name: &str) -> Option<PathBuf> {
 
 fn holds_skills(dir: &Path) -> bool {
     std::fs::read_dir(dir)
-        .map(|mut entries| entries.any(|e| e.map(|e| e.path().join("skill.json").is_file()).unwrap_or(false)))
+        .map(|mut entries| {
+            entries.any(|e| {
+                e.map(|e| e.path().join("skill.json").is_file())
+                    .unwrap_or(false)
+            })
+        })
         .unwrap_or(false)
 }
 

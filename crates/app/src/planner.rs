@@ -70,27 +70,36 @@ pub fn open(
 /// Receives model-loading progress, 0.0 ..= 1.0.
 pub type Progress = Box<dyn FnMut(f32) + Send>;
 
-/// A progress callback drawing a bar on stderr.
+/// A progress callback drawing a bar on stderr (a terminal), or saying once
+/// that the model is loading (a log).
 pub fn stderr_progress_bar() -> Progress {
-    use std::io::Write;
+    use std::io::{IsTerminal, Write};
+    let terminal = std::io::stderr().is_terminal();
     let mut last = -1i32;
     Box::new(move |p: f32| {
-        let pct = (p.clamp(0.0, 1.0) * 100.0) as i32;
-        if pct != last {
-            last = pct;
-            let filled = (pct / 5) as usize;
-            let mut err = std::io::stderr().lock();
+        let step = (p.clamp(0.0, 1.0) * 20.0) as i32;
+        if step == last {
+            return;
+        }
+        let first = last < 0;
+        last = step;
+        let mut err = std::io::stderr().lock();
+        if terminal {
+            let filled = step as usize;
             let _ = write!(
                 err,
-                "\rLoading model [{}{}] {pct:>3}%",
+                "\rLoading model [{}{}] {:>3}%",
                 "#".repeat(filled),
-                " ".repeat(20 - filled)
+                " ".repeat(20 - filled),
+                step * 5
             );
-            if pct >= 100 {
+            if step >= 20 {
                 let _ = writeln!(err);
             }
-            let _ = err.flush();
+        } else if first {
+            let _ = writeln!(err, "narratoria: loading the model…");
         }
+        let _ = err.flush();
     })
 }
 

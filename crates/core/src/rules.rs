@@ -330,7 +330,12 @@ fn fit(schema: Option<&Value>, candidates: &[(&str, Value)]) -> Map<String, Valu
 }
 
 fn strip_i(input: &str) -> String {
-    let t = input.trim().trim_end_matches(['.', '!', '?']);
+    let second_person = format!(" {} ", input.trim().trim_end_matches(['.', '!', '?']))
+        .replace(" my ", " your ")
+        .replace(" myself ", " yourself ")
+        .replace(" me ", " you ")
+        .replace(" I'm ", " you're ");
+    let t = second_person.trim();
     let lower = t.to_lowercase();
     for prefix in ["i ", "i'll ", "i will ", "i try to ", "i want to "] {
         if lower.starts_with(prefix) {
@@ -464,5 +469,7 @@ mod tests {
         );
         assert!(p.tools.is_empty());
         assert!(p.narrative.unwrap().starts_with("You attack"));
+        let p = plan_for(&c, "I swing my axe at me", &[]);
+        assert_eq!(p.narrative.as_deref(), Some("You swing your axe at you."));
     }
 }
