@@ -391,6 +391,10 @@ impl App {
             )
         };
         let mut skills = self.registry.state();
+        // A player's skill data lives in their own folder, never in an
+        // installed skills folder.
+        let mut opts = TurnOptions::default();
+        opts.exec.data_root = Some(narratoria_core::paths::skills_data_dir());
         let outcome = play_turn(
             input,
             self.planner(),
@@ -398,7 +402,7 @@ impl App {
             state,
             recent,
             &mut skills,
-            &TurnOptions::default(),
+            &opts,
             events,
         )
         .await;
