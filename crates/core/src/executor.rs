@@ -172,6 +172,7 @@ pub async fn execute(
 
     loop {
         // Start what may start now.
+        let mut not_started = None;
         while let Some(i) = queue.peek() {
             if let Some(reason) = skipped[i].take() {
                 queue.pop();
@@ -191,8 +192,7 @@ pub async fn execute(
                 plan_timed_out = true;
                 break;
             }
-            let tool = &plan.tools[i];
-            let concurrent = plan.parallel && tool.is_async;
+            let concurrent = plan.parallel && plan.tools[i].is_async;
             if exclusive || running.len() >= max_concurrency || (!concurrent && !running.is_empty())
             {
                 break;
@@ -210,45 +210,42 @@ pub async fn execute(
                         .push(async move { (i, run_tool(job, limits, plan_deadline, sink).await) });
                 }
                 Err((skill, error)) => {
+                    // Record it before anything else starts, so its dependents are skipped.
                     trace[i].skill = skill;
-                    let run = ToolRun::failed(error);
-                    finish_tool(
-                        i,
-                        run,
-                        plan,
-                        &dag,
-                        &mut trace,
-                        &mut outputs,
-                        &mut skipped,
-                        &mut result,
-                        &sink,
-                    );
-                    queue.finish(i);
+                    not_started = Some((i, ToolRun::failed(error)));
+                    break;
                 }
             }
         }
 
-        if running.is_empty() {
-            if queue.is_done() || plan_timed_out || queue.peek().is_none() {
-                break;
+        let (i, run) = match not_started {
+            Some(done) => done,
+            None if running.is_empty() => {
+                if queue.is_done() || plan_timed_out || queue.peek().is_none() {
+                    break;
+                }
+                continue;
             }
-            continue;
-        }
-        if let Some((i, run)) = running.next().await {
-            exclusive = false;
-            finish_tool(
-                i,
-                run,
-                plan,
-                &dag,
-                &mut trace,
-                &mut outputs,
-                &mut skipped,
-                &mut result,
-                &sink,
-            );
-            queue.finish(i);
-        }
+            None => match running.next().await {
+                Some(done) => {
+                    exclusive = false;
+                    done
+                }
+                None => continue,
+            },
+        };
+        finish_tool(
+            i,
+            run,
+            plan,
+            &dag,
+            &mut trace,
+            &mut outputs,
+            &mut skipped,
+            &mut result,
+            &sink,
+        );
+        queue.finish(i);
     }
 
     // Whatever never started because the plan ran out of time.

@@ -100,31 +100,9 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
     let md_text = read_inside(&dir, &md_path).map_err(|p| vec![p])?;
 
     let mut front_prompt = None;
-    let (
-        format,
-        manifest_path,
-        name,
-        display_name,
-        version,
-        description,
-        author,
-        license,
-        timeout,
-        script_meta,
-    ) = if let Some(text) = json_text {
+    let (format, manifest_path, manifest) = if let Some(text) = json_text {
         match parse_manifest(&text) {
-            Ok(m) => (
-                ManifestFormat::SkillJson,
-                json_path.clone(),
-                m.name,
-                m.display_name,
-                m.version,
-                m.description,
-                m.author,
-                m.license,
-                m.timeout_seconds,
-                m.scripts,
-            ),
+            Ok(m) => (ManifestFormat::SkillJson, json_path.clone(), m),
             Err(errs) => {
                 let mut all = field_problems(&json_path, "invalid skill.json", errs);
                 all.extend(config_problems(&dir));
@@ -135,28 +113,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
         match parse_skill_md(text, &folder) {
             Ok((fm, body)) => {
                 front_prompt = Some(body);
-                let meta = |k: &str| {
-                    fm.metadata
-                        .as_ref()
-                        .and_then(|m| m.get(k))
-                        .and_then(|v| match v {
-                            serde_norway::Value::String(s) => Some(s.clone()),
-                            serde_norway::Value::Number(n) => Some(n.to_string()),
-                            _ => None,
-                        })
-                };
-                (
-                    ManifestFormat::SkillMd,
-                    md_path.clone(),
-                    fm.name.clone(),
-                    meta("displayName").or_else(|| meta("display-name")),
-                    meta("version").unwrap_or_else(|| "0.0.0".into()),
-                    fm.description.clone(),
-                    meta("author"),
-                    fm.license.clone(),
-                    None,
-                    BTreeMap::new(),
-                )
+                (ManifestFormat::SkillMd, md_path.clone(), fm.into_manifest())
             }
             Err(errs) => {
                 let mut all = field_problems(&md_path, "invalid SKILL.md", errs);
@@ -170,6 +127,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
             "no skill.json or SKILL.md: not a skill folder".to_string(),
         )]);
     };
+    let script_meta = manifest.scripts;
 
     // prompt.md, else the SKILL.md body (also when skill.json is the manifest).
     let prompt = match read_inside(&dir, &dir.join("prompt.md")) {
@@ -203,12 +161,12 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
     }
     Ok(Loaded {
         skill: Skill {
-            name,
-            display_name,
-            version,
-            description,
-            author,
-            license,
+            name: manifest.name,
+            display_name: manifest.display_name,
+            version: manifest.version,
+            description: manifest.description,
+            author: manifest.author,
+            license: manifest.license,
             format,
             dir,
             manifest_path,
@@ -216,7 +174,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
             prompt,
             config_schema,
             user_config,
-            timeout_seconds: timeout,
+            timeout_seconds: manifest.timeout_seconds,
             enabled: true,
             error_state: Default::default(),
         },

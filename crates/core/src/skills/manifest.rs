@@ -131,6 +131,33 @@ pub struct Frontmatter {
     pub allowed_tools: Option<serde_norway::Value>,
 }
 
+impl Frontmatter {
+    /// The manifest this frontmatter amounts to (`metadata.version`,
+    /// `metadata.author` and `metadata.displayName` are read when present).
+    pub fn into_manifest(self) -> SkillManifest {
+        let meta = |k: &str| {
+            self.metadata
+                .as_ref()
+                .and_then(|m| m.get(k))
+                .and_then(|v| match v {
+                    serde_norway::Value::String(s) => Some(s.clone()),
+                    serde_norway::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+        };
+        SkillManifest {
+            display_name: meta("displayName").or_else(|| meta("display-name")),
+            version: meta("version").unwrap_or_else(|| "0.0.0".into()),
+            author: meta("author"),
+            name: self.name,
+            description: self.description,
+            license: self.license,
+            timeout_seconds: None,
+            scripts: BTreeMap::new(),
+        }
+    }
+}
+
 /// Splits `SKILL.md` into its validated frontmatter and its body (the
 /// behavioural prompt). `folder` is the skill folder's name, which `name` must match.
 pub fn parse_skill_md(text: &str, folder: &str) -> Result<(Frontmatter, String), Vec<FieldError>> {
