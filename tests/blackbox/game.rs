@@ -407,3 +407,103 @@ fn play_runs_a_story_from_piped_input() {
     assert!(text.contains("Your story is saved."), "{text}");
     assert_eq!(sessions(&db, dir.path())[0]["turns"], 1);
 }
+
+/// With the real default model: a turn whose dice skill fails is replanned
+/// without it (or falls back), never runs past five plans, and narrates.
+#[cfg(feature = "llama")]
+#[test]
+fn turn_with_the_real_model_replans_around_a_failing_skill() {
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    assert!(
+        model.is_file(),
+        "the default model is missing: run scripts/fetch-model.sh"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, true, 0.0);
+    let db = dir.path().join("game.db");
+    let home = dir.path().to_str().unwrap().to_string();
+    let run = narratoria(
+        [
+            "turn",
+            "I attack the goblin with my sword",
+            "--skills",
+            r(&root),
+            "--session",
+            r(&db),
+            "--model",
+            r(&model),
+            "--json",
+        ],
+        &[("NARRATORIA_HOME", home.as_str())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let result = run.json();
+    assert!(
+        result["narrative"]
+            .as_str()
+            .is_some_and(|n| !n.trim().is_empty()),
+        "{}",
+        pretty(&result)
+    );
+    let id = sessions(&db, dir.path())[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let doc = narratoria(
+        [
+            "sessions",
+            "export",
+            &id,
+            "--session",
+            r(&db),
+            "--format",
+            "json",
+        ],
+        &env(dir.path()),
+    )
+    .json();
+    let attempts = doc["turns"][0]["attempts"].as_array().unwrap().clone();
+    assert!((1..=5).contains(&attempts.len()), "{}", pretty(&doc));
+    let mut disabled_so_far: Vec<String> = Vec::new();
+    for a in &attempts {
+        let Some(plan) = a["plan"].as_object() else {
+            continue;
+        };
+        let listed: Vec<String> = plan["disabledSkills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        for d in &disabled_so_far {
+            assert!(
+                listed.contains(d),
+                "a failed skill came back: {}",
+                pretty(&doc)
+            );
+            let used = plan["tools"].as_array().unwrap().iter().any(|t| {
+                t["toolPath"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("{d}/"))
+            });
+            assert!(!used, "plan uses disabled skill {d}: {}", pretty(&doc));
+        }
+        if let Some(failed) = a["result"]["executionTrace"].as_array() {
+            for t in failed.iter().filter(|t| t["state"] == "failed") {
+                if let Some(s) = t["skill"].as_str() {
+                    disabled_so_far.push(s.to_string());
+                }
+            }
+        }
+        assert!(
+            a["transcript"]["planner"]
+                .as_str()
+                .is_some_and(|p| p.contains("SmolLM2") || p == "rules"),
+            "{}",
+            pretty(a)
+        );
+    }
+}
