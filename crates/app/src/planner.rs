@@ -14,8 +14,8 @@ use crate::AppError;
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// Where the default model is looked for: `$NARRATORIA_MODEL`, a `models/`
-/// folder beside or above the executable, the installed share folder, the
-/// user's data folder, `./models`.
+/// folder beside or above the executable, the source checkout it was built
+/// from, the installed share folder, the user's data folder, `./models`.
 pub fn default_model_path() -> PathBuf {
     if let Some(p) = std::env::var_os("NARRATORIA_MODEL").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
@@ -27,6 +27,11 @@ pub fn default_model_path() -> PathBuf {
             candidates.push(dir.join("share/narratoria/models").join(DEFAULT_MODEL_FILE));
         }
     }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../models")
+            .join(DEFAULT_MODEL_FILE),
+    );
     candidates.push(PathBuf::from("/usr/share/narratoria/models").join(DEFAULT_MODEL_FILE));
     candidates.push(
         narratoria_core::paths::user_data_dir()

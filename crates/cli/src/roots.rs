@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 /// The built-in skills folder: `$NARRATORIA_SKILLS_DIR`, else a `skills/`
-/// folder beside or above the executable (a source checkout or a bundle),
-/// else the installed `/usr/share/narratoria/skills`, else `./skills`.
+/// folder beside or above the executable (a bundle), else the source
+/// checkout it was built from, else the installed
+/// `/usr/share/narratoria/skills`, else `./skills`.
 pub fn builtin_skills_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("NARRATORIA_SKILLS_DIR") {
         return PathBuf::from(dir);
@@ -21,6 +22,11 @@ pub fn builtin_skills_dir() -> PathBuf {
                 }
             }
         }
+    }
+    // A build from a source checkout whose target folder lives elsewhere.
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    if source.join("dice-roller").is_dir() {
+        return source.canonicalize().unwrap_or(source);
     }
     for candidate in ["/usr/share/narratoria/skills", "/usr/lib/narratoria/skills"] {
         if Path::new(candidate).is_dir() {

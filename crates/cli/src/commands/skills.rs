@@ -55,7 +55,7 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
             );
         }
         for p in &catalog.problems {
-            println!("skipped: {}: {}", p.path.display(), p.reason);
+            println!("problem: {}: {}", p.path.display(), p.reason);
         }
     }
     Ok(ExitCode::SUCCESS)
