@@ -12,6 +12,8 @@ import { remote } from "webdriverio";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const screenshots = path.join(repo, "docs/screenshots");
+/** The skills folder copied for each run (default: the repository's). */
+export const skillsSource = process.env.NARRATORIA_E2E_SKILLS || path.join(repo, "skills");
 
 function targetDir() {
   return process.env.CARGO_TARGET_DIR || path.join(repo, "target");
@@ -57,7 +59,7 @@ export async function openApp({ application = appBinary(), copySkills = true, in
   const skills = path.join(tmp, "skills");
   mkdirSync(home, { recursive: true });
   if (copySkills) {
-    cpSync(path.join(repo, "skills"), skills, {
+    cpSync(skillsSource, skills, {
       recursive: true,
       filter: (src) => !/\/(data|config\.json)$/.test(src),
     });

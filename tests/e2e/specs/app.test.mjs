@@ -5,9 +5,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openApp, repo, shot } from "../harness.mjs";
+import { openApp, shot, skillsSource } from "../harness.mjs";
 
-const diceBuilt = existsSync(path.join(repo, "skills/dice-roller/scripts/roll-dice"));
+const diceBuilt = existsSync(path.join(skillsSource, "dice-roller/scripts/roll-dice"));
 
 describe("Narratoria desktop", { timeout: 180_000 }, () => {
   let app;
@@ -104,10 +104,20 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
   test("a skill folder added on disk appears", async () => {
     await tab("skills");
     const dir = path.join(app.skills, "lantern");
-    mkdirSync(dir);
+    mkdirSync(path.join(dir, "scripts"), { recursive: true });
+    writeFileSync(
+      path.join(dir, "scripts/light"),
+      '#!/bin/sh\necho \'{"type":"done","ok":true,"output":{"lit":true}}\'\n',
+      { mode: 0o755 },
+    );
     writeFileSync(
       path.join(dir, "skill.json"),
-      JSON.stringify({ name: "lantern", version: "0.1.0", description: "Lights dark places." }),
+      JSON.stringify({
+        name: "lantern",
+        version: "0.1.0",
+        description: "Lights dark places.",
+        scripts: { light: { description: "Lights the lantern." } },
+      }),
     );
     await (await b.$('[data-skill="lantern"]')).waitForExist({ timeout: 15_000 });
   });

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The desktop app's end-to-end check, from a bare Debian machine:
+#  1. installs what it needs (apt packages for Tauri/WebKitGTK, Xvfb and
+#     WebKitWebDriver; npm packages of ui/ and tests/e2e/; tauri-driver),
+#  2. builds the app and its .deb (`tauri build --bundles deb`: release
+#     binary with the web UI embedded, built-in skills and model as resources),
+#  3. runs the E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a
+#     real window under Xvfb against that binary,
+#  4. installs the .deb with apt-get and opens the installed app under Xvfb
+#     (window title, skills listed, screenshot).
+# Ends with the line "N passed, N failed"; exits non-zero when anything failed.
+#
+# Environment: CARGO_TARGET_DIR (default ~/.cache/narratoria/target);
+# NARRATORIA_E2E_PROFILE=debug|release (default debug: it shares the
+# workspace test build's compiled crates, llama.cpp included; dependencies are
+# optimised in the dev profile); NARRATORIA_E2E_FEATURES=--no-default-features
+# builds without the llama.cpp narrator; NARRATORIA_E2E_SKIP_DEB=1 skips the
+# bundle and step 4.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/narratoria/target}"
+mkdir -p "$CARGO_TARGET_DIR"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "e2e: ok - $1" >&2; }
+fail() { failed=$((failed + 1)); echo "e2e: FAILED - $1" >&2; }
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+step() { echo "== e2e: $*" >&2; }
+
+# ---- 1. what the build and the window need
+apt_pkgs=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
+  build-essential libssl-dev pkg-config file libxdo-dev xvfb xauth webkit2gtk-driver imagemagick)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  step "apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2 \
+    || { fail "install apt packages"; finish; }
+fi
+command -v node >/dev/null 2>&1 || { step "apt-get install nodejs npm"; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2; }
+
+step "models and built-in skills"
+"$root/scripts/fetch-model.sh" >&2 || { fail "fetch the default model"; finish; }
+need_skills=0
+for s in dice-roller/scripts/roll-dice storyteller/scripts/narrate; do
+  [ -x "skills/$s" ] || need_skills=1
+done
+if [ "$need_skills" = 1 ] && [ -x scripts/install-skills.sh ]; then
+  scripts/install-skills.sh >&2 || echo "e2e: note: the built-in skills' scripts did not all build" >&2
+fi
+
+step "npm ci (ui, tests/e2e)"
+(cd ui && npm ci --no-audit --no-fund >&2) || { fail "npm ci in ui"; finish; }
+(cd tests/e2e && npm ci --no-audit --no-fund >&2) || { fail "npm ci in tests/e2e"; finish; }
+
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  step "cargo install tauri-driver"
+  cargo install tauri-driver --locked >&2 || { fail "install tauri-driver"; finish; }
+fi
+
+# ---- 2. build
+export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
+profile="${NARRATORIA_E2E_PROFILE:-debug}"
+build_args=()
+[ "$profile" = debug ] && build_args+=(--debug)
+if [ "${NARRATORIA_E2E_SKIP_DEB:-}" = 1 ]; then build_args+=(--no-bundle); else build_args+=(--bundles deb); fi
+cargo_args=()
+[ -n "${NARRATORIA_E2E_FEATURES:-}" ] && cargo_args+=(-- ${NARRATORIA_E2E_FEATURES})
+started=$(date +%s)
+step "tauri build ${build_args[*]} ${cargo_args[*]}"
+(cd ui && npx tauri build "${build_args[@]}" "${cargo_args[@]}" >&2) && pass "build the app (${build_args[*]})" || { fail "build the app"; finish; }
+echo "e2e: build took $(( $(date +%s) - started )) s" >&2
+export NARRATORIA_APP="$CARGO_TARGET_DIR/$profile/narratoria-desktop"
+
+# ---- 3. the suite in a real window
+step "E2E suite under Xvfb"
+tap="$(mktemp)"
+started=$(date +%s)
+(cd tests/e2e && xvfb-run -a -s "-screen 0 1280x860x24" \
+  node --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stderr \
+  --test-reporter=tap --test-reporter-destination="$tap" specs/)
+suite_rc=$?
+echo "e2e: suite took $(( $(date +%s) - started )) s" >&2
+p=$(grep -E '^# pass ' "$tap" | awk '{print $3}')
+f=$(grep -E '^# fail ' "$tap" | awk '{print $3}')
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+if [ -z "$p" ] || { [ "$suite_rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; }; then fail "the E2E suite ran (exit $suite_rc)"; fi
+rm -f "$tap"
+
+# ---- 4. the installer
+if [ "${NARRATORIA_E2E_SKIP_DEB:-}" != 1 ]; then
+  deb=$(ls -t "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb 2>/dev/null | head -1)
+  if [ -z "$deb" ]; then
+    fail "a .deb was built"
+  else
+    pass "a .deb was built ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
+    step "apt-get install $deb"
+    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --reinstall "$deb" >&2; then
+      pass "install the .deb"
+      step "open the installed app under Xvfb"
+      (cd tests/e2e && xvfb-run -a -s "-screen 0 1280x860x24" node installed.mjs /usr/bin/narratoria-desktop) >&2 \
+        && pass "the installed app opens its window" || fail "the installed app opens its window"
+    else
+      fail "install the .deb"
+    fi
+  fi
+fi
+finish
