@@ -24,7 +24,7 @@ impl Default for MemoryConfig {
     fn default() -> MemoryConfig {
         MemoryConfig {
             max_context_events: 5,
-            similarity_threshold: 0.3,
+            similarity_threshold: 0.2,
             embedding_model_dir: None,
             storage_backend: "sqlite".into(),
         }

@@ -4,7 +4,9 @@
 //! With embeddings: `score = 0.8 · cosine + 0.2 · lexical`, where `lexical`
 //! is a candidate's bm25 relative to the best bm25 of the query (1 for the
 //! best keyword match, 0 for no keyword match); candidates under the
-//! similarity threshold are dropped. Without embeddings: `score = lexical`.
+//! similarity threshold are dropped; a memory stored without an embedding
+//! can still match by words (`score = 0.2 · lexical`). Without a query
+//! embedding: `score = lexical`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -41,7 +43,7 @@ pub struct Recalled {
 }
 
 /// The best `limit` candidates, best first. `hybrid` says whether the query
-/// had an embedding; then candidates without a similarity ≥ `threshold` are
+/// had an embedding; then candidates with a similarity under `threshold` are
 /// dropped. Ties keep the newer memory first.
 pub fn rank(
     candidates: Vec<Candidate>,
@@ -62,11 +64,15 @@ pub fn rank(
         .into_iter()
         .filter_map(|c| {
             let lex = lexical(&c);
-            let score = if hybrid {
-                let sim = c.similarity.filter(|s| *s >= threshold)?;
-                VECTOR_WEIGHT * sim + (1.0 - VECTOR_WEIGHT) * lex
-            } else {
-                lex
+            let score = match (hybrid, c.similarity) {
+                (false, _) => lex,
+                (true, Some(sim)) if sim >= threshold => {
+                    VECTOR_WEIGHT * sim + (1.0 - VECTOR_WEIGHT) * lex
+                }
+                (true, Some(_)) => return None,
+                // stored without an embedding: found by its words alone
+                (true, None) if c.bm25.is_some() => (1.0 - VECTOR_WEIGHT) * lex,
+                (true, None) => return None,
             };
             Some(Recalled {
                 id: c.id,
@@ -107,13 +113,15 @@ mod tests {
                 cand(2, Some(0.65), Some(-4.0)),
                 cand(3, Some(0.10), Some(-8.0)),
                 cand(4, None, Some(-2.0)),
+                cand(5, None, None),
             ],
             true,
             0.3,
             10,
         );
         let ids: Vec<i64> = got.iter().map(|r| r.id).collect();
-        assert_eq!(ids, vec![2, 1]); // 0.52+0.1 > 0.56; 3 and 4 under the threshold
+        // 0.52+0.1 > 0.56; 3 under the threshold; 4 has no embedding: 0.2 × 0.25
+        assert_eq!(ids, vec![2, 1, 4]);
     }
 
     #[test]

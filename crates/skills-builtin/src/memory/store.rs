@@ -260,14 +260,31 @@ fn insert_in(conn: &Connection, m: &NewMemory) -> Result<i64, SkillError> {
     Ok(id)
 }
 
-/// An FTS5 query matching any word of free text (each word quoted, so no
-/// text is read as FTS5 syntax); `None` when the text has no words.
+/// English words too common to say what a memory is about.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
+    "can", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his",
+    "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or",
+    "our", "she", "so", "than", "that", "the", "their", "them", "then", "there", "they", "this",
+    "to", "us", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why",
+    "will", "with", "would", "you", "your",
+];
+
+/// An FTS5 query matching any telling word of free text (common words left
+/// out, each word quoted so no text is read as FTS5 syntax); `None` when no
+/// word is left.
 pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
-        .collect();
+    let mut words: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let w = w.to_lowercase();
+        if w.is_empty()
+            || STOPWORDS.contains(&w.as_str())
+            || words.iter().any(|q| q[1..q.len() - 1] == w)
+        {
+            continue;
+        }
+        words.push(format!("\"{w}\""));
+    }
     (!words.is_empty()).then(|| words.join(" OR "))
 }
 
@@ -294,13 +311,12 @@ mod tests {
     fn fts_query_quotes_words() {
         assert_eq!(
             fts_query("The dragon's lair?").unwrap(),
-            r#""the" OR "dragon" OR "s" OR "lair""#
+            r#""dragon" OR "s" OR "lair""#
         );
+        assert_eq!(fts_query("Dragon, dragon!").unwrap(), r#""dragon""#);
+        assert_eq!(fts_query("who was it?"), None);
         assert_eq!(fts_query(" -- "), None);
-        assert_eq!(
-            fts_query("NEAR(\"a\" b)*").unwrap(),
-            r#""near" OR "a" OR "b""#
-        );
+        assert_eq!(fts_query("NEAR(\"a\" b)*").unwrap(), r#""near" OR "b""#);
     }
 
     #[test]
