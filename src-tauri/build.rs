@@ -1,0 +1,26 @@
+//! Declares the app's own commands so that the window's capability lists
+//! exactly which of them the page may call.
+
+const COMMANDS: &[&str] = &[
+    "model_status",
+    "model_load",
+    "app_folders",
+    "skills_list",
+    "skill_set_enabled",
+    "skill_save_config",
+    "sessions_list",
+    "session_current",
+    "session_new",
+    "session_open",
+    "session_rewind",
+    "session_export",
+    "play",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build step");
+}

@@ -1,0 +1,16 @@
+//! Narratoria's desktop window: a thin Tauri shell. Each domain's
+//! `commands.rs` lists plain calls into `narratoria_app::App`; live data
+//! reaches the page over a `Channel` (a turn's events) and app events
+//! (skill changes, model loading).
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod model;
+mod play;
+mod sessions;
+mod skills;
+mod startup;
+
+fn main() {
+    startup::run();
+}

@@ -1,0 +1,97 @@
+//! Model commands: what is loaded, load another GGUF file, where things are.
+
+use std::path::PathBuf;
+
+use narratoria_app::desktop::DesktopPaths;
+use narratoria_app::AppError;
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager, State};
+
+use super::models::{
+    Loading, ModelProgress, ModelStatus, ModelView, FAILED_EVENT, LOADED_EVENT, PROGRESS_EVENT,
+};
+use crate::startup::AppState;
+
+/// The model in use and any load in progress.
+#[tauri::command]
+pub fn model_status(app: State<'_, AppState>, status: State<'_, ModelStatus>) -> ModelView {
+    ModelView {
+        model: app.model_info(),
+        loading: status.0.lock().expect("status lock").clone(),
+    }
+}
+
+/// Starts loading `path` (the default model when absent) in the background
+/// and returns at once; `model-progress`, then `model-loaded` or
+/// `model-failed` follow. The current planner answers until the load ends.
+#[tauri::command]
+pub fn model_load(handle: AppHandle, path: Option<String>) {
+    load_in_background(handle, path.map(PathBuf::from));
+}
+
+/// Loads a model on its own thread, reporting progress as app events.
+pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
+    let shown = path.as_ref().map(|p| p.display().to_string());
+    {
+        let status = handle.state::<ModelStatus>();
+        *status.0.lock().expect("status lock") = Loading {
+            path: shown.clone(),
+            progress: 0.0,
+            active: true,
+            error: None,
+        };
+    }
+    std::thread::spawn(move || {
+        let app = handle.state::<AppState>().inner().clone();
+        let progress_handle = handle.clone();
+        let progress_path = shown.clone();
+        let progress = Box::new(move |p: f32| {
+            if let Some(s) = progress_handle.try_state::<ModelStatus>() {
+                s.0.lock().expect("status lock").progress = p;
+            }
+            let _ = progress_handle.emit(
+                PROGRESS_EVENT,
+                ModelProgress {
+                    path: progress_path.clone(),
+                    progress: p,
+                },
+            );
+        });
+        let outcome = app.load_model(path.as_deref(), Some(progress));
+        let status = handle.state::<ModelStatus>();
+        let mut loading = status.0.lock().expect("status lock");
+        loading.active = false;
+        match outcome {
+            Ok(info) => {
+                loading.progress = 1.0;
+                loading.error = None;
+                drop(loading);
+                let _ = handle.emit(LOADED_EVENT, info);
+            }
+            Err(e) => {
+                loading.error = Some(e.clone());
+                drop(loading);
+                let _ = handle.emit(FAILED_EVENT, e);
+            }
+        }
+    });
+}
+
+/// The folders in use, for the page to show.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Folders {
+    pub skill_roots: Vec<PathBuf>,
+    pub session_db: PathBuf,
+    pub skills_state: PathBuf,
+}
+
+/// Where the skills, sessions and choices live.
+#[tauri::command]
+pub fn app_folders(paths: State<'_, DesktopPaths>) -> Result<Folders, AppError> {
+    Ok(Folders {
+        skill_roots: paths.skill_roots.clone(),
+        session_db: paths.session_db.clone(),
+        skills_state: paths.skills_state.clone(),
+    })
+}

@@ -1,0 +1,82 @@
+//! Session commands: list, new, open, continue, rewind, export.
+
+use std::path::PathBuf;
+
+use narratoria_app::{desktop, AppError, SessionView};
+use narratoria_core::store::SessionInfo;
+use serde::Serialize;
+use tauri::State;
+
+use crate::startup::AppState;
+
+/// Every saved session, most recent first.
+#[tauri::command]
+pub fn sessions_list(app: State<'_, AppState>) -> Result<Vec<SessionInfo>, AppError> {
+    app.sessions()
+}
+
+/// The current session (the latest one, or a new one, when none is open).
+#[tauri::command]
+pub fn session_current(app: State<'_, AppState>) -> Result<SessionView, AppError> {
+    app.current_session()
+}
+
+/// Starts a session and makes it current.
+#[tauri::command]
+pub fn session_new(app: State<'_, AppState>, title: String) -> Result<SessionView, AppError> {
+    app.new_session(&title)
+}
+
+/// Makes a session current.
+#[tauri::command]
+pub fn session_open(app: State<'_, AppState>, id: String) -> Result<SessionView, AppError> {
+    app.open_session(&id)
+}
+
+/// Rewinds a session to just after `turn` (0 = its start).
+#[tauri::command]
+pub fn session_rewind(
+    app: State<'_, AppState>,
+    id: String,
+    turn: u32,
+) -> Result<SessionView, AppError> {
+    app.rewind(&id, turn)
+}
+
+/// An export: written to `path` when one was chosen, else returned as text.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exported {
+    pub path: Option<PathBuf>,
+    pub text: Option<String>,
+    pub bytes: usize,
+}
+
+/// Exports a session as `md` or `json`, to the file the player chose in the
+/// save dialog or back to the page.
+#[tauri::command]
+pub fn session_export(
+    app: State<'_, AppState>,
+    id: String,
+    format: String,
+    path: Option<PathBuf>,
+) -> Result<Exported, AppError> {
+    match path {
+        Some(dest) => {
+            let bytes = desktop::export_to_file(&app, &id, &format, &dest)?;
+            Ok(Exported {
+                path: Some(dest),
+                text: None,
+                bytes,
+            })
+        }
+        None => {
+            let text = app.export(&id, &format)?;
+            Ok(Exported {
+                path: None,
+                bytes: text.len(),
+                text: Some(text),
+            })
+        }
+    }
+}

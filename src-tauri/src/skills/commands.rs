@@ -1,0 +1,55 @@
+//! Skill commands: list, enable or disable, save settings; skill-folder
+//! changes forwarded as `skill-changed` events.
+
+use narratoria_app::{AppError, SkillsView};
+use serde_json::Value;
+use tauri::{AppHandle, Emitter, State};
+
+use crate::startup::AppState;
+
+/// Event name for a change in the skill folders.
+pub const CHANGED_EVENT: &str = "skill-changed";
+
+/// Every skill with health, settings (secrets redacted) and schema.
+#[tauri::command]
+pub fn skills_list(app: State<'_, AppState>) -> SkillsView {
+    app.skills()
+}
+
+/// Turns a skill on or off (remembered); returns the skills after.
+#[tauri::command]
+pub fn skill_set_enabled(
+    app: State<'_, AppState>,
+    name: String,
+    enabled: bool,
+) -> Result<SkillsView, AppError> {
+    app.set_skill_enabled(&name, enabled)
+}
+
+/// Validates and saves a skill's settings; invalid input writes nothing and
+/// comes back with per-field errors. Returns the saved settings, redacted.
+#[tauri::command]
+pub fn skill_save_config(
+    app: State<'_, AppState>,
+    name: String,
+    config: Value,
+) -> Result<Value, AppError> {
+    app.save_skill_config(&name, &config)
+}
+
+/// Emits every registry change to the page until the app ends.
+pub fn forward_changes(handle: AppHandle, app: &AppState) {
+    let mut changes = app.skill_changes();
+    tauri::async_runtime::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match changes.recv().await {
+                Ok(change) => {
+                    let _ = handle.emit(CHANGED_EVENT, change);
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}

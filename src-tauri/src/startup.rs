@@ -1,0 +1,59 @@
+//! Start-up: resolve folders, open the app, confine the asset protocol,
+//! forward skill changes, and load the default model in the background.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use narratoria_app::desktop::{DesktopPaths, SharedApp};
+use tauri::Manager;
+
+use crate::{model, skills};
+
+/// The app as every command sees it.
+pub type AppState = Arc<SharedApp>;
+
+/// Builds and runs the window; exits with a message when the app cannot open.
+pub fn run() {
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(model::models::ModelStatus::default())
+        .setup(|tauri_app| {
+            let resources = tauri_app.path().resource_dir().ok();
+            let paths = DesktopPaths::from_env(resources.as_deref());
+            let app = SharedApp::open(&paths).map_err(|e| {
+                eprintln!("narratoria-desktop: {} ({})", e.message, e.code);
+                Box::new(e) as Box<dyn std::error::Error>
+            })?;
+            let scope = tauri_app.asset_protocol_scope();
+            for folder in paths.asset_folders() {
+                let _ = std::fs::create_dir_all(&folder);
+                scope.allow_directory(&folder, true)?;
+            }
+            let app: AppState = Arc::new(app);
+            tauri_app.manage(Arc::clone(&app));
+            tauri_app.manage(paths.clone());
+            skills::commands::forward_changes(tauri_app.handle().clone(), &app);
+            if let Some(choice) = &paths.model {
+                let path = choice.path().map(Path::to_path_buf);
+                model::commands::load_in_background(tauri_app.handle().clone(), path);
+            }
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            model::commands::model_status,
+            model::commands::model_load,
+            model::commands::app_folders,
+            skills::commands::skills_list,
+            skills::commands::skill_set_enabled,
+            skills::commands::skill_save_config,
+            sessions::commands::sessions_list,
+            sessions::commands::session_current,
+            sessions::commands::session_new,
+            sessions::commands::session_open,
+            sessions::commands::session_rewind,
+            sessions::commands::session_export,
+            play::commands::play,
+        ])
+        .run(tauri::generate_context!())
+        .expect("the window could not start");
+}
