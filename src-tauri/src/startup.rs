@@ -7,7 +7,7 @@ use std::sync::Arc;
 use narratoria_app::desktop::{DesktopPaths, SharedApp};
 use tauri::Manager;
 
-use crate::{model, skills};
+use crate::{model, play, sessions, skills};
 
 /// The app as every command sees it.
 pub type AppState = Arc<SharedApp>;

@@ -4,12 +4,15 @@
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use narratoria_core::error::ErrorCode;
 use narratoria_core::paths;
+use narratoria_core::turn::TurnEvent;
+use tokio::sync::mpsc::UnboundedSender;
 
-use crate::{App, AppConfig, AppError};
+use crate::{App, AppConfig, AppError, TurnView};
 
 /// Where the desktop app finds its things, resolved once at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,6 +155,20 @@ impl SharedApp {
     /// Opens the app with the resolved folders.
     pub fn open(paths: &DesktopPaths) -> Result<SharedApp, AppError> {
         App::open(paths.app_config()).map(SharedApp)
+    }
+
+    /// [`App::play`] as a `Send` future: the turn runs on a blocking thread of
+    /// the current tokio runtime (the turn's future borrows the `!Sync` App,
+    /// so it cannot move between worker threads itself).
+    pub async fn play(
+        self: Arc<Self>,
+        input: String,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        let rt = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || rt.block_on(self.0.play(&input, events)))
+            .await
+            .map_err(|e| AppError::new(ErrorCode::Io, format!("the turn stopped: {e}")))?
     }
 }
 

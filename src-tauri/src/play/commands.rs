@@ -24,8 +24,7 @@ pub async fn play(
             }
         }
     });
-    let app = app.inner().clone();
-    let outcome = app.play(&input, Some(tx)).await;
+    let outcome = app.inner().clone().play(input, Some(tx)).await;
     let _ = forward.await;
     outcome
 }

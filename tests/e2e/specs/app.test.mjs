@@ -15,6 +15,23 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
   const tab = async (name) => {
     await (await b.$(`#tab-${name}`)).click();
   };
+  /**
+   * Sets a field's value as typing would, with the input event React listens
+   * to (WebKitWebDriver's key actions do not reach number inputs).
+   */
+  const retype = async (field, text) => {
+    await field.click();
+    await b.execute(
+      (el, value) => {
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+        set.call(el, value);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      },
+      field,
+      text,
+    );
+    assert.equal(await field.getValue(), text);
+  };
   const countTurns = async () => (await b.$$('[data-testid="story"] [data-testid="turn"]')).length;
   const play = async (text) => {
     const input = await b.$('[data-testid="play-input"]');
@@ -58,7 +75,12 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     await tab("inspector");
     const nodes = await b.$$('[data-testid="plan-node"]');
     await b.waitUntil(async () => (await b.$$('[data-testid="plan-node"]')).length > 0, { timeout: 5_000 });
-    if (nodes.length) await nodes[0].click();
+    // An SVG group is not "interactable" to WebDriver: select it from the keyboard.
+    if (nodes.length) {
+      await b.execute((el) => el.focus(), nodes[0]);
+      await b.keys("Enter");
+      await (await b.$('[data-testid="tool-detail"]')).waitForExist({ timeout: 5_000 });
+    }
     await shot(b, "inspector");
   });
 
@@ -84,16 +106,16 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     const configFile = path.join(app.skills, "dice-roller/config.json");
     const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : null;
     const field = await form.$("#cfg-dice-roller_maxDice");
-    await field.setValue("5000");
+    await retype(field, "5000");
     await (await form.$('button[type="submit"]')).click();
     const inline = await form.$(".error-detail");
     await inline.waitForExist({ timeout: 5_000 });
     assert.ok((await inline.getText()).length > 0, "no inline message");
-    assert.ok(await (await form.$(".field-error #cfg-dice-roller_maxDice")).isExisting(), "the error is not at its field");
+    assert.ok(await (await form.$(".rjsf-field-error #cfg-dice-roller_maxDice")).isExisting(), "the error is not at its field");
     assert.equal(existsSync(configFile) ? readFileSync(configFile, "utf8") : null, before, "config changed");
     await shot(b, "settings-error");
 
-    await field.setValue("50");
+    await retype(field, "50");
     await (await form.$('button[type="submit"]')).click();
     await (await form.$('[data-testid="settings-saved"]')).waitForExist({ timeout: 5_000 });
     assert.equal(JSON.parse(readFileSync(configFile, "utf8")).maxDice, 50);

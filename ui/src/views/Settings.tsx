@@ -118,7 +118,10 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
   const [data, setData] = useState<JsonObject>(skill.config);
   const [error, setError] = useState<AppError | null>(null);
   const [saved, setSaved] = useState(false);
-  useEffect(() => setData(skill.config), [skill.config]);
+  // Follow the stored settings when they change on disk, not on every refresh
+  // of the skill list (which would wipe what the player is typing).
+  const stored = JSON.stringify(skill.config);
+  useEffect(() => setData(JSON.parse(stored)), [stored]);
 
   return (
     <article className="card settings-card" data-testid="settings-form" data-skill={skill.name}>
