@@ -439,6 +439,13 @@ impl App {
 mod tests {
     use super::*;
 
+    /// The desktop shell shares one App between threads.
+    #[test]
+    fn app_is_shareable() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<App>();
+    }
+
     fn app(dir: &Path) -> App {
         let root = dir.join("skills/teller");
         std::fs::create_dir_all(root.join("scripts")).unwrap();

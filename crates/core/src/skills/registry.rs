@@ -53,7 +53,8 @@ pub struct Registry {
 
 /// Keeps a watch running; dropping it stops watching.
 pub struct Watch {
-    _debouncer: Box<dyn std::any::Any + Send>,
+    // A mutex makes the handle shareable across threads; it is never locked.
+    _debouncer: Mutex<Box<dyn std::any::Any + Send>>,
 }
 
 /// Why watching could not start.
@@ -254,7 +255,7 @@ impl Registry {
                 })?;
         }
         Ok(Watch {
-            _debouncer: Box::new(debouncer),
+            _debouncer: Mutex::new(Box::new(debouncer)),
         })
     }
 }
