@@ -14,6 +14,7 @@ pub mod memory_model;
 pub mod protocol;
 pub mod reputation;
 pub mod script;
+pub mod sqlite;
 
 pub use error::{FailureCode, SkillError};
 pub use protocol::{Envelope, Events, LogLevel};

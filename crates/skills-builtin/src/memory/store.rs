@@ -22,8 +22,12 @@ use super::embedder::{cosine, from_blob, to_blob};
 use super::rank::{rank, Candidate, Recalled};
 use crate::error::SkillError;
 
-/// Candidates taken from each index before re-scoring.
-pub const CANDIDATES: usize = 200;
+/// Candidates taken from the vector index before exact re-scoring. sqlite-vec
+/// picks the k nearest of each 1024-row chunk in O(chunk × k), so k drives
+/// the cost of a recall: 200 takes ~45 ms over 100,000 memories, 48 ~10 ms.
+pub const VECTOR_CANDIDATES: usize = 48;
+/// Candidates taken from the keyword index.
+pub const KEYWORD_CANDIDATES: usize = 48;
 
 static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
     Migrations::new(vec![
@@ -123,9 +127,7 @@ impl MemoryStore {
     }
 
     fn from_connection(mut conn: Connection) -> Result<MemoryStore, SkillError> {
-        conn.busy_timeout(Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        MIGRATIONS.to_latest(&mut conn)?;
+        crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
         Ok(MemoryStore { conn })
     }
 
@@ -178,7 +180,7 @@ impl MemoryStore {
                 "SELECT rowid FROM memories_vec
                  WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2",
             )?;
-            let ids = st.query_map(params![to_blob(q), CANDIDATES as i64], |r| {
+            let ids = st.query_map(params![to_blob(q), VECTOR_CANDIDATES as i64], |r| {
                 r.get::<_, i64>(0)
             })?;
             for id in ids {
@@ -193,7 +195,7 @@ impl MemoryStore {
                 "SELECT rowid, bm25(memories_fts) FROM memories_fts
                  WHERE memories_fts MATCH ?1 ORDER BY bm25(memories_fts) LIMIT ?2",
             )?;
-            let rows = st.query_map(params![expr, CANDIDATES as i64], |r| {
+            let rows = st.query_map(params![expr, KEYWORD_CANDIDATES as i64], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
             })?;
             for row in rows {

@@ -115,9 +115,7 @@ impl Ledger {
 
     /// Migrates an open connection to the current schema.
     pub fn from_connection(mut conn: Connection) -> Result<Ledger, SkillError> {
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        MIGRATIONS.to_latest(&mut conn)?;
+        crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
         Ok(Ledger { conn })
     }
 
@@ -271,6 +269,34 @@ mod tests {
 
     fn ledger() -> Ledger {
         Ledger::from_connection(Connection::open_in_memory().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn scripts_opening_a_fresh_database_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let path = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let mut l = Ledger::open(&path).unwrap();
+                    l.update(
+                        &ReputationConfig::default(),
+                        &format!("f{i}"),
+                        1,
+                        "met",
+                        None,
+                    )
+                    .unwrap();
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(
+            Ledger::open(dir.path()).unwrap().factions().unwrap().len(),
+            8
+        );
     }
 
     #[test]
