@@ -10,7 +10,7 @@
 //! scan reads 150 MB per recall — too slow for a fresh process per query.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
@@ -111,13 +111,18 @@ pub struct RecallTimings {
 /// The memory database.
 pub struct MemoryStore {
     conn: Connection,
+    /// The database file; `None` in memory.
+    path: Option<PathBuf>,
 }
 
 impl MemoryStore {
     /// Opens (creating and migrating as needed) `memories.db` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<MemoryStore, SkillError> {
         register_sqlite_vec();
-        MemoryStore::from_connection(Connection::open(data_dir.join("memories.db"))?)
+        let path = data_dir.join("memories.db");
+        let mut store = MemoryStore::from_connection(Connection::open(&path)?)?;
+        store.path = Some(path);
+        Ok(store)
     }
 
     /// An in-memory store, for tests and benchmarks.
@@ -128,7 +133,7 @@ impl MemoryStore {
 
     fn from_connection(mut conn: Connection) -> Result<MemoryStore, SkillError> {
         crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
-        Ok(MemoryStore { conn })
+        Ok(MemoryStore { conn, path: None })
     }
 
     /// Stores one memory; returns its id.
@@ -174,36 +179,36 @@ impl MemoryStore {
         let mut timings = RecallTimings::default();
         let mut found: BTreeMap<i64, (Option<f32>, Option<f64>)> = BTreeMap::new();
 
-        let t = Instant::now();
-        if let Some(q) = query_vec {
-            let mut st = self.conn.prepare_cached(
-                "SELECT rowid FROM memories_vec
-                 WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2",
-            )?;
-            let ids = st.query_map(params![to_blob(q), VECTOR_CANDIDATES as i64], |r| {
-                r.get::<_, i64>(0)
-            })?;
-            for id in ids {
-                found.entry(id?).or_default();
-            }
+        // The two searches are independent: on a file database the keyword
+        // search runs on its own connection in parallel with the vector one.
+        let (vector, keyword) = match &self.path {
+            Some(path) => std::thread::scope(|scope| {
+                let kw = scope.spawn(|| {
+                    let conn = Connection::open(path)?;
+                    conn.busy_timeout(Duration::from_secs(5))?;
+                    keyword_search(&conn, query)
+                });
+                let v = vector_search(&self.conn, query_vec);
+                let k = kw
+                    .join()
+                    .unwrap_or_else(|_| Err(SkillError::internal("keyword search panicked")));
+                (v, k)
+            }),
+            None => (
+                vector_search(&self.conn, query_vec),
+                keyword_search(&self.conn, query),
+            ),
+        };
+        let (ids, vector_time) = vector?;
+        let (matches, keyword_time) = keyword?;
+        timings.vector = vector_time;
+        timings.keyword = keyword_time;
+        for id in ids {
+            found.entry(id).or_default();
         }
-        timings.vector = t.elapsed();
-
-        let t = Instant::now();
-        if let Some(expr) = fts_query(query) {
-            let mut st = self.conn.prepare_cached(
-                "SELECT rowid, bm25(memories_fts) FROM memories_fts
-                 WHERE memories_fts MATCH ?1 ORDER BY bm25(memories_fts) LIMIT ?2",
-            )?;
-            let rows = st.query_map(params![expr, KEYWORD_CANDIDATES as i64], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
-            })?;
-            for row in rows {
-                let (id, bm25) = row?;
-                found.entry(id).or_default().1 = Some(bm25);
-            }
+        for (id, bm25) in matches {
+            found.entry(id).or_default().1 = Some(bm25);
         }
-        timings.keyword = t.elapsed();
 
         let t = Instant::now();
         let mut st = self.conn.prepare_cached(
@@ -243,6 +248,48 @@ impl MemoryStore {
         timings.rescore = t.elapsed();
         Ok((ranked, timings))
     }
+}
+
+/// The ids of the vector candidates nearest to `query_vec`, and the time taken.
+fn vector_search(
+    conn: &Connection,
+    query_vec: Option<&[f32]>,
+) -> Result<(Vec<i64>, Duration), SkillError> {
+    let t = Instant::now();
+    let Some(q) = query_vec else {
+        return Ok((Vec::new(), t.elapsed()));
+    };
+    let mut st = conn.prepare_cached(
+        "SELECT rowid FROM memories_vec
+         WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2",
+    )?;
+    let ids = st
+        .query_map(params![to_blob(q), VECTOR_CANDIDATES as i64], |r| {
+            r.get::<_, i64>(0)
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((ids, t.elapsed()))
+}
+
+/// The best keyword matches of `query` with their bm25, and the time taken.
+fn keyword_search(
+    conn: &Connection,
+    query: &str,
+) -> Result<(Vec<(i64, f64)>, Duration), SkillError> {
+    let t = Instant::now();
+    let Some(expr) = fts_query(query) else {
+        return Ok((Vec::new(), t.elapsed()));
+    };
+    let mut st = conn.prepare_cached(
+        "SELECT rowid, bm25(memories_fts) FROM memories_fts
+         WHERE memories_fts MATCH ?1 ORDER BY bm25(memories_fts) LIMIT ?2",
+    )?;
+    let rows = st
+        .query_map(params![expr, KEYWORD_CANDIDATES as i64], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rows, t.elapsed()))
 }
 
 fn insert_in(conn: &Connection, m: &NewMemory) -> Result<i64, SkillError> {
