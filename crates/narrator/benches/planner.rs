@@ -14,14 +14,23 @@ use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
 use narratoria_core::planner::{PlanRequest, Planner};
 use narratoria_core::skills::Catalog;
-use narratoria_narrator::{default_threads, Levers, LlamaPlanner, LoadOptions, PlannerOptions};
+use narratoria_narrator::{
+    default_threads, Levers, LlamaPlanner, LoadOptions, PlannerOptions, Prefilter,
+};
 use serde_json::Map;
 
 fn main() {
     let path = support::model_path();
     let (_dir, catalog) = support::builtin_catalog();
     let threads = default_threads();
-    println!("model: {}  threads: {threads}", path.display());
+    println!(
+        "model: {}  threads: {threads}  OMP_WAIT_POLICY passive: {}  load average: {}",
+        path.display(),
+        narratoria_narrator::openmp_wait_is_passive(),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
 
     let mut loads = Vec::new();
     for _ in 0..3 {
@@ -31,7 +40,6 @@ fn main() {
     println!("model load (3 loads, incl. context): {}", list(&loads));
 
     let planner = LlamaPlanner::load(&path, LoadOptions::default()).unwrap();
-    let state = Map::new();
 
     // Time to first token, cold (nothing cached) and warm (the prefix cached).
     let mut cold = Vec::new();
@@ -113,46 +121,49 @@ fn main() {
         f(&mut o.levers);
         o
     };
-    run_set(
-        &planner,
-        &catalog,
-        "no few-shot examples",
-        lever(&|l| l.few_shot = false),
-    );
-    run_set(
-        &planner,
-        &catalog,
-        "no skill guides (prompt.md)",
-        lever(&|l| l.skill_guides = false),
-    );
-    run_set(
-        &planner,
-        &catalog,
-        "no keyword hints",
-        lever(&|l| l.keyword_hints = false),
-    );
-    run_set(
-        &planner,
-        &catalog,
-        "untyped inputs (any object)",
-        lever(&|l| l.typed_inputs = false),
-    );
-    run_set(
-        &planner,
-        &catalog,
-        "grammar in the chain (no sample-then-check)",
-        lever(&|l| l.sample_then_check = false),
-    );
-    run_set(
-        &planner,
-        &catalog,
-        "none: no few-shot, guides or hints",
-        lever(&|l| {
-            l.few_shot = false;
-            l.skill_guides = false;
-            l.keyword_hints = false
-        }),
-    );
+    let configs: Vec<(&str, PlannerOptions)> = vec![
+        (
+            "prefilter off (model picks among all tools)",
+            lever(&|l| l.prefilter = Prefilter::Off),
+        ),
+        (
+            "prefilter narrow (candidates, else all tools)",
+            lever(&|l| l.prefilter = Prefilter::Narrow),
+        ),
+        (
+            "prefilter strict (candidates, else none; tools optional)",
+            lever(&|l| l.prefilter = Prefilter::Strict),
+        ),
+        ("no few-shot examples", lever(&|l| l.few_shot = false)),
+        (
+            "no skill guides (prompt.md)",
+            lever(&|l| l.skill_guides = false),
+        ),
+        (
+            "no 'Likely tools' line in the tail",
+            lever(&|l| l.keyword_hints = false),
+        ),
+        (
+            "untyped inputs (any object)",
+            lever(&|l| l.typed_inputs = false),
+        ),
+        (
+            "grammar in the chain (no sample-then-check)",
+            lever(&|l| l.sample_then_check = false),
+        ),
+        (
+            "bare: prefilter off, no few-shot, guides or hints",
+            lever(&|l| {
+                l.prefilter = Prefilter::Off;
+                l.few_shot = false;
+                l.skill_guides = false;
+                l.keyword_hints = false
+            }),
+        ),
+    ];
+    for (label, options) in configs {
+        run_set(&planner, &catalog, label, options);
+    }
 }
 
 fn plan(
@@ -229,7 +240,14 @@ fn run_set(p: &LlamaPlanner, catalog: &Catalog, label: &str, options: PlannerOpt
     }
     latencies.sort();
     let n = items.len();
-    println!("\n== {label}");
+    println!(
+        "\n== {label}  (load average {})",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split(' ')
+            .next()
+            .unwrap_or("?")
+    );
     println!(
         "valid {valid}/{n}, deadline misses {deadline}; latency p50 {:?} p95 {:?} max {:?}; decode {:.1} tok/s",
         latencies[n / 2],

@@ -16,7 +16,10 @@ use serde_json::Map;
 fn main() {
     let (_dir, catalog) = support::builtin_catalog();
     let mut load = LoadOptions::default();
-    if let Some(t) = std::env::var("NARRATOR_THREADS").ok().and_then(|s| s.parse().ok()) {
+    if let Some(t) = std::env::var("NARRATOR_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         load.threads = t;
     }
     let planner = LlamaPlanner::load(&support::model_path(), load).expect("model loads");
@@ -32,7 +35,13 @@ fn main() {
             recent_turns: &[],
             state: &state,
             previous_failure: None,
-            deadline: Instant::now() + Duration::from_secs(std::env::var("DEADLINE").ok().and_then(|s| s.parse().ok()).unwrap_or(5)),
+            deadline: Instant::now()
+                + Duration::from_secs(
+                    std::env::var("DEADLINE")
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(5),
+                ),
         };
         print!("> {input}\n  narrative: ");
         let result = planner.plan(&request, &mut |piece| {
@@ -49,7 +58,11 @@ fn main() {
                 println!("  response: {}", t.response);
                 println!(
                     "  prompt {} tokens ({} cached), completion {}, ttft {} ms, total {} ms",
-                    t.prompt_tokens, t.cached_tokens, t.completion_tokens, t.time_to_first_token_ms, t.total_ms
+                    t.prompt_tokens,
+                    t.cached_tokens,
+                    t.completion_tokens,
+                    t.time_to_first_token_ms,
+                    t.total_ms
                 );
             }
             Err(e) => println!("  error: {e}"),

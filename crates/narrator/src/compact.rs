@@ -27,8 +27,8 @@ impl Default for CompactLimits {
     fn default() -> Self {
         CompactLimits {
             narrative_max_chars: 120,
-            max_tools: 3,
-            input_string_max_chars: 60,
+            max_tools: 2,
+            input_string_max_chars: 48,
         }
     }
 }
@@ -121,7 +121,10 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     }
     let Some(o) = v.as_object_mut() else { return };
     let is = |o: &Map<String, Value>, t: &str| o.get("type").and_then(Value::as_str) == Some(t);
-    let bounded = o.get("maxLength").and_then(Value::as_u64).is_some_and(|m| m <= string_max as u64);
+    let bounded = o
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .is_some_and(|m| m <= string_max as u64);
     if is(o, "string")
         && !bounded
         && !o.contains_key("enum")
@@ -309,8 +312,8 @@ mod tests {
         let s = compact_schema(&[dice()], CompactLimits::default(), true, 0);
         let input = &s["properties"]["tools"]["items"]["properties"]["input"];
         assert_eq!(input["additionalProperties"], false);
-        assert_eq!(input["properties"]["reason"]["maxLength"], 60);
-        assert_eq!(input["properties"]["formula"]["maxLength"], 60);
+        assert_eq!(input["properties"]["reason"]["maxLength"], 48);
+        assert_eq!(input["properties"]["formula"]["maxLength"], 48);
         assert!(input.get("$schema").is_none());
         let g = grammar(&s).unwrap();
         assert!(g.contains("dice-roller/roll-dice"), "{g}");

@@ -99,7 +99,7 @@ impl<R: Read> Reader<R> {
                 self.skip(4)?;
                 Value::Other
             }
-            10 | 11 | 12 => {
+            10..=12 => {
                 self.skip(8)?;
                 Value::Other
             }
@@ -135,8 +135,8 @@ fn fixed_size(ty: u32) -> Option<u64> {
     match ty {
         0 | 1 | 7 => Some(1),
         2 | 3 => Some(2),
-        4 | 5 | 6 => Some(4),
-        10 | 11 | 12 => Some(8),
+        4..=6 => Some(4),
+        10..=12 => Some(8),
         _ => None,
     }
 }

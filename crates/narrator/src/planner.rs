@@ -60,9 +60,12 @@ impl std::fmt::Debug for LoadOptions {
 /// A progress callback that forwards to a channel, for a UI or a progress bar.
 pub fn progress_channel() -> (Progress, mpsc::Receiver<f32>) {
     let (tx, rx) = mpsc::channel();
-    (Box::new(move |p| {
-        let _ = tx.send(p);
-    }), rx)
+    (
+        Box::new(move |p| {
+            let _ = tx.send(p);
+        }),
+        rx,
+    )
 }
 
 /// How plans are generated; may be changed between calls.
@@ -86,7 +89,7 @@ impl Default for PlannerOptions {
             limits: CompactLimits::default(),
             levers: Levers::default(),
             prefix_budget_tokens: 900,
-            max_new_tokens: 200,
+            max_new_tokens: 320,
             temperature: 0.4,
             top_k: 40,
             top_p: 0.9,
@@ -332,15 +335,27 @@ impl LlamaPlanner {
             Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
             Prefilter::Strict | Prefilter::Route => candidates.contains(p),
         };
-        let allowed: Vec<String> = tool_paths(&usable).into_iter().filter(|p| offered(p)).collect();
+        let allowed: Vec<String> = tool_paths(&usable)
+            .into_iter()
+            .filter(|p| offered(p))
+            .collect();
         let tools: Vec<_> = usable
             .iter()
-            .flat_map(|c| c.tools.iter().filter(|t| allowed.contains(&t.path)).cloned())
+            .flat_map(|c| {
+                c.tools
+                    .iter()
+                    .filter(|t| allowed.contains(&t.path))
+                    .cloned()
+            })
             .collect();
         let min_tools = usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
         let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
         let gbnf = grammar(&schema)?;
-        let hints = if opts.levers.keyword_hints { candidates.clone() } else { Vec::new() };
+        let hints = if opts.levers.keyword_hints {
+            candidates.clone()
+        } else {
+            Vec::new()
+        };
         let tail = prompt::tail(
             &TailInputs {
                 input: request.input,

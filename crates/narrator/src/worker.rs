@@ -320,10 +320,12 @@ impl Engine<'_> {
             logits_at = 0;
         }
         done.total = start.elapsed();
-        tracing::debug!(?sample_time, ?decode_time, tokens = done.completion_tokens, "generation timings");
-        if std::env::var_os("NARRATOR_DEBUG").is_some() {
-            eprintln!("sample {sample_time:?} decode {decode_time:?} tokens {}", done.completion_tokens);
-        }
+        tracing::debug!(
+            ?sample_time,
+            ?decode_time,
+            tokens = done.completion_tokens,
+            "generation timings"
+        );
         Ok(done)
     }
 

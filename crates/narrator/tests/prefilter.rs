@@ -28,7 +28,10 @@ fn the_prefilter_finds_most_needed_skills() {
             println!("{:?}: want {want:?}, candidates {got:?}", item.input);
         }
     }
-    println!("prefilter alone: exact {exact}/{}, needed skills found {found}/{needed}", items.len());
+    println!(
+        "prefilter alone: exact {exact}/{}, needed skills found {found}/{needed}",
+        items.len()
+    );
     // A floor, not a target: the prefilter must keep finding the bulk of what is needed.
     assert!(found * 10 >= needed * 7, "found {found} of {needed}");
 }
