@@ -196,6 +196,10 @@ impl App {
             .map(Path::to_path_buf)
             .or_else(|| Some(planner::default_model_path()).filter(|p| p.exists()));
         let p = planner::open(chosen.as_deref(), progress)?;
+        p.warm_up(
+            &self.registry.snapshot(),
+            std::time::Instant::now() + Duration::from_secs(60),
+        );
         *self.planner.write().expect("planner lock") = p;
         *self.model_path.write().expect("model lock") = chosen;
         Ok(self.model_info())

@@ -88,6 +88,13 @@ pub trait Planner: Send + Sync {
     /// A short name for people (`rules`, a model file name).
     fn name(&self) -> String;
 
+    /// Prepares for plans over `catalog` (e.g. evaluates and caches the prompt
+    /// prefix) so that a later [`Planner::plan`] spends its deadline on
+    /// generation only. Cheap when nothing changed; by default it does nothing.
+    fn warm_up(&self, catalog: &Catalog, deadline: Instant) {
+        let _ = (catalog, deadline);
+    }
+
     /// Writes one plan for `request`. `on_narrative` receives the plan's
     /// narrative text as it is generated, piece by piece.
     fn plan(

@@ -78,6 +78,9 @@ pub struct TurnOutcome {
     pub health_changes: Vec<HealthChange>,
 }
 
+/// The longest a planner may spend preparing before a turn.
+const WARM_UP_LIMIT: Duration = Duration::from_secs(60);
+
 const FALLBACK_TEMPLATES: [&str; 3] = [
     "The narrator pauses, considering your words: '{input}'",
     "Your action '{input}' echoes in the stillness...",
@@ -120,6 +123,14 @@ pub async fn play_turn(
     let mut health_changes = Vec::new();
     let mut last_result: Option<ExecutionResult> = None;
 
+    // The prompt prefix is prepared outside the generation deadline.
+    {
+        let (planner, catalog) = (Arc::clone(&planner), Arc::clone(&catalog));
+        let _ = tokio::task::spawn_blocking(move || {
+            planner.warm_up(&catalog, Instant::now() + WARM_UP_LIMIT)
+        })
+        .await;
+    }
     for attempt in 1..=opts.max_attempts.max(1) {
         send(
             &sink,

@@ -464,6 +464,12 @@ impl Planner for LlamaPlanner {
         self.name.clone()
     }
 
+    fn warm_up(&self, catalog: &Catalog, deadline: Instant) {
+        if let Err(e) = LlamaPlanner::warm_up(self, catalog, deadline) {
+            tracing::warn!("narrator warm-up failed: {e}");
+        }
+    }
+
     fn plan(
         &self,
         request: &PlanRequest<'_>,

@@ -35,6 +35,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
         args.model.as_deref(),
         Some(narratoria_app::planner::stderr_progress_bar()),
     )?;
+    planner.warm_up(&catalog, Instant::now() + Duration::from_secs(60));
     match lines {
         None => {
             let plan = plan_once(
