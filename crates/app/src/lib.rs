@@ -5,6 +5,9 @@
 
 pub mod desktop;
 pub mod planner;
+mod process;
+
+pub use process::calm_openmp;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    calm_openmp();
+    narratoria_app::calm_openmp();
     std::panic::set_hook(Box::new(|info| {
         eprintln!("narratoria: internal error: {info}");
     }));
@@ -24,27 +24,3 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// llama.cpp's OpenMP threads spin while they wait by default, which starves
-/// everything else on a small machine (decoding fell from ≈ 19 to 1–2 tokens/s
-/// under load). The OpenMP runtime reads its wait policy once, when the process
-/// starts, so the command restarts itself with a passive policy unless one is set.
-#[cfg(all(unix, feature = "llama"))]
-fn calm_openmp() {
-    use std::os::unix::process::CommandExt;
-    if std::env::var_os("OMP_WAIT_POLICY").is_some() {
-        return;
-    }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let err = std::process::Command::new(exe)
-        .args(std::env::args_os().skip(1))
-        .env("OMP_WAIT_POLICY", "passive")
-        .exec();
-    // exec only returns on failure: carry on as we are.
-    eprintln!("narratoria: note: could not restart with a passive OpenMP wait policy: {err}");
-}
-
-#[cfg(not(all(unix, feature = "llama")))]
-fn calm_openmp() {}
