@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the built-in skills' scripts (crate narratoria-skills-builtin) and
-# copies each binary to skills/<skill>/scripts/<script> with mode 0755.
+# Builds the built-in skills' scripts (crates narratoria-skills-builtin and
+# narratoria-storyteller) and copies each binary to
+# skills/<skill>/scripts/<script> with mode 0755.
 # Copies, not symlinks: skill discovery rejects symlinks that lead out of a
 # skill folder.
 #
@@ -23,13 +24,23 @@ declare -A scripts=(
   [reputation]="update-reputation query-reputation"
   [memory]="store-memory recall-memory"
 )
+# skill folder -> its scripts (each a bin of narratoria-storyteller)
+declare -A storyteller_scripts=(
+  [storyteller]="narrate"
+)
 
 bins=()
 for skill in "${!scripts[@]}"; do
   for s in ${scripts[$skill]}; do bins+=(--bin "$s"); done
 done
+storyteller_bins=()
+for skill in "${!storyteller_scripts[@]}"; do
+  for s in ${storyteller_scripts[$skill]}; do storyteller_bins+=(--bin "$s"); done
+done
 
 (cd "$root" && cargo build --quiet "${cargo_flags[@]}" -p narratoria-skills-builtin "${bins[@]}")
+(cd "$root" && cargo build --quiet "${cargo_flags[@]}" -p narratoria-storyteller "${storyteller_bins[@]}")
+for skill in "${!storyteller_scripts[@]}"; do scripts[$skill]="${storyteller_scripts[$skill]}"; done
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 

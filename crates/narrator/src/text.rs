@@ -24,6 +24,9 @@ const PROMPT_CHUNK: usize = 256;
 pub struct TextRequest {
     pub system: String,
     pub user: String,
+    /// The start of the answer, written for the model (e.g. "You"); it is the
+    /// first piece passed on and the start of [`TextOutput::text`].
+    pub answer_prefix: String,
     /// 0 picks the most likely token each time; higher is more varied.
     pub temperature: f32,
     /// Nucleus sampling: only the most likely tokens whose probabilities add up to this.
@@ -32,6 +35,9 @@ pub struct TextRequest {
     pub repeat_penalty: f32,
     /// The most tokens to generate.
     pub max_tokens: usize,
+    /// End-of-generation is not allowed before this many tokens (a small
+    /// model sometimes ends its answer at once).
+    pub min_tokens: usize,
     pub seed: u32,
     /// Threads for prompt reading and generation.
     pub threads: i32,
@@ -44,10 +50,12 @@ impl Default for TextRequest {
         TextRequest {
             system: String::new(),
             user: String::new(),
+            answer_prefix: String::new(),
             temperature: 0.8,
             top_p: 0.95,
             repeat_penalty: 1.15,
             max_tokens: 200,
+            min_tokens: 4,
             seed: 0x5eed,
             threads: crate::backend::default_threads(),
             deadline: None,
@@ -80,7 +88,7 @@ pub struct TextOutput {
 /// an answer to `request` and passes each piece of text to `on_piece` as it is
 /// decoded (whole UTF-8 characters only). Promises at most
 /// `request.max_tokens` generated tokens, a stop at the model's
-/// end-of-generation token, and a typed error — never a panic — for a
+/// end-of-generation token (never before `request.min_tokens`), and a typed error — never a panic — for a
 /// missing or broken model, a prompt that does not fit, or a passed deadline.
 pub fn generate_text(
     model_path: &Path,
@@ -97,12 +105,13 @@ pub fn generate_text(
         })?;
     let load_time = start.elapsed();
 
-    let prompt = render(&model, &request.system, &request.user).map_err(|reason| {
+    let mut prompt = render(&model, &request.system, &request.user).map_err(|reason| {
         NarratorError::ModelLoad {
             path: model_path.to_path_buf(),
             reason,
         }
     })?;
+    prompt.push_str(&request.answer_prefix);
     let tokens = model.vocab().tokenize(prompt.as_bytes(), true, true);
     if tokens.is_empty() {
         return Err(NarratorError::InvalidOutput("empty prompt".into()));
@@ -149,8 +158,11 @@ pub fn generate_text(
 
     let mut chain = sampler(&model, request);
     let vocab = model.vocab();
+    if !request.answer_prefix.is_empty() {
+        on_piece(&request.answer_prefix);
+    }
     let mut out = TextOutput {
-        text: String::new(),
+        text: request.answer_prefix.clone(),
         prompt_tokens: tokens.len(),
         completion_tokens: 0,
         stop: StopReason::MaxTokens,
@@ -165,6 +177,13 @@ pub fn generate_text(
             return Err(NarratorError::Deadline);
         }
         let mut candidates = ctx.token_data_array_ith(logits_at);
+        if out.completion_tokens < request.min_tokens.min(max_tokens) {
+            for d in candidates.data.iter_mut() {
+                if vocab.is_eog(d.id()) {
+                    d.set_logit(f32::NEG_INFINITY);
+                }
+            }
+        }
         candidates.apply_sampler(&mut chain);
         let token = candidates
             .selected_token()

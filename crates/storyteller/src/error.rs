@@ -1,0 +1,188 @@
+//! Why a provider gave no narrative, each with its protocol failure code.
+
+use narratoria_narrator::NarratorError;
+use narratoria_skills_builtin::{FailureCode, SkillError};
+use serde_json::json;
+
+/// A provider's failure. Messages never hold the API key: hosted errors are
+/// built from the status, the provider's own error text (scrubbed of the key)
+/// and the endpoint, and 401/403 bodies are not quoted at all.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProviderError {
+    /// 401/403, or no key for a provider that needs one.
+    #[error("{provider} refused the credentials: {reason}")]
+    Unauthorized {
+        provider: &'static str,
+        reason: String,
+    },
+    /// 429.
+    #[error("{provider} rate limit exceeded (HTTP 429){}", retry_hint(.retry_after))]
+    RateLimited {
+        provider: &'static str,
+        retry_after: Option<String>,
+    },
+    /// 5xx, or an error the provider reported inside its stream.
+    #[error("{provider} failed (HTTP {status}): {message}")]
+    Service {
+        provider: &'static str,
+        status: u16,
+        message: String,
+    },
+    /// The endpoint could not be reached (DNS, refused connection, TLS) or
+    /// the connection broke.
+    #[error("cannot reach {provider} at {endpoint}: {reason}")]
+    Unreachable {
+        provider: &'static str,
+        endpoint: String,
+        reason: String,
+    },
+    /// No answer within the configured time.
+    #[error("{provider} did not answer within {seconds} s")]
+    Timeout {
+        provider: &'static str,
+        seconds: u64,
+    },
+    /// The answer was not the provider's wire format, or held no text.
+    #[error("{provider} sent an unusable answer: {reason}")]
+    BadAnswer {
+        provider: &'static str,
+        reason: BadAnswer,
+    },
+    /// A 4xx other than 401/403/429: the request itself is wrong (unknown model, bad parameter).
+    #[error("{provider} rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        provider: &'static str,
+        status: u16,
+        message: String,
+    },
+    /// The settings cannot work (e.g. an endpoint that is not an http(s) URL).
+    #[error("{0}")]
+    Config(String),
+    /// No local model file was found.
+    #[error("no local model: {0}")]
+    ModelMissing(String),
+    /// llama.cpp could not load the model or generate.
+    #[error("the local model failed: {0}")]
+    Local(#[from] NarratorError),
+}
+
+/// What was wrong with an answer.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BadAnswer {
+    #[error("{0}")]
+    Malformed(String),
+    #[error("the answer held no text")]
+    Empty,
+}
+
+fn retry_hint(after: &Option<String>) -> String {
+    after
+        .as_ref()
+        .map(|s| format!("; retry after {s} s"))
+        .unwrap_or_default()
+}
+
+impl ProviderError {
+    /// The protocol failure code (seed 003).
+    pub fn code(&self) -> FailureCode {
+        match self {
+            ProviderError::Unauthorized { .. } => FailureCode::Unauthorized,
+            ProviderError::RateLimited { .. } => FailureCode::RateExceeded,
+            ProviderError::Service { .. }
+            | ProviderError::Unreachable { .. }
+            | ProviderError::Timeout { .. }
+            | ProviderError::BadAnswer { .. } => FailureCode::ExternalServiceError,
+            ProviderError::Rejected { status: 404, .. } => FailureCode::NotFound,
+            ProviderError::Rejected { .. } | ProviderError::Config(_) => {
+                FailureCode::ValidationError
+            }
+            ProviderError::ModelMissing(_) => FailureCode::NotFound,
+            ProviderError::Local(NarratorError::ModelMissing(_)) => FailureCode::NotFound,
+            ProviderError::Local(NarratorError::Deadline) => FailureCode::Timeout,
+            ProviderError::Local(NarratorError::PromptTooLong { .. }) => {
+                FailureCode::ValidationError
+            }
+            ProviderError::Local(_) => FailureCode::InternalError,
+        }
+    }
+
+    /// Whether the same request could succeed later (seed 003 severities).
+    pub fn recoverable(&self) -> bool {
+        !matches!(
+            self.code(),
+            FailureCode::Unauthorized
+                | FailureCode::ValidationError
+                | FailureCode::NotFound
+                | FailureCode::InternalError
+        )
+    }
+
+    /// The failure as a protocol error, its message scrubbed of `secret`.
+    pub fn to_skill_error(&self, provider: &str, scrub: &dyn Fn(&str) -> String) -> SkillError {
+        SkillError {
+            code: self.code(),
+            message: scrub(&self.to_string()),
+            recoverable: self.recoverable(),
+            details: Some(json!({"provider": provider})),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn codes_follow_the_http_mapping() {
+        let p = "openai";
+        let unauthorized = ProviderError::Unauthorized {
+            provider: p,
+            reason: "HTTP 401".into(),
+        };
+        assert_eq!(unauthorized.code(), FailureCode::Unauthorized);
+        assert!(!unauthorized.recoverable());
+        let limited = ProviderError::RateLimited {
+            provider: p,
+            retry_after: Some("7".into()),
+        };
+        assert_eq!(limited.code(), FailureCode::RateExceeded);
+        assert!(limited.recoverable());
+        assert!(limited.to_string().contains("retry after 7 s"));
+        for e in [
+            ProviderError::Service {
+                provider: p,
+                status: 503,
+                message: "busy".into(),
+            },
+            ProviderError::Unreachable {
+                provider: p,
+                endpoint: "http://127.0.0.1:9".into(),
+                reason: "refused".into(),
+            },
+            ProviderError::Timeout {
+                provider: p,
+                seconds: 3,
+            },
+        ] {
+            assert_eq!(e.code(), FailureCode::ExternalServiceError, "{e}");
+            assert!(e.recoverable());
+        }
+        assert_eq!(
+            ProviderError::Local(NarratorError::ModelMissing(PathBuf::from("/m"))).code(),
+            FailureCode::NotFound
+        );
+    }
+
+    #[test]
+    fn skill_errors_are_scrubbed() {
+        let e = ProviderError::Rejected {
+            provider: "openai",
+            status: 400,
+            message: "key sk-abc is odd".into(),
+        };
+        let s = e.to_skill_error("openai", &|t: &str| t.replace("sk-abc", "•"));
+        assert!(!s.message.contains("sk-abc"), "{}", s.message);
+        assert_eq!(s.code, FailureCode::ValidationError);
+    }
+}

@@ -1,0 +1,308 @@
+//! The fallback chain (seed 002 §6.1): the configured provider, then the
+//! local model, then the template. Each step down is reported — an `error`
+//! event with the failure's code, then a `log` warning saying why and what
+//! answers next — and the narrative comes from the first step that answers.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use narratoria_skills_builtin::{Events, LogLevel, SkillError};
+use serde_json::json;
+
+use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
+use crate::delta::DeltaStream;
+use crate::error::{BadAnswer, ProviderError};
+use crate::prompt::Prompt;
+use crate::providers::{anthropic, local, openai, HostedRequest};
+
+/// Where the script's events go.
+pub trait Sink {
+    /// A piece of prose (`ui_event` `narration_delta`).
+    fn delta(&mut self, text: &str);
+    /// The prose shown so far is void (`ui_event` `narration_reset`); a later provider starts over.
+    fn reset(&mut self, reason: &str);
+    /// A step's failure (`error` event); the run goes on.
+    fn failure(&mut self, error: &SkillError);
+    fn log(&mut self, level: LogLevel, message: &str);
+}
+
+impl<W: Write> Sink for Events<W> {
+    fn delta(&mut self, text: &str) {
+        self.ui_event("narration_delta", json!({"text": text}));
+    }
+    fn reset(&mut self, reason: &str) {
+        self.ui_event("narration_reset", json!({"reason": reason}));
+    }
+    fn failure(&mut self, error: &SkillError) {
+        self.error(error);
+    }
+    fn log(&mut self, level: LogLevel, message: &str) {
+        Events::log(self, level, message);
+    }
+}
+
+/// One step of the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    OpenAi,
+    Anthropic,
+    Local,
+    Template,
+}
+
+impl Step {
+    /// The name in `output.provider`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::OpenAi => openai::NAME,
+            Step::Anthropic => anthropic::NAME,
+            Step::Local => local::NAME,
+            Step::Template => "template",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Step::OpenAi | Step::Anthropic => "the hosted provider",
+            Step::Local => "the local model",
+            Step::Template => "the plain template",
+        }
+    }
+}
+
+/// The steps tried for a configured provider, in order.
+pub fn steps(provider: Provider) -> Vec<Step> {
+    match provider {
+        Provider::Local => vec![Step::Local, Step::Template],
+        Provider::OpenAi => vec![Step::OpenAi, Step::Local, Step::Template],
+        Provider::Anthropic => vec![Step::Anthropic, Step::Local, Step::Template],
+    }
+}
+
+/// Everything one run needs besides the settings.
+pub struct Job<'a> {
+    pub prompt: &'a Prompt,
+    /// The template's answer, ready in case every model fails.
+    pub template: String,
+    /// Where to look for the local model, in order.
+    pub model_candidates: Vec<PathBuf>,
+    /// When the local model must stop (the script's own time limit comes soon after).
+    pub deadline: Instant,
+}
+
+/// The narrative and who wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub narrative: String,
+    pub provider: &'static str,
+}
+
+/// Runs the chain. Promises an answer (the template cannot fail) whose
+/// narrative is exactly the concatenation of the `narration_delta` pieces
+/// sent since the last `narration_reset`, and that the API key appears in no
+/// event.
+pub fn run(config: &StoryConfig, job: &Job, sink: &mut dyn Sink) -> Answer {
+    let key = config.key();
+    let scrub = |t: &str| key.map(|k| k.scrub(t)).unwrap_or_else(|| t.to_string());
+    let chain = steps(config.provider);
+    for (i, &step) in chain.iter().enumerate() {
+        if step == Step::Template {
+            break;
+        }
+        let mut stream = DeltaStream::new();
+        let result = {
+            let mut on_piece = |piece: &str| {
+                let shown = stream.push(piece);
+                if !shown.is_empty() {
+                    sink.delta(&shown);
+                }
+            };
+            attempt(step, config, key, job, &mut on_piece)
+        };
+        let error = match result {
+            Ok(()) if !stream.is_empty() => {
+                return Answer {
+                    narrative: stream.text().to_string(),
+                    provider: step.name(),
+                }
+            }
+            Ok(()) => ProviderError::BadAnswer {
+                provider: step.name(),
+                reason: BadAnswer::Empty,
+            },
+            Err(e) => e,
+        };
+        let next = chain[i + 1];
+        let failure = error.to_skill_error(step.name(), &scrub);
+        sink.failure(&failure);
+        if !stream.is_empty() {
+            sink.reset(&format!(
+                "{} stopped; {} starts over",
+                step.name(),
+                next.describe()
+            ));
+        }
+        sink.log(
+            LogLevel::Warn,
+            &format!(
+                "{} gave no narrative ({}: {}); falling back to {}",
+                step.name(),
+                code_name(&failure),
+                failure.message,
+                next.describe()
+            ),
+        );
+    }
+    sink.delta(&job.template);
+    Answer {
+        narrative: job.template.clone(),
+        provider: Step::Template.name(),
+    }
+}
+
+fn code_name(e: &SkillError) -> String {
+    serde_json::to_value(e.code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// One provider's try.
+fn attempt(
+    step: Step,
+    config: &StoryConfig,
+    key: Option<&ApiKey>,
+    job: &Job,
+    on_piece: &mut dyn FnMut(&str),
+) -> Result<(), ProviderError> {
+    let temperature = config.temperature.clamp(0.0, 2.0);
+    let max_tokens = config.max_tokens.clamp(1, 4096);
+    match step {
+        Step::OpenAi | Step::Anthropic => {
+            let provider = if step == Step::OpenAi {
+                Provider::OpenAi
+            } else {
+                Provider::Anthropic
+            };
+            let endpoint = config.endpoint_for(provider);
+            if step == Step::OpenAi && key.is_none() && endpoint == DEFAULT_OPENAI_ENDPOINT {
+                return Err(ProviderError::Unauthorized {
+                    provider: openai::NAME,
+                    reason: "no API key is set (apiKey, e.g. ${OPENAI_API_KEY})".into(),
+                });
+            }
+            let left = job.deadline.saturating_duration_since(Instant::now());
+            let req = HostedRequest {
+                endpoint,
+                model: config.model_for(provider),
+                key,
+                prompt: job.prompt,
+                temperature,
+                max_tokens,
+                // Leave the local model time to answer after a hosted failure.
+                timeout: Duration::from_secs(config.timeout_seconds.max(1))
+                    .min(left.saturating_sub(Duration::from_secs(30)))
+                    .max(Duration::from_secs(1)),
+            };
+            if step == Step::OpenAi {
+                openai::stream(&req, on_piece)
+            } else {
+                anthropic::stream(&req, on_piece)
+            }
+        }
+        Step::Local => {
+            let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
+                ProviderError::ModelMissing(format!(
+                    "no model file at {} (run scripts/fetch-model.sh, or set modelPath)",
+                    tried
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            local::generate(
+                &path,
+                job.prompt,
+                temperature,
+                max_tokens,
+                job.deadline,
+                on_piece,
+            )
+            .map(|_| ())
+        }
+        Step::Template => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Recorder {
+        events: Vec<String>,
+    }
+
+    impl Sink for Recorder {
+        fn delta(&mut self, text: &str) {
+            self.events.push(format!("delta:{text}"));
+        }
+        fn reset(&mut self, _: &str) {
+            self.events.push("reset".into());
+        }
+        fn failure(&mut self, e: &SkillError) {
+            self.events
+                .push(format!("error:{:?}:{}", e.code, e.message));
+        }
+        fn log(&mut self, level: LogLevel, m: &str) {
+            self.events.push(format!("log:{level:?}:{m}"));
+        }
+    }
+
+    fn job(prompt: &Prompt) -> Job<'_> {
+        Job {
+            prompt,
+            template: "You wait. Nothing stirs.".into(),
+            model_candidates: vec![PathBuf::from("/nonexistent/model.gguf")],
+            deadline: Instant::now() + Duration::from_secs(30),
+        }
+    }
+
+    #[test]
+    fn chains_step_down_to_the_template() {
+        assert_eq!(steps(Provider::Local), vec![Step::Local, Step::Template]);
+        assert_eq!(
+            steps(Provider::Anthropic),
+            vec![Step::Anthropic, Step::Local, Step::Template]
+        );
+    }
+
+    #[test]
+    fn a_missing_key_and_model_end_at_the_template_with_reasons() {
+        let prompt = Prompt {
+            system: "s".into(),
+            user: "u".into(),
+        };
+        let config = StoryConfig {
+            provider: Provider::OpenAi,
+            ..StoryConfig::default()
+        };
+        let mut rec = Recorder::default();
+        let answer = run(&config, &job(&prompt), &mut rec);
+        assert_eq!(answer.provider, "template");
+        assert_eq!(answer.narrative, "You wait. Nothing stirs.");
+        let e = &rec.events;
+        assert!(e[0].starts_with("error:Unauthorized:"), "{e:?}");
+        assert!(
+            e[1].starts_with("log:Warn:openai gave no narrative (UNAUTHORIZED"),
+            "{e:?}"
+        );
+        assert!(e[1].ends_with("falling back to the local model"), "{e:?}");
+        assert!(e[2].starts_with("error:NotFound:"), "{e:?}");
+        assert!(e[3].contains("falling back to the plain template"), "{e:?}");
+        assert_eq!(e[4], "delta:You wait. Nothing stirs.");
+        assert_eq!(e.len(), 5);
+    }
+}

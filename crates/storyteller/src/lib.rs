@@ -1,0 +1,23 @@
+//! The storyteller skill's `narrate` script: the turn's narrative as rich
+//! prose from a language model, grounded in the player's action, the outputs
+//! of the tools it depends on and the session state.
+//!
+//! The configured provider answers first — the local GGUF model through
+//! llama.cpp, an OpenAI-compatible Chat Completions server or Anthropic's
+//! Messages API — and each piece of prose is streamed as a `narration_delta`
+//! UI event. When it fails, the chain steps down (hosted → local → template,
+//! seed 002 §6.1), announcing each step with a warning, so a turn always gets
+//! a narrative. The output is `{"narrative": …, "provider": …}`.
+
+pub mod config;
+pub mod delta;
+pub mod error;
+pub mod fallback;
+pub mod narrate;
+pub mod prompt;
+pub mod providers;
+pub mod template;
+
+pub use config::{ApiKey, Provider, StoryConfig, Style};
+pub use error::ProviderError;
+pub use narrate::{narrate, SPEC};

@@ -1,0 +1,104 @@
+//! The `narrate` script's handler: reads the turn, builds the prompt, runs
+//! the fallback chain and returns `{"narrative", "provider"}`.
+
+use std::time::{Duration, Instant};
+
+use narratoria_skills_builtin::{Context, LogLevel, Outcome, ScriptSpec, SkillError};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::config::{model_candidates, Provider, StoryConfig, Style};
+use crate::fallback::{self, Job};
+use crate::prompt::{self, Facts};
+use crate::template;
+
+/// The script as its skill declares it (schemas compiled in).
+pub const SPEC: ScriptSpec = ScriptSpec {
+    script: "narrate",
+    manifest: include_str!("../../../skills/storyteller/skill.json"),
+    config_schema: include_str!("../../../skills/storyteller/config-schema.json"),
+};
+
+/// The local model must finish by then, counted from the start of the run;
+/// the skill's time limit (120 s) leaves room for the template after it.
+const LOCAL_BUDGET: Duration = Duration::from_secs(100);
+
+/// The script's input (`inputSchema` in skill.json).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NarrateInput {
+    pub player_input: String,
+    #[serde(default)]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub style: Option<Style>,
+}
+
+/// Narrates one turn. Promises `done.output = {"narrative", "provider"}` with
+/// a non-empty narrative whenever the input and settings are valid: every
+/// provider failure steps down the chain instead of failing the tool.
+pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
+    let started = Instant::now();
+    let config: StoryConfig = ctx.config()?;
+    let input: NarrateInput = ctx.input()?;
+    if input.player_input.trim().is_empty() {
+        return Err(SkillError::validation(
+            "input.playerInput: the player's action is empty",
+        ));
+    }
+    let style = input.style.unwrap_or(config.style);
+    let deps = &ctx.envelope.deps;
+    let state = ctx.envelope.state.clone();
+    let facts = Facts {
+        action: &input.player_input,
+        context: input.context.as_deref(),
+        deps,
+        state: &state,
+    };
+    let prompt = prompt::build(&facts, style, config.max_tokens);
+    let job = Job {
+        prompt: &prompt,
+        template: template::narrate(&input.player_input, style, deps),
+        model_candidates: model_candidates(
+            config.model_path.as_deref(),
+            std::env::var("NARRATORIA_MODEL").ok().as_deref(),
+            &ctx.skill_dir,
+            &narratoria_core::paths::user_data_dir(),
+        ),
+        deadline: started + LOCAL_BUDGET,
+    };
+    ctx.log(LogLevel::Info, describe(&config, style));
+    let answer = fallback::run(&config, &job, &mut *ctx.events);
+    let words = answer.narrative.split_whitespace().count();
+    Ok(Outcome {
+        output: json!({"narrative": answer.narrative, "provider": answer.provider}),
+        summary: Some(format!(
+            "{words} words from {} in {} ms",
+            answer.provider,
+            started.elapsed().as_millis()
+        )),
+    })
+}
+
+/// What the run will try first, without the key.
+fn describe(config: &StoryConfig, style: Style) -> String {
+    let first = match config.provider {
+        Provider::Local => "the local model".to_string(),
+        p => format!(
+            "{} model {} at {}",
+            if p == Provider::OpenAi {
+                "openai"
+            } else {
+                "anthropic"
+            },
+            config.model_for(p),
+            config.endpoint_for(p)
+        ),
+    };
+    let first = config.key().map(|k| k.scrub(&first)).unwrap_or(first);
+    format!(
+        "narrating in the {} style with {first} (up to {} tokens)",
+        style.name(),
+        config.max_tokens
+    )
+}

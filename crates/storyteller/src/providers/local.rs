@@ -1,0 +1,46 @@
+//! The local provider: a GGUF chat model run by llama.cpp inside this script
+//! process (through the narrator crate's shared backend and [`generate_text`]).
+
+use std::path::Path;
+use std::time::Instant;
+
+use narratoria_narrator::text::{generate_text, TextOutput, TextRequest};
+
+use crate::error::ProviderError;
+use crate::prompt::Prompt;
+
+pub const NAME: &str = "local";
+
+/// Writes the answer with the model at `model_path`, passing each piece of
+/// text to `on_piece` as it is decoded. Promises at most `max_tokens`
+/// generated tokens and a stop at the model's end of generation.
+pub fn generate(
+    model_path: &Path,
+    prompt: &Prompt,
+    temperature: f32,
+    max_tokens: u32,
+    deadline: Instant,
+    on_piece: &mut dyn FnMut(&str),
+) -> Result<TextOutput, ProviderError> {
+    let request = TextRequest {
+        system: prompt.system.clone(),
+        user: prompt.user.clone(),
+        // Second person from the first word: a small model otherwise drifts to "I".
+        answer_prefix: "You".into(),
+        temperature,
+        max_tokens: max_tokens as usize,
+        min_tokens: 8,
+        seed: seed(),
+        deadline: Some(deadline),
+        ..TextRequest::default()
+    };
+    Ok(generate_text(model_path, &request, on_piece)?)
+}
+
+/// A different draw each run.
+fn seed() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() ^ (d.as_secs() as u32))
+        .unwrap_or(0x5eed)
+}
