@@ -29,17 +29,9 @@ declare -A storyteller_scripts=(
   [storyteller]="narrate"
 )
 
-bins=()
-for skill in "${!scripts[@]}"; do
-  for s in ${scripts[$skill]}; do bins+=(--bin "$s"); done
-done
-storyteller_bins=()
-for skill in "${!storyteller_scripts[@]}"; do
-  for s in ${storyteller_scripts[$skill]}; do storyteller_bins+=(--bin "$s"); done
-done
-
-(cd "$root" && cargo build --quiet "${cargo_flags[@]}" -p narratoria-skills-builtin "${bins[@]}")
-(cd "$root" && cargo build --quiet "${cargo_flags[@]}" -p narratoria-storyteller "${storyteller_bins[@]}")
+# One build of the default workspace members, so the bins share one feature
+# resolution (and one llama.cpp build) with the narratoria command and the tests.
+(cd "$root" && cargo build --quiet "${cargo_flags[@]}" --bins)
 for skill in "${!storyteller_scripts[@]}"; do scripts[$skill]="${storyteller_scripts[$skill]}"; done
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
