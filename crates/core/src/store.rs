@@ -250,33 +250,32 @@ impl Store {
 
     /// The session's state now: after its last turn, or its initial state.
     pub fn current_state(&self, session: &str) -> Result<Map<String, Value>, StoreError> {
-        let last: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT state_after FROM turns WHERE session_id = ?1 ORDER BY number DESC LIMIT 1",
-                params![session],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let last = self.state_column(
+            "SELECT state_after FROM turns WHERE session_id = ?1 ORDER BY number DESC LIMIT 1",
+            session,
+        )?;
         match last {
-            Some(s) => from_json(&s, "state"),
+            Some(state) => Ok(state),
             None => self.initial_state(session),
         }
     }
 
     fn initial_state(&self, session: &str) -> Result<Map<String, Value>, StoreError> {
-        let s: Option<String> = self
+        self.state_column("SELECT initial_state FROM sessions WHERE id = ?1", session)?
+            .ok_or_else(|| StoreError::NoSession(session.to_string()))
+    }
+
+    /// The JSON state in the one column `sql` selects for `session`, if a row matches.
+    fn state_column(
+        &self,
+        sql: &str,
+        session: &str,
+    ) -> Result<Option<Map<String, Value>>, StoreError> {
+        let text: Option<String> = self
             .conn
-            .query_row(
-                "SELECT initial_state FROM sessions WHERE id = ?1",
-                params![session],
-                |r| r.get(0),
-            )
+            .query_row(sql, params![session], |r| r.get(0))
             .optional()?;
-        match s {
-            Some(s) => from_json(&s, "initial state"),
-            None => Err(StoreError::NoSession(session.to_string())),
-        }
+        text.map(|t| from_json(&t, "state")).transpose()
     }
 
     /// Commits one whole turn atomically; returns its number.
