@@ -9,7 +9,7 @@ cd "$root"
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/narratoria/target}"
 
-[ -d ui/node_modules ] || (cd ui && npm ci --no-audit --no-fund >&2)
+[ -d ui/node_modules ] || (cd ui && { npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2; })
 [ -f "models/SmolLM2-135M-Instruct.Q4_1.gguf" ] || scripts/fetch-model.sh >&2
 export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
 (cd ui && npx tauri build --no-bundle >&2)

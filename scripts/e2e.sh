@@ -62,8 +62,14 @@ if [ "$need_skills" = 1 ] && [ -x scripts/install-skills.sh ]; then
 fi
 
 step "npm ci (ui, tests/e2e)"
-(cd ui && npm ci --no-audit --no-fund >&2) || { fail "npm ci in ui"; finish; }
-(cd tests/e2e && npm ci --no-audit --no-fund >&2) || { fail "npm ci in tests/e2e"; finish; }
+# `npm ci` refuses a lock file whose optional per-platform packages (the
+# tauri CLI's darwin/windows builds) a registry mirror does not carry; then
+# `npm install` installs the same locked versions for this platform.
+npm_install() {
+  (cd "$1" && { npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2; })
+}
+npm_install ui || { fail "npm install in ui"; finish; }
+npm_install tests/e2e || { fail "npm install in tests/e2e"; finish; }
 
 if ! command -v tauri-driver >/dev/null 2>&1; then
   step "cargo install tauri-driver"
