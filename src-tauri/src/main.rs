@@ -12,5 +12,7 @@ mod skills;
 mod startup;
 
 fn main() {
+    // llama.cpp's OpenMP threads must not spin while idle (see docs/narrator.md).
+    narratoria_app::calm_openmp();
     startup::run();
 }

@@ -145,11 +145,11 @@ fn search_builtin_skills() -> PathBuf {
 /// An [`App`] that the shell can hand to every thread.
 pub struct SharedApp(App);
 
-// SAFETY: `App` is `!Sync` only because its private `_watch` field holds the
-// file watcher as `Box<dyn Any + Send>`. `App` never reads that field: it
-// exists to be dropped with the app, so no `&Watch` can be reached through a
-// shared `&App`. Every other field is `Sync` (locks, `Arc`s, plain paths).
-unsafe impl Sync for SharedApp {}
+// The shell shares one App between Tauri's threads.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<App>();
+};
 
 impl SharedApp {
     /// Opens the app with the resolved folders.
@@ -157,18 +157,13 @@ impl SharedApp {
         App::open(paths.app_config()).map(SharedApp)
     }
 
-    /// [`App::play`] as a `Send` future: the turn runs on a blocking thread of
-    /// the current tokio runtime (the turn's future borrows the `!Sync` App,
-    /// so it cannot move between worker threads itself).
+    /// [`App::play`] as a `Send + 'static` future for the shell's async commands.
     pub async fn play(
         self: Arc<Self>,
         input: String,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
-        let rt = tokio::runtime::Handle::current();
-        tokio::task::spawn_blocking(move || rt.block_on(self.0.play(&input, events)))
-            .await
-            .map_err(|e| AppError::new(ErrorCode::Io, format!("the turn stopped: {e}")))?
+        self.0.play(&input, events).await
     }
 }
 
