@@ -14,6 +14,16 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const screenshots = path.join(repo, "docs/screenshots");
 /** The skills folder copied for each run (default: the repository's). */
 export const skillsSource = process.env.NARRATORIA_E2E_SKILLS || path.join(repo, "skills");
+/**
+ * The GGUF model the app narrates with: $NARRATORIA_E2E_MODEL (empty: none,
+ * the rule-based planner), else the default model when it has been fetched.
+ */
+export const model = (() => {
+  const chosen = process.env.NARRATORIA_E2E_MODEL;
+  if (chosen !== undefined) return chosen;
+  const def = path.join(repo, "models/SmolLM2-135M-Instruct.Q4_1.gguf");
+  return existsSync(def) ? def : "";
+})();
 
 function targetDir() {
   return process.env.CARGO_TARGET_DIR || path.join(repo, "target");
@@ -71,8 +81,9 @@ export async function openApp({ application = appBinary(), copySkills = true, in
     NARRATORIA_HOME: home,
     NARRATORIA_SKILLS_DIR: skills,
     NARRATORIA_SESSION_DB: path.join(home, "sessions.db"),
-    // No model: the rule-based planner answers, the same on every machine.
-    NARRATORIA_MODEL: "",
+    // The default model (an app built without the narrator ignores it and
+    // uses the rule-based planner).
+    NARRATORIA_MODEL: model,
     ...env,
   };
   if (installed) {

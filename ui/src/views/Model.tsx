@@ -49,7 +49,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
         </div>
       )}
       {model.loading.error && (
-        <p className="error-text" role="alert">
+        <p className="error-text" role="alert" data-testid="model-error">
           Could not load the model: {model.loading.error.message}
         </p>
       )}
