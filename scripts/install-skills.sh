@@ -40,8 +40,10 @@ for skill in "${!scripts[@]}"; do
   mkdir -p "$root/skills/$skill/scripts"
   for s in ${scripts[$skill]}; do
     dest="$root/skills/$skill/scripts/$s"
-    # replace by rename so a running script is never overwritten in place
-    install -m 0755 "$target/$profile/$s" "$dest.tmp"
+    # replace by rename so a running script is never overwritten in place;
+    # stripped: debug builds carry ≈ 100 MB of debug info per script, which
+    # the installer would otherwise ship
+    install -s -m 0755 "$target/$profile/$s" "$dest.tmp"
     mv -f "$dest.tmp" "$dest"
     echo "installed $dest"
   done
