@@ -102,6 +102,9 @@ function absorbToolEvent(m: TurnModel, toolId: string, ev: JsonObject, live: boo
       });
     } else if (ev.event === "narration_delta" && live) {
       m.streamed += str(payload.text) ?? str(payload.delta) ?? "";
+    } else if (ev.event === "narration_reset" && live) {
+      // The prose so far is void: another provider starts over.
+      m.streamed = "";
     }
   } else if (ev.type === "asset") {
     m.assets.push({

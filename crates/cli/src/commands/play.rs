@@ -222,6 +222,11 @@ fn show(ev: &TurnEvent, streamed: &mut String) {
                         let _ = std::io::stdout().flush();
                     }
                 }
+                Some("narration_reset") if !streamed.is_empty() => {
+                    // The prose so far is void: another provider starts over.
+                    streamed.clear();
+                    say("\n  (the story is told again)");
+                }
                 _ => {}
             }
         }
