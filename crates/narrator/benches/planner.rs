@@ -15,7 +15,8 @@ use llama_cpp_2::sampling::LlamaSampler;
 use narratoria_core::planner::{PlanRequest, Planner};
 use narratoria_core::skills::Catalog;
 use narratoria_narrator::{
-    default_threads, Levers, LlamaPlanner, LoadOptions, PlannerOptions, Prefilter,
+    default_decode_threads, default_threads, Levers, LlamaPlanner, LoadOptions, PlannerOptions,
+    Prefilter,
 };
 use serde_json::Map;
 
@@ -101,7 +102,14 @@ fn main() {
         .unwrap()
         .transcript
         .prompt;
-    let (bare_prompt, bare_decode) = bare_loop(&path, threads, &sample_prompt);
+    let decode_threads = default_decode_threads();
+    let (bare_prompt, bare_decode) = bare_loop(&path, threads, decode_threads, &sample_prompt);
+    if decode_threads != threads {
+        let (_, both) = bare_loop(&path, threads, threads, &sample_prompt);
+        println!(
+            "decode threads: {decode_threads} (bare llama.cpp decodes {bare_decode:.1} tok/s with {decode_threads}, {both:.1} tok/s with {threads})"
+        );
+    }
     println!(
         "prompt tokens/s: planner {planner_prompt:.0}, bare llama.cpp {bare_prompt:.0}, ratio {:.2}",
         planner_prompt / bare_prompt
@@ -112,7 +120,21 @@ fn main() {
     );
 
     let default = PlannerOptions::default();
-    run_set(&planner, &catalog, "default (all levers)", default);
+    let labeled = support::inputs();
+    run_set(
+        &planner,
+        &catalog,
+        "default (all levers), labeled set",
+        default,
+        &labeled,
+    );
+    run_set(
+        &planner,
+        &catalog,
+        "default (all levers), held-out set",
+        default,
+        &support::heldout(),
+    );
     if std::env::var_os("NARRATOR_BENCH_QUICK").is_some() {
         return;
     }
@@ -122,6 +144,17 @@ fn main() {
         o
     };
     let configs: Vec<(&str, PlannerOptions)> = vec![
+        (
+            "prefix budget 900 tokens (skill guides in full)",
+            PlannerOptions {
+                prefix_budget_tokens: 900,
+                ..default
+            },
+        ),
+        (
+            "prefilter route (one grammar; the model picks among the candidates, at least one)",
+            lever(&|l| l.prefilter = Prefilter::Route),
+        ),
         (
             "prefilter off (model picks among all tools)",
             lever(&|l| l.prefilter = Prefilter::Off),
@@ -162,7 +195,7 @@ fn main() {
         ),
     ];
     for (label, options) in configs {
-        run_set(&planner, &catalog, label, options);
+        run_set(&planner, &catalog, label, options, &labeled);
     }
 }
 
@@ -199,17 +232,22 @@ fn plan_by(
     )
 }
 
-/// Runs the labeled set with the real 5 s deadline and prints latency, validity and accuracy.
-fn run_set(p: &LlamaPlanner, catalog: &Catalog, label: &str, options: PlannerOptions) {
+/// Runs `items` with the real 5 s deadline and prints latency, validity and accuracy.
+fn run_set(
+    p: &LlamaPlanner,
+    catalog: &Catalog,
+    label: &str,
+    options: PlannerOptions,
+    items: &[support::Labeled],
+) {
     p.set_options(options);
     p.clear_cache();
     let _ = p.warm_up(catalog, Instant::now() + Duration::from_secs(60));
-    let items = support::inputs();
     let mut latencies = Vec::new();
     let (mut valid, mut deadline, mut exact, mut needed, mut found, mut extra) = (0, 0, 0, 0, 0, 0);
     let (mut tokens, mut decode_s) = (0u64, 0f64);
     let mut misses = Vec::new();
-    for item in &items {
+    for item in items {
         let started = Instant::now();
         let r = plan_by(p, catalog, &item.input, &[], Duration::from_secs(5));
         latencies.push(started.elapsed());
@@ -228,6 +266,12 @@ fn run_set(p: &LlamaPlanner, catalog: &Catalog, label: &str, options: PlannerOpt
                 found += want.iter().filter(|w| used.contains(w)).count();
                 extra += used.iter().filter(|u| !want.contains(u)).count();
                 let t = &out.transcript;
+                if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
+                    println!(
+                        "  {:>5} ms (first token {:>4} ms, {:>2} tokens) {:?}",
+                        t.total_ms, t.time_to_first_token_ms, t.completion_tokens, item.input
+                    );
+                }
                 tokens += u64::from(t.completion_tokens.saturating_sub(1));
                 decode_s += (t.total_ms - t.time_to_first_token_ms) as f64 / 1000.0;
             }
@@ -267,22 +311,28 @@ fn run_set(p: &LlamaPlanner, catalog: &Catalog, label: &str, options: PlannerOpt
 }
 
 /// Prompt and decode speed of a plain llama.cpp loop: batch-read `prompt`, then greedy-decode 64 tokens.
-fn bare_loop(path: &std::path::Path, threads: i32, prompt: &str) -> (f64, f64) {
+fn bare_loop(
+    path: &std::path::Path,
+    threads: i32,
+    decode_threads: i32,
+    prompt: &str,
+) -> (f64, f64) {
     let backend = narratoria_narrator::backend().unwrap();
     let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).unwrap();
     let params = LlamaContextParams::default()
         .with_n_ctx(std::num::NonZeroU32::new(4096))
         .with_n_batch(512)
         .with_n_ubatch(512)
-        .with_n_threads(threads)
+        .with_n_threads(decode_threads)
         .with_n_threads_batch(threads);
     let mut ctx = model.new_context(backend, params).unwrap();
-    let tokens = model.vocab().tokenize(prompt.as_bytes(), true, true);
     let mut prompt_rates = Vec::new();
     let mut decode_rates = Vec::new();
     for _ in 0..3 {
         ctx.clear_kv_cache();
+        // Timed like the planner's time to first token: tokenizing, reading, the first token.
         let started = Instant::now();
+        let tokens = model.vocab().tokenize(prompt.as_bytes(), true, true);
         let mut batch = LlamaBatch::new(512, 1);
         for (chunk_at, chunk) in tokens.chunks(512).enumerate() {
             batch.clear();
@@ -292,12 +342,18 @@ fn bare_loop(path: &std::path::Path, threads: i32, prompt: &str) -> (f64, f64) {
             }
             ctx.decode(&mut batch).unwrap();
         }
-        prompt_rates.push(tokens.len() as f64 / started.elapsed().as_secs_f64());
         let mut sampler = LlamaSampler::greedy();
+        let first = sampler.sample(&ctx, batch.n_tokens() - 1);
+        prompt_rates.push(tokens.len() as f64 / started.elapsed().as_secs_f64());
+        sampler.accept(first);
         let started = Instant::now();
         let mut pos = tokens.len();
-        let mut at = batch.n_tokens() - 1;
-        for _ in 0..64 {
+        batch.clear();
+        batch.add(first, pos as i32, &[0], true).unwrap();
+        ctx.decode(&mut batch).unwrap();
+        pos += 1;
+        let mut at = 0;
+        for _ in 1..64 {
             let t = sampler.sample(&ctx, at);
             sampler.accept(t);
             batch.clear();

@@ -26,11 +26,23 @@ pub fn backend() -> Result<&'static LlamaBackend, NarratorError> {
         .map_err(|e| NarratorError::Backend(e.clone()))
 }
 
-/// The number of threads generation uses: the machine's core count.
+/// The number of threads that read prompts: the machine's core count.
 pub fn default_threads() -> i32 {
     std::thread::available_parallelism()
         .map(|n| n.get() as i32)
         .unwrap_or(2)
+}
+
+/// The number of threads that decode one token at a time: 1 when OpenMP's
+/// threads sleep while they wait (each step of a one-token decode is too
+/// small to share: 61–65 tokens/s with one thread against 33–41 with two on
+/// a 2-core machine, see docs/narrator.md), else the core count.
+pub fn default_decode_threads() -> i32 {
+    if openmp_wait_is_passive() {
+        1
+    } else {
+        default_threads()
+    }
 }
 
 /// Whether llama.cpp's OpenMP threads sleep while they wait (`OMP_WAIT_POLICY=passive`).

@@ -2,8 +2,10 @@
 //! expansion into a full, validated Plan.
 //!
 //! The model writes only what it must:
-//! `{"narrative":"…","tools":[{"id":"roll","use":"dice-roller/roll-dice","input":{…},"after":["…"]}]}`.
-//! The host adds the requestId, metadata, contract defaults and retry policy.
+//! `{"narrative":"…","tools":[{"use":"dice-roller/roll-dice","input":{…},"after":["…"]}]}`.
+//! A tool's id is its script's name (made unique); `after` names earlier
+//! tools by that id. The host adds the requestId, metadata, contract defaults
+//! and retry policy.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -18,6 +20,8 @@ use crate::error::NarratorError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactLimits {
     pub narrative_max_chars: usize,
+    /// The narrative's bound when tools follow it (their results tell the rest).
+    pub narrative_with_tools_max_chars: usize,
     pub max_tools: usize,
     /// Upper bound for free-text strings in tool inputs that declare none.
     pub input_string_max_chars: usize,
@@ -26,9 +30,10 @@ pub struct CompactLimits {
 impl Default for CompactLimits {
     fn default() -> Self {
         CompactLimits {
-            narrative_max_chars: 120,
+            narrative_max_chars: 90,
+            narrative_with_tools_max_chars: 56,
             max_tools: 2,
-            input_string_max_chars: 48,
+            input_string_max_chars: 32,
         }
     }
 }
@@ -53,32 +58,8 @@ pub fn compact_schema(
             "additionalProperties": false
         });
     }
-    let variants: Vec<Value> = tools
-        .iter()
-        .map(|t| {
-            let input = if typed_inputs {
-                generation_input_schema(t.input_schema.as_ref(), limits.input_string_max_chars)
-            } else {
-                json!({"type": "object"})
-            };
-            json!({
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "minLength": 1, "maxLength": 16},
-                    "use": {"const": t.path},
-                    "input": input,
-                    "after": {"type": "array", "items": {"type": "string", "maxLength": 16}, "maxItems": limits.max_tools}
-                },
-                "required": ["id", "use", "input"],
-                "additionalProperties": false
-            })
-        })
-        .collect();
-    let items = if variants.len() == 1 {
-        variants.into_iter().next().unwrap_or(Value::Null)
-    } else {
-        json!({"anyOf": variants})
-    };
+    let ids: Vec<String> = tools.iter().map(|t| tool_id(&t.path)).collect();
+    let items = item_schema(tools, limits, typed_inputs, &ids);
     json!({
         "type": "object",
         "properties": {
@@ -88,6 +69,96 @@ pub fn compact_schema(
         "required": ["narrative", "tools"],
         "additionalProperties": false
     })
+}
+
+/// The JSON Schema of one tool of the compact form: `use` one of `tools`,
+/// its `input`, and `after` naming some of `earlier` (absent when empty).
+pub fn item_schema(
+    tools: &[ToolCard],
+    limits: CompactLimits,
+    typed_inputs: bool,
+    earlier: &[String],
+) -> Value {
+    let variants: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let input = if typed_inputs {
+                generation_input_schema(t.input_schema.as_ref(), limits.input_string_max_chars)
+            } else {
+                json!({"type": "object"})
+            };
+            let mut properties = json!({
+                "use": {"const": t.path},
+                "input": input,
+            });
+            if !earlier.is_empty() {
+                properties["after"] = json!({
+                    "type": "array",
+                    "items": {"enum": earlier},
+                    "minItems": 1,
+                    "maxItems": earlier.len()
+                });
+            }
+            json!({
+                "type": "object",
+                "properties": properties,
+                "required": ["use", "input"],
+                "additionalProperties": false
+            })
+        })
+        .collect();
+    if variants.len() == 1 {
+        variants.into_iter().next().unwrap_or(Value::Null)
+    } else {
+        json!({"anyOf": variants})
+    }
+}
+
+/// The id a tool gets in a plan: its script's name.
+pub fn tool_id(path: &str) -> String {
+    sanitize_id(path.rsplit('/').next().unwrap_or(path), 0)
+}
+
+/// A GBNF grammar for the narrative string, from its opening quote to its
+/// closing one (1 to `max_chars` characters), optionally followed by a start
+/// of `then` — the text the host writes next — so the model can close the
+/// string with the tokens it prefers (such as `",`).
+pub fn narrative_grammar(max_chars: usize, then: &str) -> String {
+    let mut tail = String::new();
+    for c in then.chars().take(12).collect::<Vec<_>>().into_iter().rev() {
+        let lit = serde_json::to_string(&c.to_string()).unwrap_or_default();
+        tail = if tail.is_empty() {
+            format!("({lit})?")
+        } else {
+            format!("({lit} {tail})?")
+        };
+    }
+    format!(
+        r#"root ::= "\"" char{{1,{n}}} "\"" {tail}
+char ::= [^"\\\x7F\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{{4}})
+"#,
+        n = max_chars.max(1)
+    )
+}
+
+/// What `answer` holds after its narrative string closes: the start of the
+/// host's next text that the model wrote with its closing quote (see
+/// [`narrative_grammar`]). `answer` starts with `{"narrative":"`.
+pub fn after_narrative(answer: &str) -> &str {
+    let Some(open) = answer.find(":\"") else {
+        return "";
+    };
+    let mut escape = false;
+    for (i, c) in answer[open + 2..].char_indices() {
+        if escape {
+            escape = false;
+        } else if c == '\\' {
+            escape = true;
+        } else if c == '"' {
+            return &answer[open + 2 + i + 1..];
+        }
+    }
+    ""
 }
 
 /// A script's input schema made fit for generation: unsupported schemas
@@ -167,10 +238,24 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     }
 }
 
-/// The GBNF grammar for `schema`.
+/// The GBNF grammar for `schema`, with no whitespace between tokens: the
+/// model cannot spend time on layout, and the grammar is complete exactly
+/// when the value closes.
 pub fn grammar(schema: &Value) -> Result<String, NarratorError> {
     let text = serde_json::to_string(schema).map_err(|e| NarratorError::Grammar(e.to_string()))?;
-    llama_cpp_2::json_schema_to_grammar(&text).map_err(|e| NarratorError::Grammar(e.to_string()))
+    let gbnf = llama_cpp_2::json_schema_to_grammar(&text)
+        .map_err(|e| NarratorError::Grammar(e.to_string()))?;
+    Ok(gbnf
+        .lines()
+        .map(|l| {
+            if l.starts_with("space ::=") {
+                "space ::= \"\""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
 }
 
 /// What the model wrote, parsed.
@@ -186,7 +271,9 @@ pub struct CompactPlan {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactTool {
-    pub id: String,
+    /// Optional: the script's name by default.
+    #[serde(default)]
+    pub id: Option<String>,
     #[serde(rename = "use")]
     pub tool_path: String,
     #[serde(default)]
@@ -209,8 +296,12 @@ pub struct Expansion<'a> {
 /// unique; `after` keeps only ids of earlier tools, so the plan is always a DAG.
 /// A toolPath outside `allowed_paths` is an error.
 pub fn expand(text: &str, how: &Expansion<'_>) -> Result<Plan, NarratorError> {
-    let compact: CompactPlan = serde_json::from_str(text)
-        .map_err(|e| NarratorError::InvalidOutput(format!("not the compact plan form: {e}")))?;
+    let compact: CompactPlan = serde_json::from_str(text).map_err(|e| {
+        NarratorError::InvalidOutput(format!(
+            "not the compact plan form: {e}: {}",
+            clip_for_error(text)
+        ))
+    })?;
     let mut seen: Vec<String> = Vec::new();
     let mut tools = Vec::new();
     for (i, t) in compact.tools.iter().enumerate() {
@@ -220,7 +311,10 @@ pub fn expand(text: &str, how: &Expansion<'_>) -> Result<Plan, NarratorError> {
                 i, t.tool_path
             )));
         }
-        let mut id = sanitize_id(&t.id, i);
+        let mut id = match &t.id {
+            Some(id) => sanitize_id(id, i),
+            None => tool_id(&t.tool_path),
+        };
         if seen.contains(&id) {
             id = format!("{id}-{}", i + 1);
         }
@@ -246,7 +340,8 @@ pub fn expand(text: &str, how: &Expansion<'_>) -> Result<Plan, NarratorError> {
     if let Some(parent) = how.parent_plan_id {
         metadata["parentPlanId"] = json!(parent.to_string());
     }
-    let narrative = compact.narrative.trim();
+    let narrative = tidy_narrative(&compact.narrative);
+    let narrative = narrative.as_str();
     let mut plan = json!({
         "requestId": Uuid::new_v4().to_string(),
         "tools": tools,
@@ -258,6 +353,33 @@ pub fn expand(text: &str, how: &Expansion<'_>) -> Result<Plan, NarratorError> {
         plan["narrative"] = json!(narrative);
     }
     Plan::from_value(plan).map_err(|e| NarratorError::InvalidOutput(e.to_string()))
+}
+
+/// The narrative as the player reads it: a text cut short by the length
+/// bound ends at its last complete sentence, or with an ellipsis.
+pub fn tidy_narrative(text: &str) -> String {
+    let text = text.trim();
+    let ends = |c: char| matches!(c, '.' | '!' | '?' | '…' | '"' | '\'' | ')');
+    if text.is_empty() || text.ends_with(ends) {
+        return text.to_string();
+    }
+    let cut = text
+        .char_indices()
+        .filter(|&(i, c)| matches!(c, '.' | '!' | '?') && text[i + c.len_utf8()..].starts_with(' '))
+        .map(|(i, c)| i + c.len_utf8())
+        .last();
+    match cut {
+        Some(at) => text[..at].to_string(),
+        None => format!("{}…", text.trim_end_matches([',', ';', ':', ' '])),
+    }
+}
+
+/// The model's text as an error shows it: at most 400 characters.
+fn clip_for_error(text: &str) -> String {
+    match text.char_indices().nth(400) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 fn sanitize_id(id: &str, index: usize) -> String {
@@ -312,8 +434,8 @@ mod tests {
         let s = compact_schema(&[dice()], CompactLimits::default(), true, 0);
         let input = &s["properties"]["tools"]["items"]["properties"]["input"];
         assert_eq!(input["additionalProperties"], false);
-        assert_eq!(input["properties"]["reason"]["maxLength"], 48);
-        assert_eq!(input["properties"]["formula"]["maxLength"], 48);
+        assert_eq!(input["properties"]["reason"]["maxLength"], 32);
+        assert_eq!(input["properties"]["formula"]["maxLength"], 32);
         assert!(input.get("$schema").is_none());
         let g = grammar(&s).unwrap();
         assert!(g.contains("dice-roller/roll-dice"), "{g}");
@@ -352,6 +474,20 @@ mod tests {
         assert_eq!(plan.metadata.generation_attempt, 2);
         assert_eq!(plan.metadata.parent_plan_id, Some(Uuid::nil()));
         assert_eq!(plan.narrative.as_deref(), Some("You swing."));
+    }
+
+    #[test]
+    fn narratives_cut_short_end_cleanly() {
+        assert_eq!(tidy_narrative(" You win. "), "You win.");
+        assert_eq!(
+            tidy_narrative("You bribe the guard. He nods! The guards will not help you, which"),
+            "You bribe the guard. He nods!"
+        );
+        assert_eq!(
+            tidy_narrative("You walk toward the gate,"),
+            "You walk toward the gate…"
+        );
+        assert_eq!(tidy_narrative("Mr.Smith waves"), "Mr.Smith waves…");
     }
 
     #[test]

@@ -14,11 +14,12 @@ pub mod error;
 pub mod gguf;
 pub mod planner;
 pub mod prompt;
+mod segments;
 pub mod stream;
 pub mod text;
 mod worker;
 
-pub use backend::{backend, default_threads, openmp_wait_is_passive};
+pub use backend::{backend, default_decode_threads, default_threads, openmp_wait_is_passive};
 pub use error::NarratorError;
 pub use planner::{
     progress_channel, LlamaPlanner, LoadOptions, LoadReport, PlannerOptions, Progress,

@@ -14,23 +14,29 @@ use sha2::{Digest, Sha256};
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
 
+use crate::catalog::ToolCard;
 use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
-use crate::worker::{self, ContextSettings, Event, Generated, Job, Sampling};
+use crate::segments;
+use crate::worker::{
+    self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment,
+};
 
 /// The answer always starts like this; the host writes it, the model continues.
-const FORCED_START: &str = "{\"narrative\":\"";
+const FORCED_START: &str = segments::ANSWER_START;
 
 /// A load-progress callback: receives 0.0 ..= 1.0.
 pub type Progress = Box<dyn FnMut(f32) + Send>;
 
 /// How to load a model.
 pub struct LoadOptions {
-    /// Threads for prompt reading and generation (default: the core count).
+    /// Threads for prompt reading (default: the core count).
     pub threads: i32,
+    /// Threads for generation, one token at a time (see [`crate::default_decode_threads`]).
+    pub decode_threads: i32,
     /// Context size in tokens.
     pub n_ctx: u32,
     /// Called as llama.cpp loads the weights.
@@ -41,6 +47,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             threads: crate::backend::default_threads(),
+            decode_threads: crate::backend::default_decode_threads(),
             n_ctx: 4096,
             on_progress: None,
         }
@@ -51,6 +58,7 @@ impl std::fmt::Debug for LoadOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoadOptions")
             .field("threads", &self.threads)
+            .field("decode_threads", &self.decode_threads)
             .field("n_ctx", &self.n_ctx)
             .field("on_progress", &self.on_progress.is_some())
             .finish()
@@ -88,7 +96,7 @@ impl Default for PlannerOptions {
         PlannerOptions {
             limits: CompactLimits::default(),
             levers: Levers::default(),
-            prefix_budget_tokens: 900,
+            prefix_budget_tokens: 600,
             max_new_tokens: 320,
             temperature: 0.4,
             top_k: 40,
@@ -105,6 +113,7 @@ pub struct LoadReport {
     pub header: GgufSummary,
     pub load_time: Duration,
     pub threads: i32,
+    pub decode_threads: i32,
     pub n_ctx: u32,
 }
 
@@ -167,6 +176,7 @@ impl LlamaPlanner {
             })?;
         let model = Arc::new(model);
         let threads = options.threads.max(1);
+        let decode_threads = options.decode_threads.max(1);
         let (job_tx, job_rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let handle = worker::spawn(
@@ -174,6 +184,7 @@ impl LlamaPlanner {
             ContextSettings {
                 n_ctx: options.n_ctx,
                 threads,
+                decode_threads,
             },
             job_rx,
             ready_tx,
@@ -198,6 +209,7 @@ impl LlamaPlanner {
                 header,
                 load_time,
                 threads,
+                decode_threads,
                 n_ctx: options.n_ctx,
             },
         })
@@ -285,17 +297,13 @@ impl LlamaPlanner {
         let text = self.render(&prefix, None)?;
         let tokens = self.tokenize(&text);
         let (tx, rx) = mpsc::channel();
-        self.submit(Job {
-            tokens: tokens.clone(),
-            forced: Vec::new(),
-            forced_text: String::new(),
-            grammar: String::new(),
-            sampling: sampling(&opts, 1),
-            max_new_tokens: 0,
+        self.submit(Job::read_only(
+            tokens,
+            sampling(&opts, 1),
             deadline,
-            forget: false,
-            events: tx,
-        })?;
+            false,
+            tx,
+        ))?;
         wait(&rx, deadline, &mut |_| {}).map(|g| g.prompt_tokens)
     }
 
@@ -304,17 +312,7 @@ impl LlamaPlanner {
     pub fn clear_cache(&self) {
         let (tx, rx) = mpsc::channel();
         let deadline = Instant::now() + Duration::from_secs(60);
-        let job = Job {
-            tokens: Vec::new(),
-            forced: Vec::new(),
-            forced_text: String::new(),
-            grammar: String::new(),
-            sampling: sampling(&self.options(), 1),
-            max_new_tokens: 0,
-            deadline,
-            forget: true,
-            events: tx,
-        };
+        let job = Job::read_only(Vec::new(), sampling(&self.options(), 1), deadline, true, tx);
         if self.submit(job).is_ok() {
             let _ = wait(&rx, deadline, &mut |_| {});
         }
@@ -330,28 +328,76 @@ impl LlamaPlanner {
         let prefix = self.prefix_for(request.catalog, &opts);
         let usable = cards(request.catalog, request.disabled_skills);
         let candidates = prompt::keyword_hints(&usable, request.input, 3);
-        let offered = |p: &String| match opts.levers.prefilter {
-            Prefilter::Off => true,
-            Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
-            Prefilter::Strict | Prefilter::Route => candidates.contains(p),
-        };
-        let allowed: Vec<String> = tool_paths(&usable)
-            .into_iter()
-            .filter(|p| offered(p))
-            .collect();
-        let tools: Vec<_> = usable
-            .iter()
-            .flat_map(|c| {
-                c.tools
+        let (allowed, first, next) = if opts.levers.prefilter == Prefilter::Require {
+            // Each candidate skill gets one tool, written segment by segment;
+            // the model chooses among the skill's scripts that score best.
+            let scores = prompt::keyword_scores(&usable, request.input, usize::MAX);
+            let mut groups: Vec<Vec<ToolCard>> = Vec::new();
+            for c in &candidates {
+                let skill = c.split('/').next().unwrap_or_default();
+                if groups
                     .iter()
-                    .filter(|t| allowed.contains(&t.path))
-                    .cloned()
-            })
-            .collect();
-        let min_tools = usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
-        let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
-        let gbnf = grammar(&schema)?;
-        let hints = if opts.levers.keyword_hints {
+                    .any(|g| g[0].path.starts_with(&format!("{skill}/")))
+                {
+                    continue;
+                }
+                if groups.len() == opts.limits.max_tools {
+                    break;
+                }
+                let score = |p: &str| scores.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
+                if let Some(card) = usable.iter().find(|k| k.name == skill) {
+                    let best = card
+                        .tools
+                        .iter()
+                        .map(|t| score(&t.path))
+                        .fold(0.0, f64::max);
+                    let tools: Vec<ToolCard> = card
+                        .tools
+                        .iter()
+                        .filter(|t| score(&t.path) >= best - 1e-9)
+                        .cloned()
+                        .collect();
+                    if !tools.is_empty() {
+                        groups.push(tools);
+                    }
+                }
+            }
+            let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
+            let (first, next) =
+                segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);
+            (allowed, first, next)
+        } else {
+            let offered = |p: &String| match opts.levers.prefilter {
+                Prefilter::Off => true,
+                Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
+                Prefilter::Strict | Prefilter::Route | Prefilter::Require => candidates.contains(p),
+            };
+            let allowed: Vec<String> = tool_paths(&usable)
+                .into_iter()
+                .filter(|p| offered(p))
+                .collect();
+            let tools: Vec<_> = usable
+                .iter()
+                .flat_map(|c| {
+                    c.tools
+                        .iter()
+                        .filter(|t| allowed.contains(&t.path))
+                        .cloned()
+                })
+                .collect();
+            let min_tools =
+                usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
+            let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
+            let first = Segment {
+                forced: FORCED_START.to_string(),
+                grammar: grammar(&schema)?,
+                grammar_start: FORCED_START.to_string(),
+            };
+            let next: Continuation = Box::new(|_| Ok(Next::Finish(String::new())));
+            (allowed, first, next)
+        };
+        // With `Require` the grammar already names the tools: no hint needed.
+        let hints = if opts.levers.keyword_hints && opts.levers.prefilter != Prefilter::Require {
             candidates.clone()
         } else {
             Vec::new()
@@ -368,19 +414,13 @@ impl LlamaPlanner {
             &hints,
         );
         let prompt_text = self.render(&prefix, Some(&tail))?;
-        let mut tokens = self.tokenize(&prompt_text);
-        let forced = self
-            .model
-            .vocab()
-            .tokenize(FORCED_START.as_bytes(), false, false);
-        tokens.extend_from_slice(&forced);
+        let tokens = self.tokenize(&prompt_text);
 
         let (tx, rx) = mpsc::channel();
         self.submit(Job {
             tokens,
-            forced,
-            forced_text: FORCED_START.to_string(),
-            grammar: gbnf,
+            first,
+            next,
             sampling: sampling(&opts, request.attempt),
             max_new_tokens: opts.max_new_tokens,
             deadline: request.deadline,

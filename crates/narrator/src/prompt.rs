@@ -41,6 +41,10 @@ pub enum Prefilter {
     Strict,
     /// Like `Strict`, and with candidates the plan must use at least one of them.
     Route,
+    /// Each candidate skill (up to the plan's tool limit) gives exactly one
+    /// tool; the model picks the skill's script and writes its input. The host
+    /// writes the structure between the model's parts.
+    Require,
 }
 
 impl Default for Levers {
@@ -51,7 +55,7 @@ impl Default for Levers {
             keyword_hints: true,
             typed_inputs: true,
             sample_then_check: true,
-            prefilter: Prefilter::Route,
+            prefilter: Prefilter::Require,
         }
     }
 }
@@ -77,7 +81,7 @@ pub struct Prefix {
 const RULES: &str = "You are the narrator of an interactive story. The player says what their character does. \
 You answer with one JSON object and nothing else:\n\
 {\"narrative\":\"<one or two short sentences: what happens, second person, present tense>\",\"tools\":[<tool>, ...]}\n\
-where each tool is {\"id\":\"<short name>\",\"use\":\"<skill>/<script>\",\"input\":{...},\"after\":[\"<id of an earlier tool whose result it needs>\"]}.\n\
+where each tool is {\"use\":\"<skill>/<script>\",\"input\":{...},\"after\":[\"<script of an earlier tool whose result it needs>\"]}.\n\
 Rules:\n\
 - Use only the tools listed below, with inputs that follow their input description.\n\
 - Use a tool only when the action needs it; \"tools\":[] is fine.\n\
@@ -224,6 +228,14 @@ pub fn state_digest(state: &Map<String, Value>, max_chars: usize) -> String {
 
 /// Tools whose skill texts share rare words with `input`, best first, at most `max`.
 pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String> {
+    keyword_scores(cards, input, max)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// [`keyword_hints`] with each tool's score (the idf-weighted overlap).
+pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(String, f64)> {
     let docs: Vec<(String, HashSet<String>)> = cards
         .iter()
         .flat_map(|c| {
@@ -266,11 +278,50 @@ pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String
     scored
         .into_iter()
         .take(max)
-        .map(|(_, p)| p.clone())
+        .map(|(s, p)| (p.clone(), s))
         .collect()
 }
 
 const STOP: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "you",
+    "are",
+    "was",
+    "but",
+    "not",
+    "can",
+    "his",
+    "her",
+    "him",
+    "she",
+    "our",
+    "out",
+    "has",
+    "had",
+    "any",
+    "all",
+    "its",
+    "may",
+    "now",
+    "one",
+    "two",
+    "get",
+    "got",
+    "let",
+    "see",
+    "too",
+    "use",
+    "off",
+    "own",
+    "why",
+    "how",
+    "way",
+    "yet",
+    "did",
+    "does",
+    "too",
     "about",
     "after",
     "again",
@@ -347,28 +398,12 @@ const STOP: &[&str] = &[
 ];
 
 fn stems(text: &str) -> HashSet<String> {
+    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
-        .filter(|w| w.len() >= 4 && !STOP.contains(&w.as_str()))
-        .map(|w| stem(&w))
+        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
+        .map(|w| stemmer.stem(&w).into_owned())
         .collect()
-}
-
-/// A crude stem: common suffixes off, then the first five letters.
-fn stem(word: &str) -> String {
-    let mut w = word;
-    for suffix in ["ing", "ed"] {
-        if w.len() > 5 {
-            if let Some(s) = w.strip_suffix(suffix) {
-                w = s;
-                break;
-            }
-        }
-    }
-    if w.len() > 4 {
-        w = w.strip_suffix('s').unwrap_or(w);
-    }
-    w.chars().take(5).collect()
 }
 
 /// The fixed worked examples; each is used only when its tools exist and its
@@ -382,17 +417,17 @@ fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
         (
             "Remember that the innkeeper Mara owes me ten gold.",
             json!({"narrative":"You make a mental note of Mara's debt.","tools":[
-                {"id":"note","use":"memory/store-memory","input":{"summary":"The innkeeper Mara owes the player ten gold."}}]}),
+                {"use":"memory/store-memory","input":{"summary":"The innkeeper Mara owes the player ten gold."}}]}),
         ),
         (
             "I hand the stolen relic back to the temple priests.",
             json!({"narrative":"The priests bow deeply as you return the relic.","tools":[
-                {"id":"rep","use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
+                {"use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
         ),
         (
             "I try to pick the lock on the old chest.",
             json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
-                {"id":"pick","use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
+                {"use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
         ),
     ];
 

@@ -125,6 +125,65 @@ impl NarrativeScanner {
     }
 }
 
+/// Tells when one JSON value, written piece by piece, is complete: a string
+/// once its closing quote is written, an object or array once it closes.
+/// Assumes well-formed JSON (the grammar guarantees it).
+#[derive(Debug, Default)]
+pub struct ValueEnd {
+    depth: u32,
+    in_string: bool,
+    escape: bool,
+    started: bool,
+    done: bool,
+}
+
+impl ValueEnd {
+    /// A tracker before the value's first character.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// True once the value is complete.
+    pub fn is_complete(&self) -> bool {
+        self.done
+    }
+
+    /// Consumes `piece`.
+    pub fn push(&mut self, piece: &str) {
+        for c in piece.chars() {
+            if self.done {
+                return;
+            }
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if c == '\\' {
+                    self.escape = true;
+                } else if c == '"' {
+                    self.in_string = false;
+                    self.done = self.depth == 0;
+                }
+                continue;
+            }
+            match c {
+                '"' => {
+                    self.in_string = true;
+                    self.started = true;
+                }
+                '{' | '[' => {
+                    self.depth += 1;
+                    self.started = true;
+                }
+                '}' | ']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.done = self.depth == 0;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +220,21 @@ mod tests {
         let (out, done) = scan(&["{ \"narrative\" : \"Dark", "ness"]);
         assert_eq!(out.concat(), "Darkness");
         assert!(!done);
+    }
+
+    #[test]
+    fn value_end_sees_strings_and_objects_close() {
+        let mut v = ValueEnd::new();
+        v.push("\"a \\\" {b");
+        assert!(!v.is_complete());
+        v.push("c\"");
+        assert!(v.is_complete());
+        let mut o = ValueEnd::new();
+        o.push("{\"use\":\"x}\",\"input\":{\"a\":[1,{}]");
+        assert!(!o.is_complete());
+        o.push("}");
+        assert!(!o.is_complete());
+        o.push("}");
+        assert!(o.is_complete());
     }
 }

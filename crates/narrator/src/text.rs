@@ -39,8 +39,10 @@ pub struct TextRequest {
     /// model sometimes ends its answer at once).
     pub min_tokens: usize,
     pub seed: u32,
-    /// Threads for prompt reading and generation.
+    /// Threads for prompt reading.
     pub threads: i32,
+    /// Threads for generation (see [`crate::default_decode_threads`]).
+    pub decode_threads: i32,
     /// Generation stops with [`NarratorError::Deadline`] once this passes.
     pub deadline: Option<Instant>,
 }
@@ -58,6 +60,7 @@ impl Default for TextRequest {
             min_tokens: 4,
             seed: 0x5eed,
             threads: crate::backend::default_threads(),
+            decode_threads: crate::backend::default_decode_threads(),
             deadline: None,
         }
     }
@@ -131,7 +134,7 @@ pub fn generate_text(
         .with_n_ctx(NonZeroU32::new(n_ctx))
         .with_n_batch(PROMPT_CHUNK as u32)
         .with_n_ubatch(PROMPT_CHUNK as u32)
-        .with_n_threads(threads)
+        .with_n_threads(request.decode_threads.max(1))
         .with_n_threads_batch(threads);
     let mut ctx = model
         .new_context(backend, params)

@@ -17,10 +17,16 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::error::NarratorError;
-use crate::stream::NarrativeScanner;
+use crate::stream::{NarrativeScanner, ValueEnd};
 
-/// Tokens decoded per batch while reading the prompt; the deadline is checked between batches.
-const PROMPT_CHUNK: usize = 128;
+/// The most tokens read in one batch (llama.cpp's batch size).
+const MAX_CHUNK: usize = 512;
+/// The fewest tokens read in one batch while reading a long prompt.
+const MIN_CHUNK: usize = 32;
+/// How long one batch may take at most. The deadline is checked between
+/// batches, and a batch is also sized to take at most half the time left, so
+/// a read stops close to its deadline.
+const CHUNK_TIME: Duration = Duration::from_secs(2);
 
 /// How to pick each token.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,15 +39,35 @@ pub struct Sampling {
     pub sample_then_check: bool,
 }
 
+/// One stretch of the answer: text the host writes, then text the model
+/// writes under a grammar until the grammar is complete.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Segment {
+    /// Written by the host and read like prompt text (no sampling).
+    pub forced: String,
+    /// GBNF with a `root` rule; the segment ends when it is complete (or the
+    /// JSON answer is). Empty: the job reads its prompt and stops.
+    pub grammar: String,
+    /// The end of `forced` that the grammar itself starts with (pre-accepted).
+    pub grammar_start: String,
+}
+
+/// What comes after a finished segment, decided from the answer so far.
+pub enum Next {
+    Segment(Segment),
+    /// The answer is complete once this text is appended (it is not decoded).
+    Finish(String),
+}
+
+/// Chooses the next segment from the answer written so far.
+pub type Continuation = Box<dyn FnMut(&str) -> Result<Next, NarratorError> + Send>;
+
 /// One generation request.
 pub struct Job {
-    /// The whole prompt, ending with the forced start of the answer.
+    /// The prompt, without the first segment's forced text.
     pub tokens: Vec<LlamaToken>,
-    /// The forced start of the answer (already in `tokens`), for the grammar and the scanner.
-    pub forced: Vec<LlamaToken>,
-    pub forced_text: String,
-    /// GBNF with a `root` rule; empty for no constraint.
-    pub grammar: String,
+    pub first: Segment,
+    pub next: Continuation,
     pub sampling: Sampling,
     /// 0 reads the prompt into the cache and stops.
     pub max_new_tokens: usize,
@@ -49,6 +75,28 @@ pub struct Job {
     /// Drop the whole cache first (an empty `tokens` then does nothing else).
     pub forget: bool,
     pub events: Sender<Event>,
+}
+
+impl Job {
+    /// A job that only reads `tokens` into the cache (or, with `forget`, empties it first).
+    pub fn read_only(
+        tokens: Vec<LlamaToken>,
+        sampling: Sampling,
+        deadline: Instant,
+        forget: bool,
+        events: Sender<Event>,
+    ) -> Job {
+        Job {
+            tokens,
+            first: Segment::default(),
+            next: Box::new(|_| Ok(Next::Finish(String::new()))),
+            sampling,
+            max_new_tokens: 0,
+            deadline,
+            forget,
+            events,
+        }
+    }
 }
 
 /// What the worker reports while serving a job.
@@ -60,11 +108,14 @@ pub enum Event {
 /// The record of one finished generation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Generated {
-    /// The forced start followed by everything the model wrote.
+    /// The whole answer: the host's forced text and what the model wrote.
     pub text: String,
     pub prompt_tokens: usize,
     pub cached_tokens: usize,
+    /// Tokens the model sampled.
     pub completion_tokens: usize,
+    /// Tokens the host wrote after the prompt (between segments).
+    pub forced_tokens: usize,
     /// From the job's start to reading the whole prompt.
     pub prompt_time: Duration,
     /// From the job's start to the first sampled token.
@@ -76,7 +127,10 @@ pub struct Generated {
 #[derive(Debug, Clone, Copy)]
 pub struct ContextSettings {
     pub n_ctx: u32,
+    /// Threads for prompt reading.
     pub threads: i32,
+    /// Threads for one-token decoding.
+    pub decode_threads: i32,
 }
 
 /// Starts the worker: creates the context on the new thread, reports
@@ -101,7 +155,7 @@ pub fn spawn(
                 .with_n_ctx(std::num::NonZeroU32::new(settings.n_ctx))
                 .with_n_batch(512)
                 .with_n_ubatch(512)
-                .with_n_threads(settings.threads)
+                .with_n_threads(settings.decode_threads)
                 .with_n_threads_batch(settings.threads);
             let ctx = match model.new_context(backend, params) {
                 Ok(c) => c,
@@ -115,6 +169,8 @@ pub fn spawn(
                 model: &model,
                 ctx,
                 cached: Vec::new(),
+                // A cautious start (a busy 2-core machine reads ≈ 75 tokens/s).
+                read_rate: 100.0,
             };
             while let Ok(job) = jobs.recv() {
                 let events = job.events.clone();
@@ -129,6 +185,8 @@ struct Engine<'m> {
     ctx: LlamaContext<'m>,
     /// The tokens whose keys and values sit in the cache (sequence 0), in order.
     cached: Vec<LlamaToken>,
+    /// Prompt tokens read per second, as last measured.
+    read_rate: f64,
 }
 
 fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
@@ -148,7 +206,7 @@ impl Engine<'_> {
         })
     }
 
-    fn run(&mut self, job: Job) -> Result<Generated, NarratorError> {
+    fn run(&mut self, mut job: Job) -> Result<Generated, NarratorError> {
         let start = Instant::now();
         if job.forget {
             self.forget();
@@ -158,6 +216,7 @@ impl Engine<'_> {
                     prompt_tokens: 0,
                     cached_tokens: 0,
                     completion_tokens: 0,
+                    forced_tokens: 0,
                     prompt_time: Duration::ZERO,
                     first_token: None,
                     total: Duration::ZERO,
@@ -168,19 +227,21 @@ impl Engine<'_> {
             return Err(NarratorError::Deadline);
         }
         let n_ctx = self.ctx.n_ctx() as usize;
-        if job.tokens.is_empty() {
+        let mut tokens = std::mem::take(&mut job.tokens);
+        tokens.extend(self.tokenize(&job.first.forced));
+        if tokens.is_empty() {
             return Err(NarratorError::InvalidOutput("empty prompt".into()));
         }
-        if job.tokens.len() + job.max_new_tokens > n_ctx {
+        if tokens.len() + job.max_new_tokens > n_ctx {
             return Err(NarratorError::PromptTooLong {
-                needed: job.tokens.len() + job.max_new_tokens,
+                needed: tokens.len() + job.max_new_tokens,
                 available: n_ctx,
             });
         }
 
         // Reuse the cached prefix; at least one token must be decoded for fresh logits.
-        let mut keep = common_prefix(&self.cached, &job.tokens);
-        if keep == job.tokens.len() {
+        let mut keep = common_prefix(&self.cached, &tokens);
+        if keep == tokens.len() {
             keep -= 1;
         }
         if self
@@ -194,52 +255,23 @@ impl Engine<'_> {
         }
         self.cached.truncate(keep);
         let cached_tokens = keep;
-
-        let mut batch = LlamaBatch::new(PROMPT_CHUNK.max(1), 1);
-        let mut pos = keep;
-        let last = job.tokens.len() - 1;
-        while pos < job.tokens.len() {
-            if Instant::now() >= job.deadline {
-                return Err(NarratorError::Deadline);
-            }
-            let end = (pos + PROMPT_CHUNK).min(job.tokens.len());
-            batch.clear();
-            for (i, &t) in job.tokens[pos..end].iter().enumerate() {
-                let p = pos + i;
-                batch
-                    .add(t, p as i32, &[0], p == last)
-                    .map_err(|e| NarratorError::Decode(e.to_string()))?;
-            }
-            self.decode(&mut batch)?;
-            self.cached.extend_from_slice(&job.tokens[pos..end]);
-            pos = end;
-        }
+        let mut batch = LlamaBatch::new(MAX_CHUNK, 1);
+        let mut logits_at = self.read(&mut batch, &tokens[keep..], job.deadline)?;
         let prompt_time = start.elapsed();
         let mut done = Generated {
-            text: job.forced_text.clone(),
-            prompt_tokens: job.tokens.len(),
+            text: job.first.forced.clone(),
+            prompt_tokens: tokens.len(),
             cached_tokens,
             completion_tokens: 0,
+            forced_tokens: 0,
             prompt_time,
             first_token: None,
             total: prompt_time,
         };
-        if job.max_new_tokens == 0 {
+        if job.max_new_tokens == 0 || job.first.grammar.is_empty() {
             return Ok(done);
         }
 
-        let mut grammar = if job.grammar.is_empty() {
-            None
-        } else {
-            let mut g = LlamaSampler::grammar(self.model, &job.grammar, "root")
-                .map_err(|e| NarratorError::Grammar(e.to_string()))?;
-            for &t in &job.forced {
-                g.try_accept(t).map_err(|e| {
-                    NarratorError::Grammar(format!("the answer's forced start is rejected: {e}"))
-                })?;
-            }
-            Some(g)
-        };
         let s = job.sampling;
         let mut chain = LlamaSampler::chain_simple([
             LlamaSampler::top_k(s.top_k),
@@ -247,103 +279,205 @@ impl Engine<'_> {
             LlamaSampler::temp(s.temperature),
             LlamaSampler::dist(s.seed),
         ]);
-
-        let model = self.model;
-        let vocab = model.vocab();
+        let vocab = self.model.vocab();
         let mut scanner = NarrativeScanner::new();
-        scanner.push(&job.forced_text);
-        let mut pending: Vec<u8> = Vec::new();
-        let mut logits_at = batch.n_tokens() - 1;
+        self.emit(&mut scanner, &job.first.forced, &job.events)?;
+        let mut segment = job.first.clone();
+        let mut first_segment = true;
         let mut sample_time = Duration::ZERO;
         let mut decode_time = Duration::ZERO;
+        // The token that completed the previous segment, sampled but not yet read.
+        let mut unread: Option<LlamaToken> = None;
         loop {
-            if Instant::now() >= job.deadline {
-                return Err(NarratorError::Deadline);
+            if !first_segment {
+                let forced = self.tokenize(&segment.forced);
+                let tokens: Vec<LlamaToken> = unread
+                    .take()
+                    .into_iter()
+                    .chain(forced.iter().copied())
+                    .collect();
+                if !tokens.is_empty() {
+                    logits_at = self.read(&mut batch, &tokens, job.deadline)?;
+                }
+                done.forced_tokens += forced.len();
+                done.text.push_str(&segment.forced);
+                self.emit(&mut scanner, &segment.forced, &job.events)?;
             }
-            if done.completion_tokens >= job.max_new_tokens {
-                return Err(NarratorError::InvalidOutput(format!(
-                    "no complete plan within {} tokens: {}",
-                    job.max_new_tokens, done.text
-                )));
-            }
-            let t0 = Instant::now();
-            let token =
-                self.sample(logits_at, grammar.as_mut(), &mut chain, s.sample_then_check)?;
-            sample_time += t0.elapsed();
-            done.first_token.get_or_insert_with(|| start.elapsed());
-            if vocab.is_eog(token) {
-                break;
-            }
-            if let Some(g) = grammar.as_mut() {
-                g.try_accept(token).map_err(|e| {
-                    NarratorError::InvalidOutput(format!("grammar rejected a sampled token: {e}"))
+            first_segment = false;
+            let mut end = ValueEnd::new();
+            end.push(&segment.grammar_start);
+            let mut grammar = LlamaSampler::grammar(self.model, &segment.grammar, "root")
+                .map_err(|e| NarratorError::Grammar(e.to_string()))?;
+            for t in self.tokenize(&segment.grammar_start) {
+                grammar.try_accept(t).map_err(|e| {
+                    NarratorError::Grammar(format!(
+                        "the grammar rejects the host's text {:?}: {e}",
+                        segment.grammar_start
+                    ))
                 })?;
             }
-            chain.accept(token);
-            done.completion_tokens += 1;
-
-            pending.extend(vocab.token_to_piece(token, false, None));
-            let valid = match std::str::from_utf8(&pending) {
-                Ok(s) => s.len(),
-                Err(e) if e.error_len().is_some() => {
-                    // Invalid bytes: replace and move on.
-                    let text = String::from_utf8_lossy(&pending).into_owned();
-                    pending.clear();
-                    pending.extend(text.into_bytes());
-                    pending.len()
-                }
-                Err(e) => e.valid_up_to(),
-            };
-            let piece: String = String::from_utf8_lossy(&pending[..valid]).into_owned();
-            pending.drain(..valid);
-            if !piece.is_empty() {
-                done.text.push_str(&piece);
-                let narrative = scanner.push(&piece);
-                if !narrative.is_empty() && job.events.send(Event::Narrative(narrative)).is_err() {
-                    // Nobody is waiting any more.
+            let mut pending: Vec<u8> = Vec::new();
+            loop {
+                if Instant::now() >= job.deadline {
                     return Err(NarratorError::Deadline);
                 }
-            }
-            if scanner.is_complete() {
-                break;
-            }
+                if done.completion_tokens >= job.max_new_tokens {
+                    return Err(NarratorError::InvalidOutput(format!(
+                        "no complete plan within {} tokens: {}",
+                        job.max_new_tokens, done.text
+                    )));
+                }
+                let t0 = Instant::now();
+                let token = self.sample(
+                    logits_at,
+                    &mut grammar,
+                    &mut chain,
+                    s.sample_then_check,
+                    s.top_k,
+                )?;
+                sample_time += t0.elapsed();
+                done.first_token.get_or_insert_with(|| start.elapsed());
+                if vocab.is_eog(token) {
+                    break;
+                }
+                grammar.try_accept(token).map_err(|e| {
+                    NarratorError::InvalidOutput(format!("grammar rejected a sampled token: {e}"))
+                })?;
+                chain.accept(token);
+                done.completion_tokens += 1;
 
-            batch.clear();
-            batch
-                .add(token, pos as i32, &[0], true)
-                .map_err(|e| NarratorError::Decode(e.to_string()))?;
-            let t0 = Instant::now();
-            self.decode(&mut batch)?;
-            decode_time += t0.elapsed();
-            self.cached.push(token);
-            pos += 1;
-            logits_at = 0;
+                pending.extend(vocab.token_to_piece(token, false, None));
+                let valid = match std::str::from_utf8(&pending) {
+                    Ok(s) => s.len(),
+                    Err(e) if e.error_len().is_some() => {
+                        // Invalid bytes: replace and move on.
+                        let text = String::from_utf8_lossy(&pending).into_owned();
+                        pending.clear();
+                        pending.extend(text.into_bytes());
+                        pending.len()
+                    }
+                    Err(e) => e.valid_up_to(),
+                };
+                let piece: String = String::from_utf8_lossy(&pending[..valid]).into_owned();
+                pending.drain(..valid);
+                if !piece.is_empty() {
+                    done.text.push_str(&piece);
+                    self.emit(&mut scanner, &piece, &job.events)?;
+                    end.push(&piece);
+                }
+                if end.is_complete() || scanner.is_complete() {
+                    // The grammar allows nothing more: no need to read the token now.
+                    unread = Some(token);
+                    break;
+                }
+
+                batch.clear();
+                batch
+                    .add(token, self.cached.len() as i32, &[0], true)
+                    .map_err(|e| NarratorError::Decode(e.to_string()))?;
+                let t0 = Instant::now();
+                self.decode(&mut batch)?;
+                decode_time += t0.elapsed();
+                self.cached.push(token);
+                logits_at = 0;
+            }
+            if !pending.is_empty() {
+                let rest = String::from_utf8_lossy(&pending).into_owned();
+                done.text.push_str(&rest);
+                self.emit(&mut scanner, &rest, &job.events)?;
+            }
+            match (job.next)(&done.text)? {
+                Next::Segment(next) => segment = next,
+                Next::Finish(suffix) => {
+                    done.text.push_str(&suffix);
+                    self.emit(&mut scanner, &suffix, &job.events)?;
+                    break;
+                }
+            }
         }
         done.total = start.elapsed();
         tracing::debug!(
             ?sample_time,
             ?decode_time,
             tokens = done.completion_tokens,
+            forced = done.forced_tokens,
             "generation timings"
         );
         Ok(done)
+    }
+
+    fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        self.model.vocab().tokenize(text.as_bytes(), false, false)
+    }
+
+    /// Decodes `tokens` after the cached ones in chunks, checking the deadline
+    /// between chunks; returns the batch index holding the last token's logits.
+    /// Each chunk is sized from the speed of the previous one so that it takes
+    /// at most [`CHUNK_TIME`] and half the time left.
+    fn read(
+        &mut self,
+        batch: &mut LlamaBatch,
+        tokens: &[LlamaToken],
+        deadline: Instant,
+    ) -> Result<i32, NarratorError> {
+        let mut logits_at = 0;
+        let mut at = 0;
+        while at < tokens.len() {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(NarratorError::Deadline);
+            }
+            let budget = CHUNK_TIME.min((deadline - now) / 2).as_secs_f64();
+            let size = ((self.read_rate * budget) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
+            let chunk = &tokens[at..(at + size).min(tokens.len())];
+            batch.clear();
+            let base = self.cached.len();
+            for (i, &t) in chunk.iter().enumerate() {
+                batch
+                    .add(t, (base + i) as i32, &[0], i == chunk.len() - 1)
+                    .map_err(|e| NarratorError::Decode(e.to_string()))?;
+            }
+            let started = Instant::now();
+            self.decode(batch)?;
+            if chunk.len() >= MIN_CHUNK {
+                let rate = chunk.len() as f64 / started.elapsed().as_secs_f64().max(1e-6);
+                // Smoothed, so one slow or fast batch does not swing the next size.
+                self.read_rate = 0.3 * self.read_rate + 0.7 * rate;
+            }
+            self.cached.extend_from_slice(chunk);
+            logits_at = batch.n_tokens() - 1;
+            at += chunk.len();
+        }
+        Ok(logits_at)
+    }
+
+    /// Feeds answer text to the scanner and sends the narrative part on.
+    fn emit(
+        &self,
+        scanner: &mut NarrativeScanner,
+        text: &str,
+        events: &Sender<Event>,
+    ) -> Result<(), NarratorError> {
+        let narrative = scanner.push(text);
+        if !narrative.is_empty() && events.send(Event::Narrative(narrative)).is_err() {
+            // Nobody is waiting any more.
+            return Err(NarratorError::Deadline);
+        }
+        Ok(())
     }
 
     /// One token from the logits at batch index `at`, allowed by `grammar`.
     fn sample(
         &mut self,
         at: i32,
-        grammar: Option<&mut LlamaSampler>,
+        grammar: &mut LlamaSampler,
         chain: &mut LlamaSampler,
         sample_then_check: bool,
+        top_k: i32,
     ) -> Result<LlamaToken, NarratorError> {
-        let Some(grammar) = grammar else {
-            let mut cur = self.ctx.token_data_array_ith(at);
-            cur.apply_sampler(chain);
-            return cur
-                .selected_token()
-                .ok_or_else(|| NarratorError::Decode("the sampler selected no token".into()));
-        };
         if sample_then_check {
             let mut cur = self.ctx.token_data_array_ith(at);
             cur.apply_sampler(chain);
@@ -352,6 +486,26 @@ impl Engine<'_> {
                     LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
                 one.apply_sampler(grammar);
                 if one.data.first().is_some_and(|d| d.logit().is_finite()) {
+                    return Ok(token);
+                }
+            }
+        }
+        if sample_then_check {
+            // The model's first choice is not allowed: try its top candidates
+            // before checking the grammar against the whole vocabulary.
+            let mut cur = self.ctx.token_data_array_ith(at);
+            cur.apply_sampler(&mut LlamaSampler::top_k(top_k.max(1)));
+            cur.apply_sampler(grammar);
+            let allowed: Vec<LlamaTokenData> = cur
+                .data
+                .iter()
+                .filter(|d| d.logit().is_finite())
+                .copied()
+                .collect();
+            if !allowed.is_empty() {
+                let mut few = LlamaTokenDataArray::new(allowed, false);
+                few.apply_sampler(chain);
+                if let Some(token) = few.selected_token() {
                     return Ok(token);
                 }
             }

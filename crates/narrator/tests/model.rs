@@ -64,7 +64,7 @@ fn every_plan_over_the_input_set_is_valid() {
         .collect();
     let state = Map::new();
     let mut failures = Vec::new();
-    for item in support::inputs() {
+    for item in support::inputs().into_iter().chain(support::heldout()) {
         match p.plan(&request(&item.input, catalog, &state, ROOMY), &mut |_| {}) {
             Ok(out) => {
                 for t in &out.plan.tools {
@@ -101,6 +101,52 @@ fn every_plan_over_the_input_set_is_valid() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn each_candidate_skill_gives_one_tool() {
+    // The prefilter's candidate skills (at most two) each appear exactly once,
+    // whether the skill has one script (dice) or the model picks one (memory).
+    let p = planner();
+    let cards = narratoria_narrator::catalog::cards(catalog(), &[]);
+    let state = Map::new();
+    for input in [
+        "I attack the bandit and remember his face for later.",
+        "Recall what I learned about the queen's secret.",
+        "I duel the knight of the Silver Order for their honor.",
+        "I say hello to the innkeeper.",
+    ] {
+        let mut want: Vec<String> = Vec::new();
+        for c in narratoria_narrator::prompt::keyword_hints(&cards, input, 3) {
+            let skill = c.split('/').next().unwrap_or_default().to_string();
+            if !want.contains(&skill) && want.len() < 2 {
+                want.push(skill);
+            }
+        }
+        let out = p
+            .plan(&request(input, catalog(), &state, ROOMY), &mut |_| {})
+            .unwrap();
+        let got: Vec<String> = out
+            .plan
+            .tools
+            .iter()
+            .map(|t| {
+                t.tool_path
+                    .split('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(got, want, "{input}: {}", out.transcript.response);
+        let ids: Vec<&str> = out.plan.tools.iter().map(|t| t.tool_id.as_str()).collect();
+        for (t, id) in out.plan.tools.iter().zip(&ids) {
+            assert!(
+                t.tool_path.ends_with(&format!("/{id}")),
+                "{id} names its script"
+            );
+        }
+    }
 }
 
 #[test]
@@ -192,9 +238,14 @@ fn the_narrative_streams_in_pieces() {
         )
         .unwrap();
     assert!(pieces.len() >= 2, "{pieces:?}");
-    assert_eq!(
-        pieces.concat().trim(),
-        out.plan.narrative.as_deref().unwrap_or("")
+    // The plan's narrative is what streamed, ended at its last full sentence
+    // (or with an ellipsis) when the length bound cut it short.
+    let streamed = pieces.concat();
+    let narrative = out.plan.narrative.as_deref().unwrap_or("");
+    assert!(!narrative.is_empty());
+    assert!(
+        streamed.trim().starts_with(narrative.trim_end_matches('…')),
+        "streamed {streamed:?}, narrative {narrative:?}"
     );
 }
 
