@@ -126,18 +126,7 @@ fn each_candidate_skill_gives_one_tool() {
         let out = p
             .plan(&request(input, catalog(), &state, ROOMY), &mut |_| {})
             .unwrap();
-        let got: Vec<String> = out
-            .plan
-            .tools
-            .iter()
-            .map(|t| {
-                t.tool_path
-                    .split('/')
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            })
-            .collect();
+        let got = support::skills_in_order(&out.plan);
         assert_eq!(got, want, "{input}: {}", out.transcript.response);
         let ids: Vec<&str> = out.plan.tools.iter().map(|t| t.tool_id.as_str()).collect();
         for (t, id) in out.plan.tools.iter().zip(&ids) {

@@ -188,10 +188,9 @@ pub fn builtin_catalog() -> (tempfile::TempDir, Catalog) {
     (dir, catalog)
 }
 
-/// The skills a plan uses, sorted and without duplicates.
-pub fn skills_used(plan: &narratoria_core::Plan) -> Vec<String> {
-    let mut s: Vec<String> = plan
-        .tools
+/// The skill of each of a plan's tools, in the plan's order.
+pub fn skills_in_order(plan: &narratoria_core::Plan) -> Vec<String> {
+    plan.tools
         .iter()
         .map(|t| {
             t.tool_path
@@ -200,7 +199,12 @@ pub fn skills_used(plan: &narratoria_core::Plan) -> Vec<String> {
                 .unwrap_or_default()
                 .to_string()
         })
-        .collect();
+        .collect()
+}
+
+/// The skills a plan uses, sorted and without duplicates.
+pub fn skills_used(plan: &narratoria_core::Plan) -> Vec<String> {
+    let mut s = skills_in_order(plan);
     s.sort();
     s.dedup();
     s
