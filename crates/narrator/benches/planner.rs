@@ -135,6 +135,22 @@ fn main() {
         default,
         &support::heldout(),
     );
+    // The same with the built-in skills' own skill.json and prompt.md, as shipped.
+    let (_shipped_dir, shipped) = support::real_skills_catalog();
+    run_set(
+        &planner,
+        &shipped,
+        "default, shipped skill guides, labeled set",
+        default,
+        &labeled,
+    );
+    run_set(
+        &planner,
+        &shipped,
+        "default, shipped skill guides, held-out set",
+        default,
+        &support::heldout(),
+    );
     if std::env::var_os("NARRATOR_BENCH_QUICK").is_some() {
         return;
     }

@@ -329,39 +329,8 @@ impl LlamaPlanner {
         let usable = cards(request.catalog, request.disabled_skills);
         let candidates = prompt::keyword_hints(&usable, request.input, 3);
         let (allowed, first, next) = if opts.levers.prefilter == Prefilter::Require {
-            // Each candidate skill gets one tool, written segment by segment;
-            // the model chooses among the skill's scripts that score best.
-            let scores = prompt::keyword_scores(&usable, request.input, usize::MAX);
-            let mut groups: Vec<Vec<ToolCard>> = Vec::new();
-            for c in &candidates {
-                let skill = c.split('/').next().unwrap_or_default();
-                if groups
-                    .iter()
-                    .any(|g| g[0].path.starts_with(&format!("{skill}/")))
-                {
-                    continue;
-                }
-                if groups.len() == opts.limits.max_tools {
-                    break;
-                }
-                let score = |p: &str| scores.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
-                if let Some(card) = usable.iter().find(|k| k.name == skill) {
-                    let best = card
-                        .tools
-                        .iter()
-                        .map(|t| score(&t.path))
-                        .fold(0.0, f64::max);
-                    let tools: Vec<ToolCard> = card
-                        .tools
-                        .iter()
-                        .filter(|t| score(&t.path) >= best - 1e-9)
-                        .cloned()
-                        .collect();
-                    if !tools.is_empty() {
-                        groups.push(tools);
-                    }
-                }
-            }
+            // Each routed skill gets one tool, written segment by segment.
+            let groups = prompt::route(&usable, request.input, opts.limits.max_tools);
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
             let (first, next) =
                 segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);

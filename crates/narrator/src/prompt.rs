@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use narratoria_core::planner::TurnSummary;
 
-use crate::catalog::SkillCard;
+use crate::catalog::{SkillCard, ToolCard};
 
 /// Prompt and generation features that can be switched off to measure what each buys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +234,50 @@ pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String
         .collect()
 }
 
+/// A skill after the first is routed to only when its prefilter score is at
+/// least this share of the best one.
+const FURTHER_SKILL_SHARE: f64 = 0.5 - 1e-9;
+
+/// The skills a plan must use with [`Prefilter::Require`], best first, at most
+/// `max_skills`: for each, its tools the model may choose among (those that
+/// score best within the skill). A skill after the first needs at least half
+/// the best score.
+pub fn route(cards: &[SkillCard], input: &str, max_skills: usize) -> Vec<Vec<ToolCard>> {
+    let scores = keyword_scores(cards, input, usize::MAX);
+    let score = |p: &str| scores.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
+    let top = scores.first().map_or(0.0, |(_, s)| *s);
+    let mut groups: Vec<Vec<ToolCard>> = Vec::new();
+    for (path, s) in scores.iter().take(3) {
+        let skill = path.split('/').next().unwrap_or_default();
+        if groups
+            .iter()
+            .any(|g| g[0].path.starts_with(&format!("{skill}/")))
+        {
+            continue;
+        }
+        if groups.len() == max_skills || *s < FURTHER_SKILL_SHARE * top {
+            break;
+        }
+        if let Some(card) = cards.iter().find(|k| k.name == skill) {
+            let best = card
+                .tools
+                .iter()
+                .map(|t| score(&t.path))
+                .fold(0.0, f64::max);
+            let tools: Vec<ToolCard> = card
+                .tools
+                .iter()
+                .filter(|t| score(&t.path) >= best - 1e-9)
+                .cloned()
+                .collect();
+            if !tools.is_empty() {
+                groups.push(tools);
+            }
+        }
+    }
+    groups
+}
+
 /// [`keyword_hints`] with each tool's score (the idf-weighted overlap).
 pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(String, f64)> {
     let docs: Vec<(String, HashSet<String>)> = cards
@@ -248,7 +292,7 @@ pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(Stri
                 );
                 if let Some(g) = &c.guide {
                     text.push(' ');
-                    text.push_str(g);
+                    text.push_str(&without_code_blocks(g));
                 }
                 (t.path.clone(), stems(&text))
             })
@@ -280,6 +324,24 @@ pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(Stri
         .take(max)
         .map(|(s, p)| (p.clone(), s))
         .collect()
+}
+
+/// A guide's prose: fenced code blocks (example plans and inputs) say what a
+/// call looks like, not when to make it, so they do not count as trigger words.
+fn without_code_blocks(guide: &str) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for line in guide.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 const STOP: &[&str] = &[

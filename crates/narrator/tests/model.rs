@@ -105,7 +105,7 @@ fn every_plan_over_the_input_set_is_valid() {
 
 #[test]
 fn each_candidate_skill_gives_one_tool() {
-    // The prefilter's candidate skills (at most two) each appear exactly once,
+    // The routed skills (at most two) each appear exactly once,
     // whether the skill has one script (dice) or the model picks one (memory).
     let p = planner();
     let cards = narratoria_narrator::catalog::cards(catalog(), &[]);
@@ -116,13 +116,10 @@ fn each_candidate_skill_gives_one_tool() {
         "I duel the knight of the Silver Order for their honor.",
         "I say hello to the innkeeper.",
     ] {
-        let mut want: Vec<String> = Vec::new();
-        for c in narratoria_narrator::prompt::keyword_hints(&cards, input, 3) {
-            let skill = c.split('/').next().unwrap_or_default().to_string();
-            if !want.contains(&skill) && want.len() < 2 {
-                want.push(skill);
-            }
-        }
+        let want: Vec<String> = narratoria_narrator::prompt::route(&cards, input, 2)
+            .iter()
+            .map(|g| g[0].path.split('/').next().unwrap_or_default().to_string())
+            .collect();
         let out = p
             .plan(&request(input, catalog(), &state, ROOMY), &mut |_| {})
             .unwrap();

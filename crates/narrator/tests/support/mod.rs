@@ -174,6 +174,38 @@ pub fn write_builtin_skills(root: &Path) {
     );
 }
 
+/// A temporary copy of the repository's built-in skills as players get them
+/// (`skill.json`, `prompt.md`), with stub scripts in place of the compiled ones.
+pub fn real_skills_catalog() -> (tempfile::TempDir, Catalog) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["storyteller", "dice-roller", "memory", "reputation"] {
+        let to = dir.path().join(name);
+        std::fs::create_dir_all(to.join("scripts")).unwrap();
+        let manifest = std::fs::read_to_string(src.join(name).join("skill.json")).unwrap();
+        let parsed: Value = serde_json::from_str(&manifest).unwrap();
+        for script in parsed["scripts"].as_object().unwrap().keys() {
+            let path = to.join("scripts").join(script);
+            std::fs::write(&path, "#!/bin/sh\ncat >/dev/null\n").unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        }
+        std::fs::write(to.join("skill.json"), manifest).unwrap();
+        std::fs::copy(src.join(name).join("prompt.md"), to.join("prompt.md")).unwrap();
+    }
+    let catalog = discover(&[dir.path().to_path_buf()]).expect("skills folder is usable");
+    assert_eq!(
+        catalog.skills().len(),
+        4,
+        "problems: {:?}",
+        catalog.problems
+    );
+    (dir, catalog)
+}
+
 /// A temporary skills folder with the four built-in skills, and its catalog.
 pub fn builtin_catalog() -> (tempfile::TempDir, Catalog) {
     let dir = tempfile::tempdir().unwrap();
