@@ -14,7 +14,6 @@ use sha2::{Digest, Sha256};
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
 
-use crate::catalog::ToolCard;
 use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
