@@ -92,19 +92,35 @@ export async function openApp({ application = appBinary(), copySkills = true, in
     delete childEnv.NARRATORIA_MODEL;
   }
   const port = 4444;
+  // Its own process group: closing ends tauri-driver, WebKitWebDriver and the
+  // app together, even when the app outlives the WebDriver session.
   const driver = spawn("tauri-driver", ["--port", String(port)], {
     env: childEnv,
     cwd: tmp,
     stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
   });
-  await waitForPort(port, 15000);
-  const browser = await remote({
-    hostname: "127.0.0.1",
-    port,
-    logLevel: "error",
-    connectionRetryCount: 2,
-    capabilities: { "tauri:options": { application } },
-  });
+  const signalGroup = (signal) => {
+    try {
+      process.kill(-driver.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  };
+  let browser;
+  try {
+    await waitForPort(port, 15000);
+    browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      connectionRetryCount: 2,
+      capabilities: { "tauri:options": { application } },
+    });
+  } catch (e) {
+    signalGroup("SIGKILL");
+    throw e;
+  }
   return {
     browser,
     tmp,
@@ -116,8 +132,9 @@ export async function openApp({ application = appBinary(), copySkills = true, in
       } catch {
         /* the window may already be gone */
       }
-      driver.kill();
-      await new Promise((r) => setTimeout(r, 300));
+      signalGroup("SIGTERM");
+      await new Promise((r) => setTimeout(r, 500));
+      signalGroup("SIGKILL");
       rmSync(tmp, { recursive: true, force: true });
     },
   };
