@@ -74,17 +74,10 @@ fn skill(root: &Path, name: &str, description: &str, guide: &str, scripts: Vec<S
     for s in &scripts {
         manifest["scripts"][s.name] =
             json!({"description": s.description, "inputSchema": s.schema});
-        let path = dir.join("scripts").join(format!("{}.sh", s.name));
-        std::fs::write(
-            &path,
+        executable(
+            &dir.join("scripts").join(format!("{}.sh", s.name)),
             "#!/bin/sh\ncat >/dev/null\necho '{\"version\":\"1\",\"type\":\"done\",\"ok\":true}'\n",
-        )
-        .unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        );
     }
     std::fs::write(
         dir.join("skill.json"),
@@ -185,17 +178,26 @@ pub fn real_skills_catalog() -> (tempfile::TempDir, Catalog) {
         let manifest = std::fs::read_to_string(src.join(name).join("skill.json")).unwrap();
         let parsed: Value = serde_json::from_str(&manifest).unwrap();
         for script in parsed["scripts"].as_object().unwrap().keys() {
-            let path = to.join("scripts").join(script);
-            std::fs::write(&path, "#!/bin/sh\ncat >/dev/null\n").unwrap();
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-            }
+            executable(
+                &to.join("scripts").join(script),
+                "#!/bin/sh\ncat >/dev/null\n",
+            );
         }
         std::fs::write(to.join("skill.json"), manifest).unwrap();
         std::fs::copy(src.join(name).join("prompt.md"), to.join("prompt.md")).unwrap();
     }
+    four_skills(dir)
+}
+
+/// A temporary skills folder with the four built-in skills, and its catalog.
+pub fn builtin_catalog() -> (tempfile::TempDir, Catalog) {
+    let dir = tempfile::tempdir().unwrap();
+    write_builtin_skills(dir.path());
+    four_skills(dir)
+}
+
+/// The catalog of `dir`, which must hold four usable skills.
+fn four_skills(dir: tempfile::TempDir) -> (tempfile::TempDir, Catalog) {
     let catalog = discover(&[dir.path().to_path_buf()]).expect("skills folder is usable");
     assert_eq!(
         catalog.skills().len(),
@@ -206,18 +208,14 @@ pub fn real_skills_catalog() -> (tempfile::TempDir, Catalog) {
     (dir, catalog)
 }
 
-/// A temporary skills folder with the four built-in skills, and its catalog.
-pub fn builtin_catalog() -> (tempfile::TempDir, Catalog) {
-    let dir = tempfile::tempdir().unwrap();
-    write_builtin_skills(dir.path());
-    let catalog = discover(&[dir.path().to_path_buf()]).expect("skills folder is usable");
-    assert_eq!(
-        catalog.skills().len(),
-        4,
-        "problems: {:?}",
-        catalog.problems
-    );
-    (dir, catalog)
+/// Writes an executable script.
+fn executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }
 
 /// The skill of each of a plan's tools, in the plan's order.
