@@ -51,6 +51,22 @@ fn env(home: &Path) -> Vec<(&str, &str)> {
     vec![NO_MODEL, ("NARRATORIA_HOME", r(home))]
 }
 
+/// Runs `narratoria args` without a model, `home` as NARRATORIA_HOME and
+/// `input` on stdin, to the end.
+fn with_stdin(args: &[&str], home: &Path, input: &[u8]) -> std::process::Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .env(NO_MODEL.0, NO_MODEL.1)
+        .env("NARRATORIA_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Without a model the narrator says so and still prints a valid plan.
 #[test]
 fn narrate_without_a_model_uses_the_rule_planner() {
@@ -86,22 +102,11 @@ fn narrate_batch_prints_one_plan_per_line() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("skills");
     game_skills(&root, false, 0.0);
-    let mut child = Command::new(bin())
-        .args(["narrate", "--batch", "-", "--skills", r(&root)])
-        .env(NO_MODEL.0, NO_MODEL.1)
-        .env("NARRATORIA_HOME", dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"I look around\n\nI attack the orc\nI sing a song\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        &["narrate", "--batch", "-", "--skills", r(&root)],
+        dir.path(),
+        b"I look around\n\nI attack the orc\nI sing a song\n",
+    );
     assert!(out.status.success());
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -369,24 +374,11 @@ fn play_runs_a_story_from_piped_input() {
     let root = dir.path().join("skills");
     game_skills(&root, false, 0.0);
     let db: PathBuf = dir.path().join("play.db");
-    let mut child = Command::new(bin())
-        .args(["play", "--session", r(&db), "--skills", r(&root)])
-        .env(NO_MODEL.0, NO_MODEL.1)
-        .env("NARRATORIA_HOME", dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            b"I attack the goblin\nI look around\n/turns\n/rewind 1\n/skills\n/bogus\n/quit\n",
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        &["play", "--session", r(&db), "--skills", r(&root)],
+        dir.path(),
+        b"I attack the goblin\nI look around\n/turns\n/rewind 1\n/skills\n/bogus\n/quit\n",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
