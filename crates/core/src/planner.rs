@@ -42,6 +42,29 @@ pub struct PlanRequest<'a> {
     pub deadline: Instant,
 }
 
+impl<'a> PlanRequest<'a> {
+    /// The first plan of a turn with nothing before it: no disabled skills,
+    /// no recent turns, attempt 1. Other fields can be set with struct update.
+    pub fn first(
+        input: &'a str,
+        catalog: &'a Catalog,
+        state: &'a Map<String, Value>,
+        deadline: Instant,
+    ) -> PlanRequest<'a> {
+        PlanRequest {
+            input,
+            catalog,
+            disabled_skills: &[],
+            attempt: 1,
+            parent_plan_id: None,
+            recent_turns: &[],
+            state,
+            previous_failure: None,
+            deadline,
+        }
+    }
+}
+
 /// What a planner produced, with the record of how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanOutcome {

@@ -404,15 +404,13 @@ mod tests {
     fn plan_for(catalog: &Catalog, input: &str, disabled: &[String]) -> Plan {
         let state = Map::new();
         let req = PlanRequest {
-            input,
-            catalog,
             disabled_skills: disabled,
-            attempt: 1,
-            parent_plan_id: None,
-            recent_turns: &[],
-            state: &state,
-            previous_failure: None,
-            deadline: Instant::now() + std::time::Duration::from_secs(5),
+            ..PlanRequest::first(
+                input,
+                catalog,
+                &state,
+                Instant::now() + std::time::Duration::from_secs(5),
+            )
         };
         rule_plan(&req)
     }

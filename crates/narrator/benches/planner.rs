@@ -234,15 +234,8 @@ fn plan_by(
     let state = Map::new();
     p.plan(
         &PlanRequest {
-            input,
-            catalog,
             disabled_skills: disabled,
-            attempt: 1,
-            parent_plan_id: None,
-            recent_turns: &[],
-            state: &state,
-            previous_failure: None,
-            deadline: Instant::now() + limit,
+            ..PlanRequest::first(input, catalog, &state, Instant::now() + limit)
         },
         &mut |_| {},
     )

@@ -26,23 +26,12 @@ fn main() {
     println!("loaded in {:?}", planner.load_report().load_time);
     let state = Map::new();
     for input in std::env::args().skip(1) {
-        let request = PlanRequest {
-            input: &input,
-            catalog: &catalog,
-            disabled_skills: &[],
-            attempt: 1,
-            parent_plan_id: None,
-            recent_turns: &[],
-            state: &state,
-            previous_failure: None,
-            deadline: Instant::now()
-                + Duration::from_secs(
-                    std::env::var("DEADLINE")
-                        .ok()
-                        .and_then(|s| s.parse().ok())
-                        .unwrap_or(5),
-                ),
-        };
+        let seconds = std::env::var("DEADLINE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5);
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        let request = PlanRequest::first(&input, &catalog, &state, deadline);
         print!("> {input}\n  narrative: ");
         let result = planner.plan(&request, &mut |piece| {
             print!("{piece}");

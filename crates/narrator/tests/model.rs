@@ -32,17 +32,7 @@ fn request<'a>(
     state: &'a Map<String, serde_json::Value>,
     deadline: Duration,
 ) -> PlanRequest<'a> {
-    PlanRequest {
-        input,
-        catalog,
-        disabled_skills: &[],
-        attempt: 1,
-        parent_plan_id: None,
-        recent_turns: &[],
-        state,
-        previous_failure: None,
-        deadline: Instant::now() + deadline,
-    }
+    PlanRequest::first(input, catalog, state, Instant::now() + deadline)
 }
 
 // Generous: these tests check validity, and test binaries share two cores; the

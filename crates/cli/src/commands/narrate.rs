@@ -71,17 +71,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
 /// rule-based plan stands in (said on stderr), so the output is always a valid plan.
 fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Plan {
     let state = Map::new();
-    let req = PlanRequest {
-        input,
-        catalog,
-        disabled_skills: &[],
-        attempt: 1,
-        parent_plan_id: None,
-        recent_turns: &[],
-        state: &state,
-        previous_failure: None,
-        deadline: Instant::now() + GENERATION_DEADLINE,
-    };
+    let req = PlanRequest::first(input, catalog, &state, Instant::now() + GENERATION_DEADLINE);
     match planner.plan(&req, &mut |_| {}) {
         Ok(outcome) => outcome.plan,
         Err(e) => {
