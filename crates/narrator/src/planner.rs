@@ -326,8 +326,14 @@ impl LlamaPlanner {
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
         let usable = cards(request.catalog, request.disabled_skills);
-        let candidates = prompt::keyword_hints(&usable, request.input, 3);
-        let (allowed, first, next) = if opts.levers.prefilter == Prefilter::Require {
+        let require = opts.levers.prefilter == Prefilter::Require;
+        // The older routings offer the candidates in one grammar (and hint them).
+        let candidates = if require {
+            Vec::new()
+        } else {
+            prompt::keyword_hints(&usable, request.input, 3)
+        };
+        let (allowed, first, next) = if require {
             // Each routed skill gets one tool, written segment by segment.
             let groups = prompt::route(&usable, request.input, opts.limits.max_tools);
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
@@ -365,8 +371,8 @@ impl LlamaPlanner {
             (allowed, first, next)
         };
         // With `Require` the grammar already names the tools: no hint needed.
-        let hints = if opts.levers.keyword_hints && opts.levers.prefilter != Prefilter::Require {
-            candidates.clone()
+        let hints = if opts.levers.keyword_hints {
+            candidates
         } else {
             Vec::new()
         };
