@@ -4,65 +4,28 @@
 //! both call. Errors carry a code the UI classifies without string matching.
 
 pub mod desktop;
+mod error;
 pub mod planner;
 mod process;
 
+pub use error::AppError;
 pub use process::calm_openmp;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use narratoria_core::error::{ErrorCode, FieldError};
+use narratoria_core::error::ErrorCode;
 use narratoria_core::planner::Planner;
 use narratoria_core::result::ExecutionResult;
-use narratoria_core::skills::config::{self, ConfigError, REDACTED};
+use narratoria_core::skills::config::{self, REDACTED};
 use narratoria_core::skills::registry::Watch;
 use narratoria_core::skills::{Registry, SkillChange, SkillsState};
-use narratoria_core::store::{SessionInfo, Store, StoreError, TurnRecord};
+use narratoria_core::store::{SessionInfo, Store, TurnRecord};
 use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
-
-/// An error for the UI: a stable code, a sentence, and field errors when a
-/// form was invalid.
-#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
-#[error("{message}")]
-pub struct AppError {
-    pub code: ErrorCode,
-    pub message: String,
-    /// Per-field problems (JSON pointer + words), for settings forms.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<FieldError>,
-}
-
-impl AppError {
-    /// An error with a code and a sentence.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> AppError {
-        AppError {
-            code,
-            message: message.into(),
-            errors: Vec::new(),
-        }
-    }
-}
-
-impl From<StoreError> for AppError {
-    fn from(e: StoreError) -> Self {
-        AppError::new(e.code(), e.to_string())
-    }
-}
-
-impl From<ConfigError> for AppError {
-    fn from(e: ConfigError) -> Self {
-        AppError {
-            code: e.code(),
-            message: e.to_string(),
-            errors: e.field_errors().to_vec(),
-        }
-    }
-}
 
 /// Where the app finds its things.
 #[derive(Debug, Clone, Default)]
