@@ -18,7 +18,9 @@ have cc || need_apt+=(build-essential)
 have c++ || need_apt+=(g++)
 have cmake || need_apt+=(cmake)
 have pkg-config || need_apt+=(pkg-config)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev)
+# bindgen loads libclang.so itself (libclang-cpp.so is a different library and
+# does not count); libclang-dev provides the unversioned file it looks for.
+ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || ls /usr/lib/*/libclang.so >/dev/null 2>&1 || need_apt+=(libclang-dev)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}" >&2
