@@ -1,0 +1,235 @@
+//! What a turn's tools decided, read from their outputs by shape: dice checks
+//! (the `outcome` of a roll with a `dc`), plain rolls, standings changed or
+//! looked up, memories recalled. A tool output of another shape tells nothing.
+
+use serde_json::Value;
+
+/// How a check went, as the dice-roller's `outcome` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    CriticalSuccess,
+    Success,
+    Failure,
+    CriticalFailure,
+}
+
+impl Verdict {
+    /// The verdict named by a check's `outcome` field.
+    pub fn parse(outcome: &str) -> Option<Verdict> {
+        Some(match outcome {
+            "criticalSuccess" => Verdict::CriticalSuccess,
+            "success" => Verdict::Success,
+            "failure" => Verdict::Failure,
+            "criticalFailure" => Verdict::CriticalFailure,
+            _ => return None,
+        })
+    }
+
+    /// Whether the action succeeds.
+    pub fn succeeded(self) -> bool {
+        matches!(self, Verdict::CriticalSuccess | Verdict::Success)
+    }
+}
+
+/// One thing the rules decided this turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fact {
+    /// A roll against a difficulty.
+    Check {
+        reason: Option<String>,
+        verdict: Verdict,
+        /// `total − dc`.
+        margin: i64,
+    },
+    /// A roll with no difficulty: chance, not success or failure.
+    Roll { reason: Option<String> },
+    /// A faction's standing changed.
+    StandingChanged {
+        faction: String,
+        delta: i64,
+        standing: String,
+    },
+    /// A faction's standing was looked up.
+    Standing { faction: String, standing: String },
+    /// Memories came back from earlier in the story.
+    Recalled { memories: Vec<String> },
+    /// A tool the turn depended on gave nothing.
+    Unavailable,
+}
+
+impl Fact {
+    /// The fact in plain words for a narrator, without numbers: what happened,
+    /// never how it was computed.
+    pub fn in_words(&self) -> String {
+        match self {
+            Fact::Check {
+                reason,
+                verdict,
+                margin,
+            } => {
+                let what = reason
+                    .as_deref()
+                    .map(|r| format!("{}: ", r.trim().trim_end_matches('.')))
+                    .unwrap_or_default();
+                let how = match verdict {
+                    Verdict::CriticalSuccess => "a triumph — it succeeds brilliantly",
+                    Verdict::Success if *margin >= 5 => "it succeeds",
+                    Verdict::Success => "it succeeds, but only just",
+                    Verdict::Failure if *margin >= -4 => "it fails, narrowly",
+                    Verdict::Failure => "it fails",
+                    Verdict::CriticalFailure => "a disaster — it fails badly",
+                };
+                format!("{what}{how}.")
+            }
+            Fact::Roll { reason } => match reason {
+                Some(r) => format!("{}: chance has decided.", r.trim().trim_end_matches('.')),
+                None => "Chance has decided.".into(),
+            },
+            Fact::StandingChanged {
+                faction,
+                delta,
+                standing,
+            } => {
+                let moved = if *delta > 0 {
+                    "think better of you"
+                } else if *delta < 0 {
+                    "think worse of you"
+                } else {
+                    "are unmoved"
+                };
+                format!("{} {moved} (now {standing}).", name(faction))
+            }
+            Fact::Standing { faction, standing } => {
+                format!("{} regard you as {standing}.", name(faction))
+            }
+            Fact::Recalled { memories } if memories.is_empty() => {
+                "Nothing from earlier comes to mind.".into()
+            }
+            Fact::Recalled { memories } => format!("Remembered: {}", memories.join(" | ")),
+            Fact::Unavailable => "One thing could not be found out; do not assume it.".into(),
+        }
+    }
+}
+
+/// A faction id as a name: "city-watch" → "The city watch".
+fn name(faction: &str) -> String {
+    let words = faction.replace(['-', '_'], " ");
+    let words = words.trim();
+    if words.to_lowercase().starts_with("the ") {
+        let mut c = words.chars();
+        return c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default();
+    }
+    format!("The {words}")
+}
+
+/// The facts in one tool output, by its shape.
+pub fn facts_of(output: &Value) -> Vec<Fact> {
+    if output.is_null() {
+        return vec![Fact::Unavailable];
+    }
+    let text = |k: &str| output.get(k).and_then(Value::as_str).map(str::to_string);
+    if output.get("formula").is_some() && output.get("total").is_some() {
+        let reason = text("reason").filter(|r| !r.trim().is_empty());
+        let verdict = output.get("outcome").and_then(Value::as_str).and_then(Verdict::parse);
+        return vec![match verdict {
+            Some(verdict) => Fact::Check {
+                reason,
+                verdict,
+                margin: output.get("margin").and_then(Value::as_i64).unwrap_or(0),
+            },
+            None => Fact::Roll { reason },
+        }];
+    }
+    if let (Some(faction), Some(standing)) = (text("factionId"), text("standing")) {
+        return vec![match output.get("delta").and_then(Value::as_i64) {
+            Some(delta) if output.get("previousScore").is_some() => Fact::StandingChanged {
+                faction,
+                delta,
+                standing,
+            },
+            _ => Fact::Standing { faction, standing },
+        }];
+    }
+    if let Some(list) = output.get("factions").and_then(Value::as_array) {
+        return list.iter().flat_map(facts_of).collect();
+    }
+    if let Some(memories) = output.get("memories").and_then(Value::as_array) {
+        let memories = memories
+            .iter()
+            .filter_map(|m| m.get("summary").and_then(Value::as_str))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        return vec![Fact::Recalled { memories }];
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_failed_check_reads_as_a_failure_without_numbers() {
+        let out = json!({"formula": "1d20+2", "rolls": [7], "total": 9, "dc": 15,
+                         "outcome": "failure", "margin": -6, "reason": "Strike the goblin"});
+        let facts = facts_of(&out);
+        assert_eq!(
+            facts,
+            vec![Fact::Check {
+                reason: Some("Strike the goblin".into()),
+                verdict: Verdict::Failure,
+                margin: -6
+            }]
+        );
+        let words = facts[0].in_words();
+        assert_eq!(words, "Strike the goblin: it fails.");
+        assert!(!words.chars().any(|c| c.is_ascii_digit()));
+    }
+
+    #[test]
+    fn every_verdict_has_its_own_words() {
+        let said: Vec<String> = [
+            ("criticalSuccess", 9),
+            ("success", 6),
+            ("success", 0),
+            ("failure", -2),
+            ("failure", -9),
+            ("criticalFailure", -12),
+        ]
+        .iter()
+        .map(|(o, m)| {
+            facts_of(&json!({"formula": "1d20", "total": 1, "outcome": o, "margin": m}))[0]
+                .in_words()
+        })
+        .collect();
+        let mut unique = said.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), said.len(), "{said:?}");
+        assert!(said[0].contains("triumph") && said[5].contains("disaster"));
+    }
+
+    #[test]
+    fn standings_memories_and_failures_are_read_by_shape() {
+        let update = json!({"factionId": "city-watch", "previousScore": 0, "delta": 5,
+                            "score": 5, "standing": "neutral", "reason": "helped"});
+        assert_eq!(
+            facts_of(&update)[0].in_words(),
+            "The city watch think better of you (now neutral)."
+        );
+        let query = json!({"factionId": "temple", "score": 40, "standing": "friendly", "known": true});
+        assert_eq!(facts_of(&query)[0].in_words(), "The temple regard you as friendly.");
+        let recall = json!({"memories": [{"summary": "You met Mira at the well."}]});
+        assert_eq!(
+            facts_of(&recall),
+            vec![Fact::Recalled {
+                memories: vec!["You met Mira at the well.".into()]
+            }]
+        );
+        assert_eq!(facts_of(&Value::Null), vec![Fact::Unavailable]);
+        assert!(facts_of(&json!({"weather": "rain"})).is_empty());
+        let plain = json!({"formula": "3d6", "total": 11});
+        assert_eq!(facts_of(&plain), vec![Fact::Roll { reason: None }]);
+    }
+}

@@ -1,0 +1,14 @@
+//! Telling a turn without a model: the player's action in the second person
+//! and what the rules decided, in words — never the raw numbers. The
+//! storyteller grounds its prompt in the same words, and the host falls back
+//! on them when no narration could be written (docs/architecture.md).
+
+pub mod deed;
+pub mod facts;
+pub mod step;
+pub mod template;
+
+pub use deed::deed;
+pub use facts::{facts_of, Fact, Verdict};
+pub use step::{can_narrate, shape, Telling};
+pub use template::told;

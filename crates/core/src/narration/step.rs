@@ -1,0 +1,211 @@
+//! The turn's shape: the rules' tools first, then exactly one narration step
+//! that depends on every one of them and tells what they decided. The host
+//! adds the step when the planner leaves it out (docs/architecture.md).
+
+use serde_json::{json, Map, Value};
+
+use crate::plan::{Plan, ToolInvocation};
+use crate::planner::TurnSummary;
+use crate::skills::Catalog;
+
+/// The skill and script that narrate a turn.
+pub const STORYTELLER: &str = "storyteller";
+pub const NARRATE: &str = "narrate";
+/// The tool id the host gives the narration step (made unique when taken).
+pub const NARRATE_TOOL_ID: &str = "narrate";
+
+/// What the narration step is told besides the tools' outputs.
+#[derive(Debug, Clone, Copy)]
+pub struct Telling<'a> {
+    /// The player's action, in their words.
+    pub input: &'a str,
+    /// The last turns, oldest first.
+    pub recent: &'a [TurnSummary],
+    /// The story's premise and setting, when it has a scenario.
+    pub scenario: Option<&'a str>,
+}
+
+/// Whether the storyteller can narrate now: discovered, enabled, not
+/// permanently failed, not left out of this plan.
+pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {
+    catalog
+        .usable(disabled)
+        .any(|s| s.name == STORYTELLER && s.script(NARRATE).is_some())
+}
+
+/// Gives `plan` the turn's shape. Promises: every narration tool the planner
+/// wrote is taken out (dependencies on it dropped); when the storyteller can
+/// narrate, exactly one narration tool is appended, required, depending on
+/// every other tool, with the player's input, the recent turns and the
+/// scenario as its input (a style the planner chose is kept).
+pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
+    let is_narration = |t: &ToolInvocation| {
+        catalog
+            .resolve(&t.tool_path, &[])
+            .map(|(skill, script)| skill.name == STORYTELLER && script.name == NARRATE)
+            .unwrap_or(t.tool_path == format!("{STORYTELLER}/{NARRATE}"))
+    };
+    let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
+        std::mem::take(&mut plan.tools)
+            .into_iter()
+            .partition(is_narration);
+    let removed: Vec<&str> = narrations.iter().map(|t| t.tool_id.as_str()).collect();
+    for tool in &mut tools {
+        tool.dependencies.retain(|d| !removed.contains(&d.as_str()));
+    }
+    plan.tools = tools;
+    if !can_narrate(catalog, &plan.disabled_skills) {
+        return;
+    }
+    let mut input = Map::new();
+    input.insert("playerInput".into(), json!(telling.input));
+    if let Some(style) = narrations
+        .iter()
+        .find_map(|t| t.input.get("style").filter(|s| s.is_string()))
+    {
+        input.insert("style".into(), style.clone());
+    }
+    if let Some(scenario) = telling.scenario.filter(|s| !s.trim().is_empty()) {
+        input.insert("scenario".into(), json!(scenario));
+    }
+    if !telling.recent.is_empty() {
+        let recent: Vec<Value> = telling
+            .recent
+            .iter()
+            .map(|t| json!({"player": t.input, "narrator": t.narrative}))
+            .collect();
+        input.insert("recentTurns".into(), Value::Array(recent));
+    }
+    let mut id = NARRATE_TOOL_ID.to_string();
+    let mut n = 1;
+    while plan.tools.iter().any(|t| t.tool_id == id) {
+        n += 1;
+        id = format!("{NARRATE_TOOL_ID}-{n}");
+    }
+    let mut step = ToolInvocation::new(&id, &format!("{STORYTELLER}/{NARRATE}"));
+    step.input = input;
+    step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
+    step.required = true;
+    plan.tools.push(step);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn skill(root: &Path, name: &str, script: &str) {
+        let dir = root.join(name);
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(
+            dir.join("skill.json"),
+            format!(r#"{{"name":"{name}","version":"1.0.0","description":"d"}}"#),
+        )
+        .unwrap();
+        let path = dir.join("scripts").join(script);
+        std::fs::write(&path, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn catalog(with_storyteller: bool) -> (tempfile::TempDir, Catalog) {
+        let dir = tempfile::tempdir().unwrap();
+        skill(dir.path(), "dice-roller", "roll-dice");
+        if with_storyteller {
+            skill(dir.path(), STORYTELLER, NARRATE);
+        }
+        let c = crate::skills::discover(&[dir.path().to_path_buf()]).unwrap();
+        (dir, c)
+    }
+
+    fn tool(id: &str, path: &str, deps: &[&str]) -> ToolInvocation {
+        let mut t = ToolInvocation::new(id, path);
+        t.dependencies = deps.iter().map(|d| d.to_string()).collect();
+        t
+    }
+
+    const TELLING: Telling = Telling {
+        input: "I strike the goblin",
+        recent: &[],
+        scenario: None,
+    };
+
+    #[test]
+    fn narration_is_added_last_depending_on_every_tool() {
+        let (_d, c) = catalog(true);
+        let mut plan = Plan::new(vec![
+            tool("roll", "dice-roller/roll-dice", &[]),
+            tool("roll2", "dice-roller/roll-dice", &["roll"]),
+        ]);
+        shape(&mut plan, &c, &TELLING);
+        let last = plan.tools.last().unwrap();
+        assert_eq!(last.tool_path, "storyteller/narrate");
+        assert_eq!(last.tool_id, "narrate");
+        assert_eq!(last.dependencies, vec!["roll", "roll2"]);
+        assert!(last.required);
+        assert_eq!(last.input["playerInput"], "I strike the goblin");
+        assert_eq!(plan.tools.len(), 3);
+    }
+
+    #[test]
+    fn the_planners_narration_is_replaced_by_one_that_sees_everything() {
+        let (_d, c) = catalog(true);
+        let mut narrate = tool("tell", "storyteller/narrate", &[]);
+        narrate.input.insert("style".into(), json!("terse"));
+        let mut plan = Plan::new(vec![
+            narrate,
+            tool("roll", "dice-roller/roll-dice", &["tell"]),
+            tool("narrate", "dice-roller/roll-dice", &[]),
+        ]);
+        let recent = [TurnSummary {
+            input: "I enter".into(),
+            narrative: "You enter.".into(),
+        }];
+        shape(
+            &mut plan,
+            &c,
+            &Telling {
+                recent: &recent,
+                scenario: Some("A haunted mill."),
+                ..TELLING
+            },
+        );
+        let ids: Vec<&str> = plan.tools.iter().map(|t| t.tool_id.as_str()).collect();
+        assert_eq!(ids, vec!["roll", "narrate", "narrate-2"]);
+        assert!(plan.tools[0].dependencies.is_empty());
+        let last = &plan.tools[2];
+        assert_eq!(last.dependencies, vec!["roll", "narrate"]);
+        assert_eq!(last.input["style"], "terse");
+        assert_eq!(last.input["scenario"], "A haunted mill.");
+        assert_eq!(
+            last.input["recentTurns"],
+            json!([{"player": "I enter", "narrator": "You enter."}])
+        );
+    }
+
+    #[test]
+    fn without_a_usable_storyteller_no_narration_is_planned() {
+        let (_d, c) = catalog(false);
+        let mut plan = Plan::new(vec![
+            tool("roll", "dice-roller/roll-dice", &[]),
+            tool("tell", "storyteller/narrate", &["roll"]),
+        ]);
+        shape(&mut plan, &c, &TELLING);
+        assert_eq!(plan.tools.len(), 1);
+
+        let (_d, c) = catalog(true);
+        let mut plan = Plan::new(vec![tool("roll", "dice-roller/roll-dice", &[])]);
+        plan.disabled_skills = vec![STORYTELLER.into()];
+        shape(&mut plan, &c, &TELLING);
+        assert_eq!(plan.tools.len(), 1);
+    }
+
+    #[test]
+    fn a_turn_with_no_mechanics_is_just_the_narration() {
+        let (_d, c) = catalog(true);
+        let mut plan = Plan::new(vec![]);
+        shape(&mut plan, &c, &TELLING);
+        assert_eq!(plan.tools.len(), 1);
+        assert!(plan.tools[0].dependencies.is_empty());
+    }
+}
