@@ -5,6 +5,7 @@
 pub mod dag;
 pub mod error;
 pub mod executor;
+pub mod narration;
 pub mod paths;
 pub mod plan;
 pub mod planner;
