@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use narratoria_skills_builtin::dice::{roll, DiceConfig, Formula, RandomSource};
+use narratoria_skills_builtin::dice::{judge, roll, DiceConfig, Formula, RandomSource};
 use narratoria_skills_builtin::{run, Context, LogLevel, Outcome, ScriptSpec, SkillError};
 use rand::rngs::{OsRng, SmallRng};
 use rand::{SeedableRng, TryRngCore};
@@ -22,6 +22,8 @@ struct Input {
     formula: String,
     seed: Option<u64>,
     reason: Option<String>,
+    /// The difficulty: with it the roll is a check with an outcome.
+    dc: Option<i64>,
 }
 
 fn roll_dice(ctx: &mut Context) -> Result<Outcome, SkillError> {
@@ -47,13 +49,31 @@ fn roll_dice(ctx: &mut Context) -> Result<Outcome, SkillError> {
     if let Some(reason) = &input.reason {
         output["reason"] = json!(reason);
     }
+    let check = input.dc.map(|dc| judge(&formula, &result, dc));
+    if let Some(check) = &check {
+        let verdict = serde_json::to_value(check)
+            .map_err(|e| SkillError::internal(format!("cannot encode the check: {e}")))?;
+        if let (Some(out), serde_json::Value::Object(fields)) = (output.as_object_mut(), verdict) {
+            out.extend(fields);
+        }
+    }
     let mut payload = output.clone();
     payload["showIndividualRolls"] = json!(config.show_individual_rolls);
     ctx.events.ui_event("dice_roll", payload);
-    let summary = match &input.reason {
+    let mut summary = match &input.reason {
         Some(r) => format!("{r}: {} = {}", result.formula, result.total),
         None => format!("{} = {}", result.formula, result.total),
     };
+    if let Some(check) = &check {
+        summary.push_str(&format!(
+            " against dc {}: {}",
+            check.dc,
+            serde_json::to_value(check.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ));
+    }
     Ok(Outcome {
         output,
         summary: Some(summary),

@@ -1,9 +1,11 @@
-//! The dice-roller skill: formulas (seed 002 §6.2), limits, and rolling.
+//! The dice-roller skill: formulas, limits, rolling, and checks against a difficulty.
 
+pub mod check;
 pub mod config;
 pub mod formula;
 pub mod roll;
 
+pub use check::{judge, Check, CheckOutcome};
 pub use config::{DiceConfig, RandomSource};
 pub use formula::{Formula, FormulaError, Limits, Term};
 pub use roll::{roll, RollResult};
