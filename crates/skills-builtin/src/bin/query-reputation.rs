@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use narratoria_skills_builtin::reputation::{Ledger, ReputationConfig};
+use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};
 use narratoria_skills_builtin::{run, Context, Outcome, ScriptSpec, SkillError};
 use serde::Deserialize;
 use serde_json::json;
@@ -30,7 +30,11 @@ fn query(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let ledger = Ledger::open(&ctx.data_dir()?)?;
     match &input.faction_id {
         Some(faction) => {
-            cfg.check_faction(faction)?;
+            if !cfg.faction_list.is_empty() {
+                let mut known = ledger.factions()?;
+                known.extend(factions::in_state(&ctx.envelope.state));
+                cfg.check_faction(faction, &known)?;
+            }
             let s = ledger.standing(&cfg, faction, day, input.history)?;
             let summary = format!("{}: {} ({})", s.faction_id, s.score, s.standing);
             Ok(Outcome {

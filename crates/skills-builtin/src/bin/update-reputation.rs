@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use narratoria_skills_builtin::reputation::{Ledger, ReputationConfig};
+use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};
 use narratoria_skills_builtin::{run, Context, LogLevel, Outcome, ScriptSpec, SkillError};
 use serde::Deserialize;
 use serde_json::json;
@@ -26,9 +26,12 @@ fn update(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let cfg: ReputationConfig = ctx.config()?;
     cfg.check()?;
     let input: Input = ctx.input()?;
-    cfg.check_faction(&input.faction_id)?;
-    let day = cfg.current_day(input.day, &ctx.envelope.state);
+    cfg.check_delta(input.delta)?;
     let mut ledger = Ledger::open(&ctx.data_dir()?)?;
+    let mut known = ledger.factions()?;
+    known.extend(factions::in_state(&ctx.envelope.state));
+    cfg.check_faction(&input.faction_id, &known)?;
+    let day = cfg.current_day(input.day, &ctx.envelope.state);
     let u = ledger.update(&cfg, &input.faction_id, input.delta, &input.reason, day)?;
     if u.decay != 0 {
         ctx.log(

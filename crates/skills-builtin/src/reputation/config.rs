@@ -41,6 +41,8 @@ pub struct ReputationConfig {
     /// JSON pointer into session state where the current in-game day is kept.
     pub day_state_pointer: String,
     pub storage_backend: String,
+    /// The largest change one event may make, either way.
+    pub max_delta: i64,
 }
 
 impl Default for ReputationConfig {
@@ -51,6 +53,7 @@ impl Default for ReputationConfig {
             decay_rate: 0.0,
             day_state_pointer: "/world/day".into(),
             storage_backend: "sqlite".into(),
+            max_delta: 25,
         }
     }
 }
@@ -68,16 +71,42 @@ impl ReputationConfig {
         Ok(())
     }
 
-    /// Refuses a faction outside a non-empty `factionList`.
-    pub fn check_faction(&self, faction: &str) -> Result<(), SkillError> {
-        if self.faction_list.is_empty() || self.faction_list.iter().any(|f| f == faction) {
+    /// Refuses a faction that does not exist in this story: one neither in
+    /// `factionList` nor in `known` (the factions of the ledger and of the
+    /// story state).
+    pub fn check_faction(&self, faction: &str, known: &[String]) -> Result<(), SkillError> {
+        let mut allowed: Vec<&String> = self.faction_list.iter().collect();
+        allowed.extend(known.iter().filter(|k| !self.faction_list.contains(k)));
+        if allowed.iter().any(|f| f.as_str() == faction) {
+            return Ok(());
+        }
+        let message = if allowed.is_empty() {
+            format!(
+                "input.factionId: unknown faction {faction:?}; this story has no factions yet \
+                 (set factionList in the reputation settings or start from a scenario with factions)"
+            )
+        } else {
+            let names: Vec<&str> = allowed.iter().map(|f| f.as_str()).collect();
+            format!(
+                "input.factionId: unknown faction {faction:?}; known factions: {}",
+                names.join(", ")
+            )
+        };
+        Err(SkillError::validation(message)
+            .with_details(serde_json::json!({"field": "factionId", "allowed": allowed})))
+    }
+
+    /// Refuses a change larger than `maxDelta` either way: it is never
+    /// clamped into a silent success.
+    pub fn check_delta(&self, delta: i64) -> Result<(), SkillError> {
+        if delta.unsigned_abs() <= self.max_delta.unsigned_abs() {
             return Ok(());
         }
         Err(SkillError::validation(format!(
-            "input.factionId: unknown faction {faction:?}; known factions: {}",
-            self.faction_list.join(", ")
+            "input.delta: {delta:+} is more than one event may change a standing (at most ±{})",
+            self.max_delta
         ))
-        .with_details(serde_json::json!({"field": "factionId", "allowed": self.faction_list})))
+        .with_details(serde_json::json!({"field": "delta", "maxDelta": self.max_delta})))
     }
 
     /// The current in-game day: `explicit` if given, else the whole number at
@@ -106,14 +135,22 @@ mod tests {
             }
         );
         assert!(c.check().is_ok());
-        assert!(c.check_faction("anyone").is_ok());
+        assert!(c.check_faction("anyone", &[]).is_err(), "no factions at all");
+        assert!(c.check_faction("guild", &["guild".into()]).is_ok());
+        assert!(c.check_faction("crown", &["guild".into()]).is_err());
+        let e = c.check_faction("crown", &[]).unwrap_err();
+        assert!(e.message.contains("no factions yet"));
+        assert!(c.check_delta(25).is_ok() && c.check_delta(-25).is_ok());
+        let e = c.check_delta(1000).unwrap_err();
+        assert!(e.message.contains("delta") && !e.recoverable);
         let c: ReputationConfig = serde_json::from_value(
             json!({"factionList": ["guild"], "reputationScale": {"min": 5, "max": 1}}),
         )
         .unwrap();
         assert!(c.check().is_err());
-        assert!(c.check_faction("guild").is_ok());
-        let e = c.check_faction("crown").unwrap_err();
+        assert!(c.check_faction("guild", &[]).is_ok());
+        assert!(c.check_faction("crown", &["crown".into()]).is_ok());
+        let e = c.check_faction("crown", &[]).unwrap_err();
         assert!(e.message.contains("factionId") && e.message.contains("guild"));
     }
 

@@ -1,7 +1,9 @@
-//! The reputation skill: standing with factions (seed 002 §6.4), clamped to
-//! a scale, fading with in-game days, every change in an audit log.
+//! The reputation skill: standing with the factions of a story, changed by
+//! bounded amounts, clamped to a scale, fading with in-game days, every
+//! change in an audit log.
 
 pub mod config;
+pub mod factions;
 pub mod ledger;
 pub mod standing;
 
