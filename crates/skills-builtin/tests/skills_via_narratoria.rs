@@ -220,6 +220,48 @@ fn dice_formulas_roll_within_their_bounds_and_show_the_roll() {
 }
 
 #[test]
+fn a_check_against_a_difficulty_is_decided_by_the_rules() {
+    let sb = Sandbox::new();
+    let tools: Vec<Value> = (0..40u64)
+        .map(|seed| {
+            tool(
+                &format!("c{seed}"),
+                "dice-roller/roll-dice",
+                json!({"formula": "1d20+2", "dc": 13, "seed": seed, "reason": "Climb the wall"}),
+            )
+        })
+        .collect();
+    let res = sb.run(Value::Array(tools), None);
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..40u64 {
+        let id = format!("c{seed}");
+        let out = ok_output(&res, &id);
+        let natural = out["rolls"][0].as_i64().unwrap();
+        let total = out["total"].as_i64().unwrap();
+        assert_eq!(total, natural + 2);
+        assert_eq!(out["dc"], 13);
+        assert_eq!(out["margin"], total - 13, "{out:#}");
+        let expected = match natural {
+            20 => "criticalSuccess",
+            1 => "criticalFailure",
+            _ if total >= 13 => "success",
+            _ => "failure",
+        };
+        assert_eq!(out["outcome"], expected, "{out:#}");
+        seen.insert(expected);
+        let shown = &events(&res, &id, "ui_event")[0]["payload"];
+        assert_eq!(shown["outcome"], expected, "the player sees the same verdict");
+    }
+    assert!(seen.contains("success") && seen.contains("failure"), "{seen:?}");
+    // Without a difficulty a roll has no outcome.
+    let res = sb.run(
+        json!([tool("plain", "dice-roller/roll-dice", json!({"formula": "1d20", "seed": 1}))]),
+        None,
+    );
+    assert!(ok_output(&res, "plain").get("outcome").is_none());
+}
+
+#[test]
 fn dice_limits_and_bad_formulas_are_validation_errors() {
     let sb = Sandbox::new();
     let res = sb.run(
@@ -357,7 +399,8 @@ fn audit_rows(sb: &Sandbox, faction: &str) -> Vec<(String, i64, Option<String>, 
 #[test]
 fn reputation_changes_are_clamped_logged_and_patched_into_state() {
     let sb = Sandbox::new();
-    sb.config("reputation", json!({"factionList": ["thieves-guild", "city-watch"], "reputationScale": {"min": -50, "max": 50}}));
+    // Large single changes are allowed here to reach the scale's ends.
+    sb.config("reputation", json!({"factionList": ["thieves-guild", "city-watch"], "reputationScale": {"min": -50, "max": 50}, "maxDelta": 100}));
     let up = |id: &str, f: &str, d: i64, why: &str| {
         tool(
             id,
@@ -451,9 +494,49 @@ fn reputation_changes_are_clamped_logged_and_patched_into_state() {
 }
 
 #[test]
+fn reputation_refuses_invented_factions_and_oversized_changes() {
+    let sb = Sandbox::new();
+    let up = |id: &str, f: &str, d: i64| {
+        tool(
+            id,
+            "reputation/update-reputation",
+            json!({"factionId": f, "delta": d, "reason": "helped out"}),
+        )
+    };
+    // No faction exists anywhere yet: nothing may be invented.
+    let res = sb.run(json!([up("made-up", "10000", 5)]), None);
+    assert!(validation_error(&res, "made-up")["message"]
+        .as_str()
+        .unwrap()
+        .contains("no factions yet"));
+    // A faction the story names (its scenario's factions) may change, within the bound.
+    let story = json!({"factions": [{"id": "temple", "name": "The Temple of Dawn"}]});
+    let res = sb.run(
+        json!([up("gift", "temple", 15), up("huge", "temple", 1000), up("other", "crown", 5)]),
+        Some(story),
+    );
+    assert_eq!(ok_output(&res, "gift")["score"], 15);
+    let huge = validation_error(&res, "huge");
+    assert!(huge["message"].as_str().unwrap().contains("±25"), "{huge:#}");
+    assert!(validation_error(&res, "other")["message"]
+        .as_str()
+        .unwrap()
+        .contains("temple"));
+    assert_eq!(res["finalState"]["reputation"]["temple"]["score"], 15);
+    // Refused changes leave no trace in the ledger.
+    assert_eq!(audit_rows(&sb, "temple").len(), 1);
+    // Once in the ledger, the faction stays known to later turns.
+    let res = sb.run(json!([up("again", "temple", -5)]), None);
+    assert_eq!(ok_output(&res, "again")["score"], 10);
+}
+
+#[test]
 fn reputation_decays_per_in_game_day_on_query() {
     let sb = Sandbox::new();
-    sb.config("reputation", json!({"decayRate": 0.1}));
+    sb.config(
+        "reputation",
+        json!({"decayRate": 0.1, "factionList": ["crown"], "maxDelta": 100}),
+    );
     let res = sb.run(
         json!([tool(
             "u",
