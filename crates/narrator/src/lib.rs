@@ -10,14 +10,18 @@
 pub mod backend;
 pub mod catalog;
 pub mod compact;
+pub mod echo;
 pub mod error;
 pub mod gguf;
 pub mod planner;
+pub mod prose;
 pub mod prompt;
 mod segments;
+pub mod stops;
 pub mod stream;
 pub mod text;
 mod worker;
+pub mod writer;
 
 pub use backend::{backend, default_decode_threads, default_threads, openmp_wait_is_passive};
 pub use error::NarratorError;
@@ -25,6 +29,8 @@ pub use planner::{
     progress_channel, LlamaPlanner, LoadOptions, LoadReport, PlannerOptions, Progress,
 };
 pub use prompt::{Levers, Prefilter};
+pub use prose::{Finish, Prose, ProseSampling};
+pub use writer::{ProseRequest, Role};
 
 /// The default model's file name under `models/`.
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";

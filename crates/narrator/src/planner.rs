@@ -21,7 +21,7 @@ use crate::gguf::{self, GgufSummary};
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
 use crate::worker::{
-    self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment,
+    self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment, Work,
 };
 
 /// The answer always starts like this; the host writes it, the model continues.
@@ -126,9 +126,9 @@ struct CachedPrefix {
 /// The llama.cpp planner. Cheap to share across threads: generation runs on
 /// one worker thread that owns the llama.cpp context; calls queue up.
 pub struct LlamaPlanner {
-    model: Arc<LlamaModel>,
-    template: LlamaChatTemplate,
-    jobs: Mutex<Option<Sender<Job>>>,
+    pub(crate) model: Arc<LlamaModel>,
+    pub(crate) template: LlamaChatTemplate,
+    jobs: Mutex<Option<Sender<Work>>>,
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
     options: Mutex<PlannerOptions>,
     prefix: Mutex<Option<CachedPrefix>>,
@@ -182,6 +182,7 @@ impl LlamaPlanner {
             model.clone(),
             ContextSettings {
                 n_ctx: options.n_ctx,
+                prose_n_ctx: options.n_ctx.min(model.n_ctx_train().max(512)),
                 threads,
                 decode_threads,
             },
@@ -281,10 +282,15 @@ impl LlamaPlanner {
     }
 
     fn submit(&self, job: Job) -> Result<(), NarratorError> {
+        self.submit_work(Work::Plan(job))
+    }
+
+    /// Queues work for the worker thread, behind whatever it is doing.
+    pub(crate) fn submit_work(&self, work: Work) -> Result<(), NarratorError> {
         let jobs = lock(&self.jobs);
         jobs.as_ref()
             .ok_or(NarratorError::WorkerGone)?
-            .send(job)
+            .send(work)
             .map_err(|_| NarratorError::WorkerGone)
     }
 
@@ -469,7 +475,7 @@ fn msg(role: &str, content: &str) -> Result<LlamaChatMessage, NarratorError> {
         .map_err(|e| NarratorError::InvalidOutput(format!("the prompt cannot be encoded: {e}")))
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 

@@ -270,7 +270,7 @@ fn sampler(model: &LlamaModel, request: &TextRequest) -> LlamaSampler {
 
 /// Takes the complete UTF-8 characters from the front of `pending`, leaving an
 /// unfinished character's bytes for the next token; invalid bytes become U+FFFD.
-fn take_utf8(pending: &mut Vec<u8>) -> String {
+pub(crate) fn take_utf8(pending: &mut Vec<u8>) -> String {
     match std::str::from_utf8(pending) {
         Ok(s) => {
             let s = s.to_owned();

@@ -20,7 +20,7 @@ use crate::error::NarratorError;
 use crate::stream::{NarrativeScanner, ValueEnd};
 
 /// The most tokens read in one batch (llama.cpp's batch size).
-const MAX_CHUNK: usize = 512;
+pub(crate) const MAX_CHUNK: usize = 512;
 /// The fewest tokens read in one batch while reading a long prompt.
 const MIN_CHUNK: usize = 32;
 /// How long one batch may take at most. The deadline is checked between
@@ -123,10 +123,20 @@ pub struct Generated {
     pub total: Duration,
 }
 
+/// Work for the worker thread.
+pub enum Work {
+    /// A plan (or a prompt read) in the planner's context.
+    Plan(Job),
+    /// Prose in the prose context, made on first use.
+    Prose(crate::prose::ProseJob),
+}
+
 /// Context settings.
 #[derive(Debug, Clone, Copy)]
 pub struct ContextSettings {
     pub n_ctx: u32,
+    /// Context size for prose (its own context, beside the planner's).
+    pub prose_n_ctx: u32,
     /// Threads for prompt reading.
     pub threads: i32,
     /// Threads for one-token decoding.
@@ -138,7 +148,7 @@ pub struct ContextSettings {
 pub fn spawn(
     model: Arc<LlamaModel>,
     settings: ContextSettings,
-    jobs: Receiver<Job>,
+    jobs: Receiver<Work>,
     ready: Sender<Result<(), NarratorError>>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
@@ -151,40 +161,62 @@ pub fn spawn(
                     return;
                 }
             };
-            let params = LlamaContextParams::default()
-                .with_n_ctx(std::num::NonZeroU32::new(settings.n_ctx))
-                .with_n_batch(512)
-                .with_n_ubatch(512)
-                .with_n_threads(settings.decode_threads)
-                .with_n_threads_batch(settings.threads);
-            let ctx = match model.new_context(backend, params) {
+            let ctx = match new_context(&model, backend, settings, settings.n_ctx) {
                 Ok(c) => c,
                 Err(e) => {
-                    let _ = ready.send(Err(NarratorError::Context(e.to_string())));
+                    let _ = ready.send(Err(e));
                     return;
                 }
             };
             let _ = ready.send(Ok(()));
-            let mut engine = Engine {
-                model: &model,
-                ctx,
-                cached: Vec::new(),
-                // A cautious start (a busy 2-core machine reads ≈ 75 tokens/s).
-                read_rate: 100.0,
-            };
-            while let Ok(job) = jobs.recv() {
-                let events = job.events.clone();
-                let result = engine.run(job);
-                let _ = events.send(Event::Done(result));
+            let mut engine = Engine::new(&model, ctx);
+            let mut prose: Option<Engine> = None;
+            while let Ok(work) = jobs.recv() {
+                match work {
+                    Work::Plan(job) => {
+                        let events = job.events.clone();
+                        let result = engine.run(job);
+                        let _ = events.send(Event::Done(result));
+                    }
+                    Work::Prose(job) => {
+                        let events = job.events.clone();
+                        let result = match &mut prose {
+                            Some(p) => p.write_prose(job),
+                            None => match new_context(&model, backend, settings, settings.prose_n_ctx) {
+                                Ok(ctx) => prose.insert(Engine::new(&model, ctx)).write_prose(job),
+                                Err(e) => Err(e),
+                            },
+                        };
+                        let _ = events.send(crate::prose::ProseEvent::Done(result));
+                    }
+                }
             }
         })
 }
 
-struct Engine<'m> {
+fn new_context<'m>(
     model: &'m LlamaModel,
-    ctx: LlamaContext<'m>,
+    backend: &llama_cpp_2::llama_backend::LlamaBackend,
+    settings: ContextSettings,
+    n_ctx: u32,
+) -> Result<LlamaContext<'m>, NarratorError> {
+    let params = LlamaContextParams::default()
+        .with_n_ctx(std::num::NonZeroU32::new(n_ctx))
+        .with_n_batch(512)
+        .with_n_ubatch(512)
+        .with_n_threads(settings.decode_threads)
+        .with_n_threads_batch(settings.threads);
+    model
+        .new_context(backend, params)
+        .map_err(|e| NarratorError::Context(e.to_string()))
+}
+
+/// One context on the worker thread and what its cache holds.
+pub(crate) struct Engine<'m> {
+    pub(crate) model: &'m LlamaModel,
+    pub(crate) ctx: LlamaContext<'m>,
     /// The tokens whose keys and values sit in the cache (sequence 0), in order.
-    cached: Vec<LlamaToken>,
+    pub(crate) cached: Vec<LlamaToken>,
     /// Prompt tokens read per second, as last measured.
     read_rate: f64,
 }
@@ -193,13 +225,43 @@ fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
-impl Engine<'_> {
+impl<'m> Engine<'m> {
+    fn new(model: &'m LlamaModel, ctx: LlamaContext<'m>) -> Engine<'m> {
+        Engine {
+            model,
+            ctx,
+            cached: Vec::new(),
+            // A cautious start (a busy 2-core machine reads ≈ 75 tokens/s).
+            read_rate: 100.0,
+        }
+    }
+
+    /// Keeps the cached tokens `tokens` starts with (all but the last, which
+    /// must be read again for fresh logits) and drops the rest; returns how
+    /// many were kept.
+    pub(crate) fn reuse_prefix(&mut self, tokens: &[LlamaToken]) -> usize {
+        let mut keep = common_prefix(&self.cached, tokens);
+        if keep == tokens.len() {
+            keep = keep.saturating_sub(1);
+        }
+        if self
+            .ctx
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
+            .is_err()
+        {
+            self.forget();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        keep
+    }
+
     fn forget(&mut self) {
         self.ctx.clear_kv_cache();
         self.cached.clear();
     }
 
-    fn decode(&mut self, batch: &mut LlamaBatch) -> Result<(), NarratorError> {
+    pub(crate) fn decode(&mut self, batch: &mut LlamaBatch) -> Result<(), NarratorError> {
         self.ctx.decode(batch).map_err(|e| {
             self.forget();
             NarratorError::Decode(e.to_string())
@@ -240,20 +302,7 @@ impl Engine<'_> {
         }
 
         // Reuse the cached prefix; at least one token must be decoded for fresh logits.
-        let mut keep = common_prefix(&self.cached, &tokens);
-        if keep == tokens.len() {
-            keep -= 1;
-        }
-        if self
-            .ctx
-            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
-            .map_err(|e| NarratorError::Decode(e.to_string()))
-            .is_err()
-        {
-            self.forget();
-            keep = 0;
-        }
-        self.cached.truncate(keep);
+        let keep = self.reuse_prefix(&tokens);
         let cached_tokens = keep;
         let mut batch = LlamaBatch::new(MAX_CHUNK, 1);
         let mut logits_at = self.read(&mut batch, &tokens[keep..], job.deadline)?;
@@ -417,7 +466,7 @@ impl Engine<'_> {
     /// between chunks; returns the batch index holding the last token's logits.
     /// Each chunk is sized from the speed of the previous one so that it takes
     /// at most [`CHUNK_TIME`] and half the time left.
-    fn read(
+    pub(crate) fn read(
         &mut self,
         batch: &mut LlamaBatch,
         tokens: &[LlamaToken],

@@ -1,0 +1,239 @@
+//! Free text from the loaded model, for anyone the host lends it to (the
+//! storyteller's narration, any skill asking the host to write — see
+//! docs/protocol.md, "Host generation"). Runs on the worker thread in a
+//! context of its own, so the planner's prompt cache stays warm, and keeps the
+//! longest common prefix of the previous request's prompt.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+use crate::echo::EchoGuard;
+use crate::error::NarratorError;
+use crate::stops::StopScanner;
+use crate::worker::Engine;
+
+/// How to pick each token of prose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProseSampling {
+    /// 0 picks the most likely token each time.
+    pub temperature: f32,
+    pub top_k: i32,
+    pub top_p: f32,
+    /// Penalty on the last 64 tokens (1.0 = none); small models loop without one.
+    pub repeat_penalty: f32,
+    pub seed: u32,
+}
+
+impl Default for ProseSampling {
+    fn default() -> Self {
+        ProseSampling {
+            temperature: 0.8,
+            top_k: 40,
+            top_p: 0.95,
+            repeat_penalty: 1.15,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// Why prose generation ended (the protocol's `finishReason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model ended its answer, or a stop sequence came.
+    Stop,
+    /// The token budget was spent.
+    Length,
+    /// The deadline passed; the text so far is kept.
+    Deadline,
+    /// The asker cancelled; the text so far is kept.
+    Cancelled,
+}
+
+impl Finish {
+    /// The protocol's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finish::Stop => "stop",
+            Finish::Length => "length",
+            Finish::Deadline => "deadline",
+            Finish::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One finished piece of prose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prose {
+    /// Everything written before any stop sequence.
+    pub text: String,
+    pub finish: Finish,
+    pub prompt_tokens: usize,
+    /// Prompt tokens served from the cache of the previous request.
+    pub cached_tokens: usize,
+    pub completion_tokens: usize,
+    /// From the job's start to the first sampled token.
+    pub first_token: Option<Duration>,
+    pub total: Duration,
+}
+
+/// What the worker reports while writing prose.
+pub enum ProseEvent {
+    /// Text certain to be part of the answer.
+    Delta(String),
+    Done(Result<Prose, NarratorError>),
+}
+
+/// One prose request, tokenized.
+pub struct ProseJob {
+    /// The whole prompt, rendered with the model's chat template.
+    pub tokens: Vec<LlamaToken>,
+    pub max_tokens: usize,
+    pub sampling: ProseSampling,
+    pub stops: Vec<String>,
+    pub echo: EchoGuard,
+    /// GBNF with a `root` rule, when the answer must follow a JSON schema.
+    pub grammar: Option<String>,
+    pub deadline: Instant,
+    pub cancel: Arc<AtomicBool>,
+    pub events: Sender<ProseEvent>,
+}
+
+impl Engine<'_> {
+    /// Writes prose for `job`. Promises: at most `max_tokens` tokens; nothing
+    /// from a stop sequence on is ever sent or returned; no run of tokens the
+    /// echo guard forbids is written; a passed deadline or a cancellation ends
+    /// it with the text so far (not an error).
+    pub(crate) fn write_prose(&mut self, job: ProseJob) -> Result<Prose, NarratorError> {
+        let start = Instant::now();
+        if job.tokens.is_empty() {
+            return Err(NarratorError::InvalidOutput("empty prompt".into()));
+        }
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let max_tokens = job.max_tokens.max(1);
+        if job.tokens.len() + max_tokens > n_ctx {
+            return Err(NarratorError::PromptTooLong {
+                needed: job.tokens.len() + max_tokens,
+                available: n_ctx,
+            });
+        }
+        let keep = self.reuse_prefix(&job.tokens);
+        let mut batch = LlamaBatch::new(crate::worker::MAX_CHUNK, 1);
+        let mut prose = Prose {
+            text: String::new(),
+            finish: Finish::Length,
+            prompt_tokens: job.tokens.len(),
+            cached_tokens: keep,
+            completion_tokens: 0,
+            first_token: None,
+            total: Duration::ZERO,
+        };
+        let mut logits_at = match self.read(&mut batch, &job.tokens[keep..], job.deadline) {
+            Ok(at) => at,
+            Err(NarratorError::Deadline) => {
+                prose.finish = Finish::Deadline;
+                prose.total = start.elapsed();
+                return Ok(prose);
+            }
+            Err(e) => return Err(e),
+        };
+
+        let s = job.sampling;
+        let mut samplers = Vec::new();
+        if let Some(gbnf) = &job.grammar {
+            samplers.push(
+                LlamaSampler::grammar(self.model, gbnf, "root")
+                    .map_err(|e| NarratorError::Grammar(e.to_string()))?,
+            );
+        }
+        samplers.push(LlamaSampler::penalties(
+            self.model.n_vocab(),
+            64,
+            s.repeat_penalty.max(1.0),
+            0.0,
+            0.0,
+        ));
+        if s.temperature <= 0.0 {
+            samplers.push(LlamaSampler::greedy());
+        } else {
+            samplers.push(LlamaSampler::top_k(s.top_k.max(1)));
+            samplers.push(LlamaSampler::top_p(s.top_p.clamp(0.05, 1.0), 1));
+            samplers.push(LlamaSampler::temp(s.temperature));
+            samplers.push(LlamaSampler::dist(s.seed));
+        }
+        let mut chain = LlamaSampler::chain_simple(samplers);
+        let vocab = self.model.vocab();
+        let mut stops = StopScanner::new(&job.stops);
+        let mut written: Vec<i32> = Vec::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let send = |text: String, prose: &mut Prose| {
+            if !text.is_empty() {
+                prose.text.push_str(&text);
+                let _ = job.events.send(ProseEvent::Delta(text));
+            }
+        };
+        while prose.completion_tokens < max_tokens {
+            if job.cancel.load(Ordering::Relaxed) {
+                prose.finish = Finish::Cancelled;
+                break;
+            }
+            if Instant::now() >= job.deadline {
+                prose.finish = Finish::Deadline;
+                break;
+            }
+            let mut candidates = self.ctx.token_data_array_ith(logits_at);
+            for banned in job.echo.banned(&written) {
+                // The candidates come in token order, so the id is the index.
+                let slot = match candidates.data.get(banned as usize) {
+                    Some(d) if d.id().0 == banned => Some(banned as usize),
+                    _ => candidates.data.iter().position(|d| d.id().0 == banned),
+                };
+                if let Some(i) = slot {
+                    candidates.data[i].set_logit(f32::NEG_INFINITY);
+                }
+            }
+            candidates.apply_sampler(&mut chain);
+            let token = candidates
+                .selected_token()
+                .ok_or_else(|| NarratorError::Decode("the sampler selected no token".into()))?;
+            prose.first_token.get_or_insert_with(|| start.elapsed());
+            if vocab.is_eog(token) {
+                prose.finish = Finish::Stop;
+                break;
+            }
+            chain.accept(token);
+            written.push(token.0);
+            prose.completion_tokens += 1;
+            pending.extend(vocab.token_to_piece(token, false, None));
+            let piece = crate::text::take_utf8(&mut pending);
+            send(stops.push(&piece), &mut prose);
+            if stops.stopped() {
+                prose.finish = Finish::Stop;
+                break;
+            }
+            if prose.completion_tokens >= max_tokens {
+                break;
+            }
+            batch.clear();
+            batch
+                .add(token, self.cached.len() as i32, &[0], true)
+                .map_err(|e| NarratorError::Decode(e.to_string()))?;
+            self.decode(&mut batch)?;
+            self.cached.push(token);
+            logits_at = 0;
+        }
+        if !stops.stopped() {
+            let rest = String::from_utf8_lossy(&pending).into_owned();
+            let mut tail = stops.push(&rest);
+            tail.push_str(&stops.finish());
+            send(tail, &mut prose);
+        }
+        prose.total = start.elapsed();
+        Ok(prose)
+    }
+}

@@ -1,0 +1,157 @@
+//! The loaded model lent out for prose: chat messages in, streamed text out,
+//! queued on the worker thread behind any plan being written.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::model::LlamaChatMessage;
+
+use crate::echo::EchoGuard;
+use crate::error::NarratorError;
+use crate::planner::LlamaPlanner;
+use crate::prose::{Prose, ProseEvent, ProseJob, ProseSampling};
+use crate::worker::Work;
+
+/// Who says a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// A request for prose.
+#[derive(Debug, Clone)]
+pub struct ProseRequest {
+    /// The conversation; a last `Assistant` message is the start of the answer,
+    /// which the model continues (it is not repeated in the result).
+    pub messages: Vec<(Role, String)>,
+    pub max_tokens: usize,
+    pub sampling: ProseSampling,
+    /// Generation ends before the first of these; none of it is returned.
+    pub stops: Vec<String>,
+    /// No run of this many tokens from `avoid` may be written (0 or 1: no guard).
+    pub echo_ngram: usize,
+    pub avoid: Vec<String>,
+    /// A JSON schema the answer must follow, enforced by grammar.
+    pub json_schema: Option<String>,
+    pub deadline: Instant,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for ProseRequest {
+    fn default() -> Self {
+        ProseRequest {
+            messages: Vec::new(),
+            max_tokens: 200,
+            sampling: ProseSampling::default(),
+            stops: Vec::new(),
+            echo_ngram: 0,
+            avoid: Vec::new(),
+            json_schema: None,
+            deadline: Instant::now() + Duration::from_secs(60),
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl LlamaPlanner {
+    /// Writes prose with the loaded model through its own chat template,
+    /// passing each piece to `on_delta` as it becomes certain. Promises what
+    /// the worker's prose generation promises (budget, stops, echo guard,
+    /// deadline and cancellation keep the text so far), and a typed error for
+    /// a prompt that does not fit or a schema that is not usable.
+    pub fn write(
+        &self,
+        request: &ProseRequest,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Prose, NarratorError> {
+        let (prompt, prefill) = self.render_chat(&request.messages)?;
+        let vocab = self.model.vocab();
+        let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        if !prefill.is_empty() {
+            tokens.extend(vocab.tokenize(prefill.as_bytes(), false, false));
+        }
+        let sources: Vec<Vec<i32>> = request
+            .avoid
+            .iter()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| {
+                vocab
+                    .tokenize(t.as_bytes(), false, false)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect()
+            })
+            .collect();
+        let grammar = match &request.json_schema {
+            Some(schema) => Some(llama_cpp_2::json_schema_to_grammar(schema).map_err(|e| {
+                NarratorError::Grammar(format!("the JSON schema cannot be turned into a grammar: {e}"))
+            })?),
+            None => None,
+        };
+        let (tx, rx) = mpsc::channel();
+        self.submit_work(Work::Prose(ProseJob {
+            tokens,
+            max_tokens: request.max_tokens,
+            sampling: request.sampling,
+            stops: request.stops.clone(),
+            echo: EchoGuard::new(request.echo_ngram, &sources),
+            grammar,
+            deadline: request.deadline,
+            cancel: request.cancel.clone(),
+            events: tx,
+        }))?;
+        // The worker may be busy with a plan first; it keeps to the deadline
+        // itself once it starts, so allow it a generous grace.
+        let grace = request.deadline + Duration::from_secs(30);
+        loop {
+            let left = grace.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(ProseEvent::Delta(piece)) => on_delta(&piece),
+                Ok(ProseEvent::Done(result)) => return result,
+                Err(RecvTimeoutError::Timeout) => return Err(NarratorError::Deadline),
+                Err(RecvTimeoutError::Disconnected) => return Err(NarratorError::WorkerGone),
+            }
+        }
+    }
+
+    /// The messages through the model's chat template, ending where the
+    /// assistant's answer starts, and the answer's given start (if any).
+    fn render_chat(&self, messages: &[(Role, String)]) -> Result<(String, String), NarratorError> {
+        let (body, prefill) = match messages.split_last() {
+            Some(((Role::Assistant, start), rest)) => (rest, start.clone()),
+            _ => (messages, String::new()),
+        };
+        if body.is_empty() {
+            return Err(NarratorError::InvalidOutput(
+                "a prose request needs at least one system or user message".into(),
+            ));
+        }
+        let chat = body
+            .iter()
+            .map(|(role, content)| {
+                LlamaChatMessage::new(role.as_str().into(), content.replace('\0', "")).map_err(|e| {
+                    NarratorError::InvalidOutput(format!("the prompt cannot be encoded: {e}"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let prompt = self
+            .model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| NarratorError::InvalidOutput(format!("cannot apply the chat template: {e}")))?;
+        Ok((prompt, prefill))
+    }
+}
