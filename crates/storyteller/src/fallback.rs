@@ -11,7 +11,7 @@ use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
 use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
-use crate::delta::DeltaStream;
+use crate::sentences::SentenceStream;
 use crate::error::{BadAnswer, ProviderError};
 use crate::prompt::Prompt;
 use crate::providers::{anthropic, local, openai, HostedRequest};
@@ -110,7 +110,7 @@ pub fn run(config: &StoryConfig, job: &Job, sink: &mut dyn Sink) -> Answer {
         if step == Step::Template {
             break;
         }
-        let mut stream = DeltaStream::new();
+        let mut stream = SentenceStream::new();
         let result = {
             let mut on_piece = |piece: &str| {
                 let shown = stream.push(piece);
@@ -120,6 +120,12 @@ pub fn run(config: &StoryConfig, job: &Job, sink: &mut dyn Sink) -> Answer {
             };
             attempt(step, config, key, job, &mut on_piece)
         };
+        if result.is_ok() {
+            let last = stream.finish();
+            if !last.is_empty() {
+                sink.delta(&last);
+            }
+        }
         let error = match result {
             Ok(()) if !stream.is_empty() => {
                 return Answer {

@@ -10,12 +10,12 @@
 //! a narrative. The output is `{"narrative": …, "provider": …}`.
 
 pub mod config;
-pub mod delta;
 pub mod error;
 pub mod fallback;
 pub mod narrate;
 pub mod prompt;
 pub mod providers;
+pub mod sentences;
 pub mod template;
 
 pub use config::{ApiKey, Provider, StoryConfig, Style};

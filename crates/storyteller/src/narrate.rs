@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
-use crate::prompt::{self, Facts};
+use crate::prompt::{self, Facts, RecentTurn};
 use crate::template;
 
 /// The script as its skill declares it (schemas compiled in).
@@ -32,6 +32,12 @@ pub struct NarrateInput {
     pub context: Option<String>,
     #[serde(default)]
     pub style: Option<Style>,
+    /// The story's premise and setting.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// The last turns, oldest first (the host fills them in).
+    #[serde(default)]
+    pub recent_turns: Vec<RecentTurn>,
 }
 
 /// Narrates one turn. Promises `done.output = {"narrative", "provider"}` with
@@ -52,6 +58,8 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let facts = Facts {
         action: &input.player_input,
         context: input.context.as_deref(),
+        scenario: input.scenario.as_deref(),
+        recent: &input.recent_turns,
         deps,
         state: &state,
     };

@@ -1,24 +1,39 @@
 //! The prompt every provider gets: a system message saying how to narrate
-//! (with the style), and a user message holding the facts of the turn.
+//! (the scenario, the style, the length) and a user message holding the story
+//! so far, the player's action and what the rules decided, in words.
 
+use narratoria_core::narration::{facts_of, Fact};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::config::Style;
 
-/// The most characters of free context, of one tool's output and of the
-/// session state put into a prompt (the default local model reads ≈ 300
-/// tokens a second, so a short prompt is a fast first word).
-const CONTEXT_CHARS: usize = 3000;
-const DEP_CHARS: usize = 600;
-const STATE_CHARS: usize = 1200;
+/// The most characters of free context, of the scenario, of the story so far
+/// and of the session state put into a prompt (a small local model reads
+/// ≈ 300 tokens a second, so a short prompt is a fast first word).
+const CONTEXT_CHARS: usize = 1200;
+const SCENARIO_CHARS: usize = 800;
+const HISTORY_CHARS: usize = 1400;
+const STATE_CHARS: usize = 400;
+
+/// One earlier turn, as the player and the narrator wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RecentTurn {
+    pub player: String,
+    pub narrator: String,
+}
 
 /// What the turn's prose must be grounded in.
 #[derive(Debug, Clone, Copy)]
 pub struct Facts<'a> {
     /// The player's action, in their words.
     pub action: &'a str,
-    /// Free context from the plan (recent events, recalled memories).
+    /// Free context from the plan.
     pub context: Option<&'a str>,
+    /// The story's premise and setting, when it has a scenario.
+    pub scenario: Option<&'a str>,
+    /// The last turns, oldest first.
+    pub recent: &'a [RecentTurn],
     /// Outputs of the tools this one depends on, by tool id (`null` = failed).
     pub deps: &'a Map<String, Value>,
     /// The session state snapshot.
@@ -35,116 +50,90 @@ pub struct Prompt {
 /// How each style reads, as told to the model.
 pub fn style_guide(style: Style) -> &'static str {
     match style {
-        Style::Terse => "terse — one to three short, plain sentences; no flourishes",
-        Style::Vivid => {
-            "vivid — concrete sensory detail (sight, sound, smell, touch) and strong verbs; one or two short paragraphs"
-        }
-        Style::Poetic => {
-            "poetic — lyrical, rhythmic prose with imagery and metaphor; one short paragraph"
-        }
+        Style::Terse => "terse — one to three short, plain sentences",
+        Style::Vivid => "vivid — concrete sensory detail and strong verbs, two to four sentences",
+        Style::Poetic => "poetic — lyrical, rhythmic prose with imagery, two to four sentences",
     }
 }
 
 /// Builds the prompt. Promises: the system message names the style
 /// (`Style: <name>`) and a length bound derived from `max_tokens`; the user
-/// message holds the action, then the context, tool results and state that
-/// are present, each bounded in length.
+/// message holds the story so far (newest turns kept first within a budget),
+/// the action, and what the rules decided in words — never raw numbers — with
+/// every part bounded in length.
 pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     let words = (max_tokens as usize * 3 / 4).clamp(20, 700);
-    let system = format!(
+    let mut system = String::from(
         "You are the narrator of an interactive story. The player has just acted; write what happens next.\n\
          - Write in the second person (\"you\"), present tense.\n\
-         - Tell the outcome of the player's action and how the world reacts. Never decide what the player does next or speak for them.\n\
-         - Stay true to the facts you are given: tool results (dice rolls, memories, reputation standings) and the story state decide what happened. On a d20, 1 is a fumble, 10 or less usually fails, 15 or more succeeds, 20 is a triumph. Never mention dice, numbers, scores or game mechanics.\n\
-         - Write only the narrative: no title, no lists, no notes, no questions to the player.\n\
-         Style: {}.\n\
-         Length: at most about {words} words.",
-        style_guide(style)
+         - Tell exactly what the rules decided under \"What happened\": a failure stays a failure, a success a success. Never mention dice, numbers or game mechanics.\n\
+         - Say something new: do not repeat the player's words or earlier narration.\n\
+         - Never decide what the player does next. Write only the narrative: no title, no lists, no questions to the player.\n",
     );
-
-    let mut user = format!("Player's action: {}\n", one_line(facts.action, 2000));
-    if let Some(c) = facts.context.map(str::trim).filter(|c| !c.is_empty()) {
-        user.push_str(&format!("\nContext:\n{}\n", clip(c, CONTEXT_CHARS)));
+    if let Some(sc) = facts.scenario.map(str::trim).filter(|s| !s.is_empty()) {
+        system.push_str(&format!("The story: {}\n", one_line(sc, SCENARIO_CHARS)));
     }
-    if !facts.deps.is_empty() {
-        user.push_str("\nTool results:\n");
-        for (id, output) in facts.deps {
-            user.push_str(&format!("- {id}: {}\n", describe(output)));
+    system.push_str(&format!(
+        "Style: {}.\nLength: at most about {words} words.",
+        style_guide(style)
+    ));
+
+    let mut user = String::new();
+    let history = history(facts.recent);
+    if !history.is_empty() {
+        user.push_str(&format!("Story so far:\n{history}\n"));
+    }
+    user.push_str(&format!("The player: {}\n", one_line(facts.action, 2000)));
+    let decided = decided(facts.deps);
+    if !decided.is_empty() {
+        user.push_str("What happened:\n");
+        for line in decided {
+            user.push_str(&format!("- {line}\n"));
         }
     }
-    if let Some(state) = state_line(facts.state) {
-        user.push_str(&format!("\nStory state: {state}\n"));
+    if let Some(c) = facts.context.map(str::trim).filter(|c| !c.is_empty()) {
+        user.push_str(&format!("Keep in mind: {}\n", one_line(c, CONTEXT_CHARS)));
     }
-    user.push_str("\nNarrate what happens next.");
+    if let Some(state) = state_line(facts.state) {
+        user.push_str(&format!("Story state: {state}\n"));
+    }
+    user.push_str("Narrate what happens next.");
     Prompt { system, user }
 }
 
-/// One tool's output in words: dice, memories and standings by their known
-/// shapes, anything else as compact JSON.
-pub fn describe(output: &Value) -> String {
-    if output.is_null() {
-        return "failed or unavailable (do not assume its result)".into();
-    }
-    if let (Some(total), Some(formula)) = (output.get("total"), output.get("formula")) {
-        let reason = output
-            .get("reason")
-            .and_then(Value::as_str)
-            .map(|r| format!(" for \"{}\"", one_line(r, 200)))
-            .unwrap_or_default();
-        let rolls = output
-            .get("rolls")
-            .filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
-            .map(|r| format!(" (dice {})", compact(r, 120)))
-            .unwrap_or_default();
-        return format!(
-            "dice roll{reason}: {} = {}{rolls}",
-            text_of(formula),
-            text_of(total)
+/// The earlier turns as a transcript, newest kept first within the budget,
+/// printed oldest first.
+fn history(recent: &[RecentTurn]) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    let mut used = 0;
+    for turn in recent.iter().rev() {
+        let entry = format!(
+            "Player: {}\nNarrator: {}",
+            one_line(&turn.player, 300),
+            one_line(&turn.narrator, 600)
         );
-    }
-    if let Some(memories) = output.get("memories").and_then(Value::as_array) {
-        if memories.is_empty() {
-            return "no memories recalled".into();
+        if used + entry.len() > HISTORY_CHARS {
+            break;
         }
-        let items: Vec<String> = memories
-            .iter()
-            .take(8)
-            .map(|m| {
-                m.get("summary")
-                    .and_then(Value::as_str)
-                    .map(|s| one_line(s, 200))
-                    .unwrap_or_else(|| compact(m, 200))
-            })
-            .collect();
-        return clip(&format!("memories: {}", items.join(" | ")), DEP_CHARS);
+        used += entry.len();
+        kept.push(entry);
     }
-    if let Some(factions) = output.get("factions").and_then(Value::as_array) {
-        let items: Vec<String> = factions.iter().take(12).map(standing).collect();
-        return clip(&format!("reputation: {}", items.join("; ")), DEP_CHARS);
-    }
-    if output.get("standing").is_some() {
-        return format!("reputation: {}", standing(output));
-    }
-    compact(output, DEP_CHARS)
+    kept.reverse();
+    kept.join("\n")
 }
 
-fn standing(v: &Value) -> String {
-    let faction = ["factionId", "faction_id", "faction", "name"]
-        .iter()
-        .find_map(|k| v.get(*k).and_then(Value::as_str))
-        .unwrap_or("a faction");
-    let standing = v.get("standing").map(text_of).unwrap_or_default();
-    let score = v
-        .get("score")
-        .map(|s| format!(" ({})", text_of(s)))
-        .unwrap_or_default();
-    let reason = v
-        .get("reason")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-        .map(|r| format!(", after \"{}\"", one_line(r, 120)))
-        .unwrap_or_default();
-    format!("{faction} is {standing}{score}{reason}")
+/// What the tools decided, one line per fact, in words.
+fn decided(deps: &Map<String, Value>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for output in deps.values() {
+        for fact in facts_of(output) {
+            if matches!(fact, Fact::Roll { .. }) {
+                continue;
+            }
+            lines.push(fact.in_words());
+        }
+    }
+    lines
 }
 
 fn state_line(state: &Value) -> Option<String> {
@@ -152,13 +141,6 @@ fn state_line(state: &Value) -> Option<String> {
         Value::Null => None,
         Value::Object(m) if m.is_empty() => None,
         v => Some(compact(v, STATE_CHARS)),
-    }
-}
-
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => one_line(s, 200),
-        other => other.to_string(),
     }
 }
 
@@ -184,36 +166,54 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn grounds_the_prose_in_tool_results_and_state() {
+    fn grounds_the_prose_in_outcomes_history_and_state() {
         let deps = json!({
-            "sneak": {"formula": "1d20+3", "rolls": [14], "total": 17, "reason": "Sneak past the guard"},
-            "remember": {"mode": "hybrid", "memories": [{"summary": "Hilda lent us 20 gold."}]},
+            "sneak": {"formula": "1d20+3", "rolls": [4], "total": 7, "dc": 15, "outcome": "failure",
+                      "margin": -8, "reason": "Sneak past the guard"},
+            "remember": {"mode": "hybrid", "memories": [{"summary": "Hilda lent us gold."}]},
             "standing": {"factionId": "city_guard", "score": -20, "standing": "unfriendly"},
             "broken": null
         });
         let state = json!({"location": "Ashford gate"});
+        let recent = vec![RecentTurn {
+            player: "I walk to the gate".into(),
+            narrator: "You reach the gate at dusk.".into(),
+        }];
         let facts = Facts {
             action: "I sneak past the guard",
             context: Some("It is night."),
+            scenario: Some("A border town at war."),
+            recent: &recent,
             deps: deps.as_object().unwrap(),
             state: &state,
         };
         let p = build(&facts, Style::Poetic, 200);
         assert!(p.system.contains("Style: poetic"), "{}", p.system);
         assert!(p.system.contains("150 words"), "{}", p.system);
-        assert!(p
-            .user
-            .starts_with("Player's action: I sneak past the guard"));
+        assert!(p.system.contains("A border town at war."), "{}", p.system);
+        assert!(p.user.starts_with("Story so far:\nPlayer: I walk to the gate\nNarrator: You reach the gate at dusk."), "{}", p.user);
+        assert!(p.user.contains("The player: I sneak past the guard"));
+        assert!(p.user.contains("Sneak past the guard: it fails."), "{}", p.user);
+        assert!(!p.user.contains("1d20"), "{}", p.user);
+        assert!(p.user.contains("Hilda lent us gold."));
+        assert!(p.user.contains("The city guard regard you as unfriendly."), "{}", p.user);
+        assert!(p.user.contains("could not be found out"));
         assert!(p.user.contains("It is night."));
-        assert!(p.user.contains("1d20+3 = 17"), "{}", p.user);
-        assert!(p.user.contains("Hilda lent us 20 gold."));
-        assert!(
-            p.user.contains("city_guard is unfriendly (-20)"),
-            "{}",
-            p.user
-        );
-        assert!(p.user.contains("broken: failed or unavailable"));
         assert!(p.user.contains("Ashford gate"));
+    }
+
+    #[test]
+    fn the_newest_turns_are_kept_within_the_budget() {
+        let recent: Vec<RecentTurn> = (0..40)
+            .map(|i| RecentTurn {
+                player: format!("action {i}"),
+                narrator: format!("narration number {i} {}", "x".repeat(80)),
+            })
+            .collect();
+        let h = history(&recent);
+        assert!(h.len() <= HISTORY_CHARS + 100, "{}", h.len());
+        assert!(h.ends_with(&format!("narration number 39 {}", "x".repeat(80))));
+        assert!(!h.contains("action 0\n"));
     }
 
     #[test]
@@ -224,12 +224,14 @@ mod tests {
         let facts = Facts {
             action: "look",
             context: Some(&big),
+            scenario: Some(&big),
+            recent: &[],
             deps: &deps,
             state: &state,
         };
         let p = build(&facts, Style::Terse, 32);
         assert!(
-            p.user.len() < CONTEXT_CHARS + STATE_CHARS + 200,
+            p.user.len() + p.system.len() < CONTEXT_CHARS + STATE_CHARS + SCENARIO_CHARS + 1200,
             "{}",
             p.user.len()
         );

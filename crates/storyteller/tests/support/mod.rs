@@ -72,14 +72,14 @@ impl Sandbox {
             dice.join("skill.json"),
             json!({"name": "fake-dice", "version": "1.0.0",
                    "description": "A fixed dice roll for tests.",
-                   "scripts": {"roll": {"description": "Always 17."}}})
+                   "scripts": {"roll": {"description": "Always 17 against 15: a narrow success."}}})
             .to_string(),
         )
         .unwrap();
         let script = dice.join("scripts/roll");
         fs::write(
             &script,
-            "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '{\"type\":\"done\",\"ok\":true,\"output\":{\"formula\":\"1d20+3\",\"rolls\":[14],\"total\":17,\"reason\":\"Sneak past the gate guard\"}}'\n",
+            "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '{\"type\":\"done\",\"ok\":true,\"output\":{\"formula\":\"1d20+3\",\"rolls\":[14],\"total\":17,\"dc\":15,\"outcome\":\"success\",\"margin\":2,\"reason\":\"Sneak past the gate guard\"}}'\n",
         )
         .unwrap();
         #[cfg(unix)]
