@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The desktop app's end-to-end check, from a bare Debian machine:
-#  1. installs what it needs (apt packages for Tauri/WebKitGTK, Xvfb and
-#     WebKitWebDriver; npm packages of ui/ and tests/e2e/; tauri-driver),
+#  1. installs what it needs: what the desktop build needs
+#     (scripts/desktop-deps.sh: WebKitGTK's development files, Node.js with
+#     npm, ui/'s npm packages), then Xvfb, WebKitWebDriver, tests/e2e/'s npm
+#     packages and tauri-driver,
 #  2. builds the app and its .deb (`tauri build --bundles deb`: release
 #     binary with the web UI embedded, built-in skills and model as resources),
 #  3. runs the E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a
 #     real window under Xvfb against that binary,
-#  4. installs the .deb with apt-get and opens the installed app under Xvfb
-#     (window title, skills listed, screenshot).
+#  4. installs the .deb with apt-get, opens the installed app under Xvfb
+#     (window title, skills listed, screenshot), then removes the package
+#     again unless it was installed before the run.
 # Ends with the line "N passed, N failed"; exits non-zero when anything failed.
 #
 # Environment: CARGO_TARGET_DIR (default ~/.cache/narratoria/target);
@@ -15,14 +18,21 @@
 # workspace test build's compiled crates, llama.cpp included; dependencies are
 # optimised in the dev profile); NARRATORIA_E2E_FEATURES=--no-default-features
 # builds without the llama.cpp narrator; NARRATORIA_E2E_SKIP_DEB=1 skips the
-# bundle and step 4.
+# bundle and step 4; NARRATORIA_SCREENSHOTS_DIR is where the suite saves its
+# screenshots (default $CARGO_TARGET_DIR/e2e-screenshots; set it to
+# docs/screenshots to update the documentation's copies).
 set -uo pipefail
 
+# A relative screenshots folder is taken from where the script was started.
+if [ -n "${NARRATORIA_SCREENSHOTS_DIR:-}" ]; then
+  NARRATORIA_SCREENSHOTS_DIR="$(realpath -m "$NARRATORIA_SCREENSHOTS_DIR")"
+fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/narratoria/target}"
 mkdir -p "$CARGO_TARGET_DIR"
+export NARRATORIA_SCREENSHOTS_DIR="${NARRATORIA_SCREENSHOTS_DIR:-$CARGO_TARGET_DIR/e2e-screenshots}"
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
@@ -38,18 +48,18 @@ finish() {
 step() { echo "== e2e: $*" >&2; }
 
 # ---- 1. what the build and the window need
-apt_pkgs=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
-  build-essential libssl-dev pkg-config file libxdo-dev xvfb xauth webkit2gtk-driver imagemagick)
+step "what the desktop build needs"
+source "$root/scripts/desktop-deps.sh"
+desktop_deps || { fail "install what the desktop build needs"; finish; }
+# The window under test: a virtual display and WebKit's WebDriver, which
+# tauri-driver starts.
 missing=()
-for p in "${apt_pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
+command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+command -v xauth >/dev/null 2>&1 || missing+=(xauth)
+command -v WebKitWebDriver >/dev/null 2>&1 || missing+=(webkit2gtk-driver)
 if [ ${#missing[@]} -gt 0 ]; then
-  step "apt-get install ${missing[*]}"
-  $SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2 \
-    || { fail "install apt packages"; finish; }
+  desktop_apt_install "${missing[@]}" || { fail "install ${missing[*]}"; finish; }
 fi
-command -v node >/dev/null 2>&1 || { step "apt-get install nodejs npm"; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2; }
 
 step "models and built-in skills"
 "$root/scripts/fetch-model.sh" >&2 || { fail "fetch the default model"; finish; }
@@ -61,15 +71,7 @@ if [ "$need_skills" = 1 ] && [ -x scripts/install-skills.sh ]; then
   scripts/install-skills.sh >&2 || echo "e2e: note: the built-in skills' scripts did not all build" >&2
 fi
 
-step "npm ci (ui, tests/e2e)"
-# `npm ci` refuses a lock file whose optional per-platform packages (the
-# tauri CLI's darwin/windows builds) a registry mirror does not carry; then
-# `npm install` installs the same locked versions for this platform.
-npm_install() {
-  (cd "$1" && { npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2; })
-}
-npm_install ui || { fail "npm install in ui"; finish; }
-npm_install tests/e2e || { fail "npm install in tests/e2e"; finish; }
+desktop_npm_packages "$root/tests/e2e" || { fail "npm install in tests/e2e"; finish; }
 
 if ! command -v tauri-driver >/dev/null 2>&1; then
   step "cargo install tauri-driver"
@@ -113,12 +115,27 @@ if [ "${NARRATORIA_E2E_SKIP_DEB:-}" != 1 ]; then
     fail "a .deb was built"
   else
     pass "a .deb was built ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
+    package="$(dpkg-deb -f "$deb" Package)"
+    # The machine is left as it was: a package installed only for this check
+    # is removed again, also when the run is interrupted.
+    installed_before=0
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" && installed_before=1
+    remove_test_package() {
+      step "apt-get remove $package"
+      $SUDO env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$package" >&2
+    }
     step "apt-get install $deb"
-    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --reinstall "$deb" >&2; then
+    [ "$installed_before" = 1 ] && echo "e2e: note: $package was installed before; this build replaces it and stays installed" >&2
+    if $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall "$deb" >&2; then
+      [ "$installed_before" = 0 ] && trap 'remove_test_package >/dev/null 2>&1' EXIT
       pass "install the .deb"
       step "open the installed app under Xvfb"
       (cd tests/e2e && xvfb-run -a -s "-screen 0 1280x860x24" node installed.mjs /usr/bin/narratoria-desktop) >&2 \
         && pass "the installed app opens its window" || fail "the installed app opens its window"
+      if [ "$installed_before" = 0 ]; then
+        trap - EXIT
+        remove_test_package && pass "remove the .deb again" || fail "remove the .deb again"
+      fi
     else
       fail "install the .deb"
     fi
