@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const screenshots = path.join(repo, "docs/screenshots");
 /** The skills folder copied for each run (default: the repository's). */
 export const skillsSource = process.env.NARRATORIA_E2E_SKILLS || path.join(repo, "skills");
 /**
@@ -28,6 +27,15 @@ export const model = (() => {
 function targetDir() {
   return process.env.CARGO_TARGET_DIR || path.join(repo, "target");
 }
+
+/**
+ * Where screenshots are saved: $NARRATORIA_SCREENSHOTS_DIR (relative to the
+ * repository), else e2e-screenshots/ in the build folder. The copies in
+ * docs/screenshots/ change only when that folder is asked for.
+ */
+export const screenshots = process.env.NARRATORIA_SCREENSHOTS_DIR
+  ? path.resolve(repo, process.env.NARRATORIA_SCREENSHOTS_DIR)
+  : path.join(targetDir(), "e2e-screenshots");
 
 /** The app binary under test: $NARRATORIA_APP, else the release, else the debug build. */
 export function appBinary() {
@@ -140,7 +148,7 @@ export async function openApp({ application = appBinary(), copySkills = true, in
   };
 }
 
-/** Saves a screenshot of the window as docs/screenshots/<name>.png. */
+/** Saves a screenshot of the window as <name>.png in the screenshots folder. */
 export async function shot(browser, name) {
   mkdirSync(screenshots, { recursive: true });
   await browser.saveScreenshot(path.join(screenshots, `${name}.png`));
