@@ -19,8 +19,9 @@ echo "== unit, black-box, skill and narrator tests" >&2
 # builds after installing WebKit.
 cargo test --locked 2>&1
 
-# The desktop app in a real window (installs WebKit, Xvfb, tauri-driver and
-# the UI's npm packages, builds the app and its .deb, installs and opens it).
+# The desktop app in a real window (installs WebKit, Node.js, Xvfb,
+# tauri-driver and the UI's npm packages, builds the app and its .deb,
+# installs and opens it, then removes it; screenshots go to the build folder).
 if [ "${NARRATORIA_E2E:-1}" != 0 ]; then
   echo "== desktop end-to-end tests" >&2
   scripts/e2e.sh 2>&1
