@@ -5,6 +5,7 @@
 pub mod dag;
 pub mod error;
 pub mod executor;
+pub mod fs;
 pub mod narration;
 pub mod paths;
 pub mod plan;

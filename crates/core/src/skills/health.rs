@@ -171,7 +171,7 @@ impl SkillsState {
         }
         let mut text = serde_json::to_string_pretty(self).expect("state serialises");
         text.push('\n');
-        super::config::write_atomically(path, text.as_bytes(), false)
+        crate::fs::write_atomically(path, text.as_bytes(), false)
     }
 
     /// Marks the catalog's skills enabled or not and sets their health.
