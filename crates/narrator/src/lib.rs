@@ -12,13 +12,17 @@ pub mod catalog;
 pub mod compact;
 pub mod echo;
 pub mod error;
+mod examples;
 pub mod gguf;
 pub mod planner;
 pub mod prose;
 pub mod prompt;
+pub mod routing;
 mod segments;
 pub mod stops;
 pub mod stream;
+#[cfg(test)]
+mod test_cards;
 pub mod text;
 mod worker;
 pub mod writer;

@@ -1,17 +1,20 @@
 //! Prompt assembly: a byte-stable prefix (rules, examples, the skill catalog,
 //! skill guides under a token budget) and a per-turn tail.
 //!
-//! Progressive disclosure (seed 004): every usable tool is always listed with
+//! Progressive disclosure (docs/narrator.md): every usable tool is always listed with
 //! its description and input; skill guides (`prompt.md`) are disclosed in
 //! full while they fit the budget, then as their first paragraph, then cut.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use narratoria_core::planner::TurnSummary;
 
-use crate::catalog::{SkillCard, ToolCard};
+use crate::catalog::SkillCard;
+
+// Routing lives in `crate::routing`; these names stay reachable from here.
+pub use crate::routing::{keyword_hints, keyword_scores, route};
 
 /// Prompt and generation features that can be switched off to measure what each buys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +33,7 @@ pub struct Levers {
     pub prefilter: Prefilter,
 }
 
-/// How the keyword prefilter (seed 004's skill candidates) narrows the grammar's tools.
+/// How the keyword prefilter (the skill candidates of [`crate::routing`]) narrows the grammar's tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefilter {
     /// Every usable tool is offered.
@@ -111,7 +114,7 @@ pub fn prefix(
         }
     }
     let examples = if levers.few_shot {
-        examples(cards)
+        crate::examples::for_catalog(cards)
     } else {
         Vec::new()
     };
@@ -226,305 +229,6 @@ pub fn state_digest(state: &Map<String, Value>, max_chars: usize) -> String {
     clip(&text, max_chars)
 }
 
-/// Tools whose skill texts share rare words with `input`, best first, at most `max`.
-pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String> {
-    keyword_scores(cards, input, max)
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect()
-}
-
-/// A skill after the first is routed to only when its prefilter score is at
-/// least this share of the best one.
-const FURTHER_SKILL_SHARE: f64 = 0.5 - 1e-9;
-
-/// The skills a plan must use with [`Prefilter::Require`], best first, at most
-/// `max_skills`: for each, its tools the model may choose among (those that
-/// score best within the skill). A skill after the first needs at least half
-/// the best score.
-pub fn route(cards: &[SkillCard], input: &str, max_skills: usize) -> Vec<Vec<ToolCard>> {
-    let scores = keyword_scores(cards, input, usize::MAX);
-    let score = |p: &str| scores.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
-    let top = scores.first().map_or(0.0, |(_, s)| *s);
-    let mut groups: Vec<Vec<ToolCard>> = Vec::new();
-    for (path, s) in scores.iter().take(3) {
-        let skill = path.split('/').next().unwrap_or_default();
-        if groups
-            .iter()
-            .any(|g| g[0].path.starts_with(&format!("{skill}/")))
-        {
-            continue;
-        }
-        if groups.len() == max_skills || *s < FURTHER_SKILL_SHARE * top {
-            break;
-        }
-        if let Some(card) = cards.iter().find(|k| k.name == skill) {
-            let best = card
-                .tools
-                .iter()
-                .map(|t| score(&t.path))
-                .fold(0.0, f64::max);
-            let tools: Vec<ToolCard> = card
-                .tools
-                .iter()
-                .filter(|t| score(&t.path) >= best - 1e-9)
-                .cloned()
-                .collect();
-            if !tools.is_empty() {
-                groups.push(tools);
-            }
-        }
-    }
-    groups
-}
-
-/// [`keyword_hints`] with each tool's score (the idf-weighted overlap).
-pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(String, f64)> {
-    let docs: Vec<(String, HashSet<String>)> = cards
-        .iter()
-        .flat_map(|c| {
-            c.tools.iter().map(move |t| {
-                let mut text = format!(
-                    "{} {} {}",
-                    t.path.replace(['/', '-'], " "),
-                    c.description,
-                    t.description.as_deref().unwrap_or("")
-                );
-                if let Some(g) = &c.guide {
-                    text.push(' ');
-                    text.push_str(&without_code_blocks(g));
-                }
-                (t.path.clone(), stems(&text))
-            })
-        })
-        .collect();
-    if docs.is_empty() {
-        return Vec::new();
-    }
-    let n = docs.len() as f64;
-    let words = stems(input);
-    let mut scored: Vec<(f64, &String)> = docs
-        .iter()
-        .map(|(path, set)| {
-            let score: f64 = words
-                .iter()
-                .filter(|w| set.contains(*w))
-                .map(|w| {
-                    let df = docs.iter().filter(|(_, s)| s.contains(w)).count() as f64;
-                    (n / df).ln()
-                })
-                .sum();
-            (score, path)
-        })
-        .filter(|(s, _)| *s > 0.5)
-        .collect();
-    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
-    scored
-        .into_iter()
-        .take(max)
-        .map(|(s, p)| (p.clone(), s))
-        .collect()
-}
-
-/// A guide's prose: fenced code blocks (example plans and inputs) say what a
-/// call looks like, not when to make it, so they do not count as trigger words.
-fn without_code_blocks(guide: &str) -> String {
-    let mut out = String::new();
-    let mut fenced = false;
-    for line in guide.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if !fenced {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-const STOP: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "you",
-    "are",
-    "was",
-    "but",
-    "not",
-    "can",
-    "his",
-    "her",
-    "him",
-    "she",
-    "our",
-    "out",
-    "has",
-    "had",
-    "any",
-    "all",
-    "its",
-    "may",
-    "now",
-    "one",
-    "two",
-    "get",
-    "got",
-    "let",
-    "see",
-    "too",
-    "use",
-    "off",
-    "own",
-    "why",
-    "how",
-    "way",
-    "yet",
-    "did",
-    "does",
-    "too",
-    "about",
-    "after",
-    "again",
-    "also",
-    "always",
-    "before",
-    "being",
-    "could",
-    "does",
-    "doing",
-    "down",
-    "each",
-    "every",
-    "from",
-    "have",
-    "here",
-    "into",
-    "just",
-    "like",
-    "more",
-    "most",
-    "must",
-    "never",
-    "only",
-    "other",
-    "over",
-    "same",
-    "should",
-    "some",
-    "such",
-    "than",
-    "that",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "under",
-    "until",
-    "very",
-    "want",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "will",
-    "with",
-    "would",
-    "your",
-    "input",
-    "output",
-    "player",
-    "story",
-    "skill",
-    "tool",
-    "tools",
-    "script",
-    "plan",
-    "json",
-    "returns",
-    "string",
-    "object",
-    "optional",
-    "required",
-    "example",
-    "narrate",
-    "narrative",
-    "character",
-];
-
-fn stems(text: &str) -> HashSet<String> {
-    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
-    text.split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
-        .map(|w| stemmer.stem(&w).into_owned())
-        .collect()
-}
-
-/// The fixed worked examples; each is used only when its tools exist and its
-/// inputs satisfy their schemas.
-fn examples(cards: &[SkillCard]) -> Vec<(String, String)> {
-    let library: [(&str, Value); 4] = [
-        (
-            "I look around the quiet room.",
-            json!({"narrative":"Dust drifts in the light from the shutters. Nothing stirs.","tools":[]}),
-        ),
-        (
-            "Remember that the innkeeper Mara owes me ten gold.",
-            json!({"narrative":"You make a mental note of Mara's debt.","tools":[
-                {"use":"memory/store-memory","input":{"summary":"The innkeeper Mara owes the player ten gold."}}]}),
-        ),
-        (
-            "I hand the stolen relic back to the temple priests.",
-            json!({"narrative":"The priests bow deeply as you return the relic.","tools":[
-                {"use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
-        ),
-        (
-            "I try to pick the lock on the old chest.",
-            json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
-                {"use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
-        ),
-    ];
-
-    let tools: HashMap<&str, Option<&Value>> = cards
-        .iter()
-        .flat_map(|c| {
-            c.tools
-                .iter()
-                .map(|t| (t.path.as_str(), t.input_schema.as_ref()))
-        })
-        .collect();
-    library
-        .into_iter()
-        .filter(|(_, plan)| {
-            plan["tools"].as_array().map(|ts| {
-                ts.iter().all(|t| {
-                    let path = t["use"].as_str().unwrap_or_default();
-                    match tools.get(path) {
-                        None => false,
-                        Some(None) => true,
-                        Some(Some(schema)) => narratoria_core::schema::compile(schema)
-                            .map(|v| {
-                                narratoria_core::schema::validation_errors(&v, &t["input"])
-                                    .is_empty()
-                            })
-                            .unwrap_or(false),
-                    }
-                })
-            }) == Some(true)
-        })
-        .take(4)
-        .map(|(input, plan)| (format!("Player: {input}"), plan.to_string()))
-        .collect()
-}
-
 /// A one-line rendering of an input schema: `{formula*: string, reason: string}`.
 pub fn signature(schema: Option<&Value>) -> String {
     let Some(props) = schema
@@ -621,33 +325,13 @@ pub fn clip(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::catalog::ToolCard;
+    use serde_json::json;
 
-    fn card(name: &str, script: &str, guide: &str, schema: Value) -> SkillCard {
-        SkillCard {
-            name: name.into(),
-            description: format!("The {name} skill. More text."),
-            guide: Some(guide.into()),
-            tools: vec![ToolCard {
-                path: format!("{name}/{script}"),
-                description: None,
-                input_schema: Some(schema),
-            }],
-        }
-    }
+    use super::*;
+    use crate::test_cards::dice;
 
     fn words(s: &str) -> usize {
         s.split_whitespace().count()
-    }
-
-    fn dice() -> SkillCard {
-        card(
-            "dice-roller",
-            "roll-dice",
-            "Roll for attacks, climbing, sneaking and lockpicking.\n\nMore detail here that is long.",
-            json!({"type":"object","properties":{"formula":{"type":"string"},"reason":{"type":"string"}},"required":["formula"]}),
-        )
     }
 
     #[test]
@@ -695,28 +379,6 @@ mod tests {
         let p = prefix(&[], Levers::default(), 1000, &words);
         assert!(p.system.contains("No tools are available"));
         assert_eq!(p.examples.len(), 1);
-    }
-
-    #[test]
-    fn hints_find_rare_shared_words() {
-        let cards = vec![
-            dice(),
-            card(
-                "memory",
-                "recall-memory",
-                "Recall what happened before.",
-                json!({"type":"object"}),
-            ),
-        ];
-        assert_eq!(
-            keyword_hints(&cards, "I try sneaking past", 2),
-            vec!["dice-roller/roll-dice"]
-        );
-        assert_eq!(
-            keyword_hints(&cards, "What happened before?", 2),
-            vec!["memory/recall-memory"]
-        );
-        assert!(keyword_hints(&cards, "hello", 2).is_empty());
     }
 
     #[test]
