@@ -5,6 +5,7 @@
 
 pub mod deed;
 pub mod facts;
+pub mod remember;
 pub mod step;
 pub mod template;
 

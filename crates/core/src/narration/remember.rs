@@ -1,0 +1,78 @@
+//! Every turn is remembered: after a turn is told, the host asks the memory
+//! skill to keep what the player did and the gist of what happened, so a
+//! later "Have I met her before?" has something to find.
+
+use serde_json::json;
+
+use super::deed::deed;
+use crate::plan::{Plan, ToolInvocation};
+use crate::skills::Catalog;
+
+/// The skill and script that keep memories.
+pub const MEMORY: &str = "memory";
+pub const STORE: &str = "store-memory";
+
+/// The most characters of a narration kept in a memory.
+const GIST_CHARS: usize = 400;
+
+/// The memory of one turn: the deed, then the narration's first sentences.
+pub fn summary(input: &str, narrative: &str) -> String {
+    let told = gist(narrative);
+    if told.is_empty() {
+        deed(input)
+    } else {
+        format!("{} {told}", deed(input))
+    }
+}
+
+/// A one-tool plan storing the turn's memory, when the memory skill can
+/// store now (discovered, enabled, healthy, not left out by `disabled`).
+pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str) -> Option<Plan> {
+    catalog
+        .usable(disabled)
+        .find(|s| s.name == MEMORY && s.script(STORE).is_some())?;
+    let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
+    tool.input.insert("summary".into(), json!(summary(input, narrative)));
+    tool.input.insert("metadata".into(), json!({"importance": 3}));
+    tool.required = false;
+    tool.retry_policy.max_retries = 1;
+    let mut plan = Plan::new(vec![tool]);
+    plan.disabled_skills = disabled.to_vec();
+    Some(plan)
+}
+
+/// The first sentences of `narrative`, at most [`GIST_CHARS`] characters.
+fn gist(narrative: &str) -> String {
+    let text = narrative.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() <= GIST_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(GIST_CHARS).collect();
+    match cut.rfind(['.', '!', '?']) {
+        Some(end) if end > GIST_CHARS / 3 => cut[..=end].to_string(),
+        _ => format!("{}…", cut.trim_end()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_is_remembered_as_deed_and_gist() {
+        assert_eq!(
+            summary("I greet the stranger by the well", "She nods. Her name is Mira."),
+            "You greet the stranger by the well. She nods. Her name is Mira."
+        );
+        let long = "The hall is vast and cold. ".repeat(40);
+        let s = summary("I look", &long);
+        assert!(s.len() < GIST_CHARS + 40 && s.ends_with('.'), "{s}");
+    }
+
+    #[test]
+    fn no_memory_skill_no_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = crate::skills::discover(&[dir.path().to_path_buf()]).unwrap();
+        assert!(plan(&c, &[], "I look", "You see.").is_none());
+    }
+}
