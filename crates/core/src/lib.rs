@@ -10,7 +10,7 @@ pub mod narration;
 pub mod paths;
 pub mod plan;
 pub mod planner;
-pub mod protocol;
+pub use narratoria_protocol as protocol;
 pub mod result;
 pub mod rules;
 pub mod runner;

@@ -470,10 +470,11 @@ fn prepare(
         protocol: PROTOCOL.into(),
         request_id: plan.request_id.to_string(),
         tool_id: tool.tool_id.clone(),
-        input: tool.input.clone(),
+        input: Value::Object(tool.input.clone()),
         deps,
         config,
         state: Value::Object(state.clone()),
+        host: None,
     };
     let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
     line.push(b'\n');

@@ -20,6 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Catalog;
+use crate::protocol::FailureCode;
 use crate::result::{ExecutionResult, ExecutionState, ToolErrorType, ToolResult};
 
 /// A skill's current health.
@@ -67,8 +68,12 @@ impl Outcome {
                     | ToolErrorType::DependencyFailed => None,
                     ToolErrorType::Timeout | ToolErrorType::Signal => Some(Outcome::Transient),
                     _ if matches!(
-                        e.code.as_deref(),
-                        Some("TIMEOUT" | "EXTERNAL_SERVICE_ERROR" | "RATE_EXCEEDED")
+                        e.code.as_deref().and_then(FailureCode::parse),
+                        Some(
+                            FailureCode::Timeout
+                                | FailureCode::ExternalServiceError
+                                | FailureCode::RateExceeded
+                        )
                     ) =>
                     {
                         Some(Outcome::Transient)
@@ -298,6 +303,36 @@ mod tests {
         assert_eq!(state.permanently_failed().len(), 1);
         state.enter_session("s2");
         assert!(state.permanently_failed().is_empty());
+    }
+
+    #[test]
+    fn script_failures_with_a_transient_code_are_transient() {
+        let failed = |code: Option<&str>| ToolResult {
+            tool_id: "t".into(),
+            tool_path: None,
+            skill: Some("dice".into()),
+            ok: false,
+            state: ExecutionState::Failed,
+            output: None,
+            events: Vec::new(),
+            execution_time_ms: 0,
+            started_at_ms: Some(0),
+            retry_count: 0,
+            error: Some(crate::result::ToolError {
+                error_type: ToolErrorType::ScriptError,
+                message: "m".into(),
+                exit_code: Some(1),
+                code: code.map(String::from),
+                recoverable: true,
+            }),
+            stderr: String::new(),
+        };
+        for code in ["TIMEOUT", "EXTERNAL_SERVICE_ERROR", "RATE_EXCEEDED"] {
+            assert_eq!(Outcome::of(&failed(Some(code))), Some(Outcome::Transient));
+        }
+        for code in [Some("VALIDATION_ERROR"), Some("timeout"), Some("MADE_UP"), None] {
+            assert_eq!(Outcome::of(&failed(code)), Some(Outcome::Failure), "{code:?}");
+        }
     }
 
     #[test]
