@@ -1,21 +1,8 @@
-//! Failures a script reports, each with a protocol failure code (seed 003).
+//! Failures a script reports, each with a protocol failure code.
 
-use serde::Serialize;
 use serde_json::Value;
 
-/// The protocol's failure codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum FailureCode {
-    ValidationError,
-    NotFound,
-    Unauthorized,
-    RateExceeded,
-    Timeout,
-    PersistenceError,
-    ExternalServiceError,
-    InternalError,
-}
+pub use narratoria_protocol::FailureCode;
 
 /// A failure of one script run, reported as an `error` event then `done ok:false`.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -4,7 +4,8 @@
 //! [`script::run`]: it reads the one-line stdin envelope, validates `input`
 //! against the script's input schema from the skill's `skill.json`, calls the
 //! script's handler and turns the result — or any failure, panics included —
-//! into protocol events (`narratoria/1`) on stdout.
+//! into protocol events on stdout. The protocol's types come from
+//! `narratoria-protocol`, re-exported here.
 
 pub mod dice;
 pub mod error;

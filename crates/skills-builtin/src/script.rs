@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::SkillError;
 use crate::input;
-use crate::protocol::{Envelope, Events, LogLevel};
+use crate::protocol::{parse_envelope, Envelope, Events, LogLevel};
 
 /// What a script is: its name in its skill's `skill.json`, that manifest's
 /// text and the skill's `config-schema.json` text (both compiled in, so a
@@ -141,7 +141,7 @@ pub fn run(spec: ScriptSpec, handler: fn(&mut Context) -> Result<Outcome, SkillE
         Ok(0) => Err(SkillError::validation(
             "stdin is empty; expected one JSON envelope line",
         )),
-        Ok(_) => Envelope::parse(&line),
+        Ok(_) => parse_envelope(&line),
     }
     .and_then(|envelope| {
         let skill_dir = skill_dir();

@@ -1,7 +1,8 @@
 //! Why a provider gave no narrative, each with its protocol failure code.
 
 use narratoria_narrator::NarratorError;
-use narratoria_skills_builtin::{FailureCode, SkillError};
+use narratoria_protocol::FailureCode;
+use narratoria_skills_builtin::SkillError;
 use serde_json::json;
 
 /// A provider's failure. Messages never hold the API key: hosted errors are
