@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::manifest::{parse_manifest, parse_skill_md, ScriptManifest};
 use super::{Catalog, ManifestFormat, Override, Problem, Skill, SkillScript};
 use crate::error::FieldError;
+use crate::protocol::ProtocolVersion;
 
 /// A skills root that cannot be used at all.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -127,6 +128,9 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
             "no skill.json or SKILL.md: not a skill folder".to_string(),
         )]);
     };
+    if let Some(problem) = protocol_problem(&manifest_path, manifest.protocol) {
+        return Err(vec![problem]);
+    }
     let script_meta = manifest.scripts;
 
     // prompt.md, else the SKILL.md body (also when skill.json is the manifest).
@@ -175,10 +179,28 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
             config_schema,
             user_config,
             timeout_seconds: manifest.timeout_seconds,
+            protocol: manifest.protocol,
+            capabilities: manifest.capabilities,
             enabled: true,
             error_state: Default::default(),
         },
         warnings,
+    })
+}
+
+/// Why a skill asking for protocol `wanted` cannot be served by this host
+/// (see `ProtocolVersion::is_compatible_with`); `None` when it can.
+fn protocol_problem(manifest_path: &Path, wanted: Option<ProtocolVersion>) -> Option<Problem> {
+    let host = ProtocolVersion::LATEST;
+    let wanted = wanted?;
+    (!host.is_compatible_with(&wanted)).then(|| {
+        Problem::new(
+            manifest_path,
+            format!(
+                "the skill asks for protocol {wanted}, which this host does not speak (it speaks {host} and the earlier narratoria/{}.x versions); skill passed over",
+                host.major
+            ),
+        )
     })
 }
 
@@ -366,5 +388,54 @@ fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "does not exist".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(root: &Path, name: &str, extra: &str) {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("skill.json"),
+            format!(r#"{{"name":"{name}","version":"1","description":"d"{extra}}}"#),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_skill_asking_for_a_protocol_the_host_cannot_serve_is_passed_over() {
+        let root = tempfile::tempdir().unwrap();
+        skill(root.path(), "future", r#","protocol":"narratoria/2""#);
+        skill(root.path(), "newer", r#","protocol":"narratoria/1.9""#);
+        skill(
+            root.path(),
+            "teller",
+            r#","protocol":"narratoria/1.1","capabilities":["generate"]"#,
+        );
+        skill(root.path(), "plain", "");
+        let catalog = discover(&[root.path().to_path_buf()]).unwrap();
+        let names: Vec<&str> = catalog.skills().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["plain", "teller"]);
+        let teller = catalog.get("teller").unwrap();
+        assert_eq!(teller.protocol, Some(ProtocolVersion::V1_1));
+        assert_eq!(teller.capabilities, ["generate"]);
+        let plain = catalog.get("plain").unwrap();
+        assert_eq!(plain.protocol, None);
+        assert!(plain.capabilities.is_empty());
+
+        assert_eq!(catalog.problems.len(), 2, "{:?}", catalog.problems);
+        let future = catalog
+            .problems
+            .iter()
+            .find(|p| p.path.ends_with("future/skill.json"))
+            .unwrap();
+        assert!(
+            future.reason.contains("narratoria/2") && future.reason.contains("passed over"),
+            "{}",
+            future.reason
+        );
     }
 }

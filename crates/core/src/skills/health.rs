@@ -330,8 +330,17 @@ mod tests {
         for code in ["TIMEOUT", "EXTERNAL_SERVICE_ERROR", "RATE_EXCEEDED"] {
             assert_eq!(Outcome::of(&failed(Some(code))), Some(Outcome::Transient));
         }
-        for code in [Some("VALIDATION_ERROR"), Some("timeout"), Some("MADE_UP"), None] {
-            assert_eq!(Outcome::of(&failed(code)), Some(Outcome::Failure), "{code:?}");
+        for code in [
+            Some("VALIDATION_ERROR"),
+            Some("timeout"),
+            Some("MADE_UP"),
+            None,
+        ] {
+            assert_eq!(
+                Outcome::of(&failed(code)),
+                Some(Outcome::Failure),
+                "{code:?}"
+            );
         }
     }
 

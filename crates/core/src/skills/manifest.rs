@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::FieldError;
+use crate::protocol::ProtocolVersion;
 
 /// Pattern of a skill name in `skill.json`: lowercase letters, digits, `-` and `_`.
 pub const SKILL_NAME_PATTERN: &str = "^[a-z0-9][a-z0-9_-]*$";
@@ -38,6 +39,14 @@ pub struct SkillManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.001, max = 3600.0))]
     pub timeout_seconds: Option<f64>,
+    /// The protocol version the skill's scripts speak (`narratoria/1` when
+    /// absent). A skill asking for one the host cannot serve is passed over
+    /// at discovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolVersion>,
+    /// Host features the skill's scripts use, e.g. `generate`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
     /// Optional metadata per script, by script name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scripts: BTreeMap<String, ScriptManifest>,
@@ -133,8 +142,10 @@ pub struct Frontmatter {
 
 impl Frontmatter {
     /// The manifest this frontmatter amounts to (`metadata.version`,
-    /// `metadata.author` and `metadata.displayName` are read when present).
+    /// `metadata.author`, `metadata.displayName` and `metadata.capabilities`
+    /// are read when present).
     pub fn into_manifest(self) -> SkillManifest {
+        let capabilities = self.capabilities();
         let meta = |k: &str| {
             self.metadata
                 .as_ref()
@@ -153,7 +164,29 @@ impl Frontmatter {
             description: self.description,
             license: self.license,
             timeout_seconds: None,
+            protocol: None,
+            capabilities,
             scripts: BTreeMap::new(),
+        }
+    }
+
+    /// `metadata.capabilities`: a list, or one text of names separated by
+    /// commas or spaces (Agent Skills metadata values are texts).
+    fn capabilities(&self) -> Vec<String> {
+        let names = |text: &str| {
+            text.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
+        match self.metadata.as_ref().and_then(|m| m.get("capabilities")) {
+            Some(serde_norway::Value::String(text)) => names(text),
+            Some(serde_norway::Value::Sequence(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str())
+                .flat_map(names)
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -278,6 +311,44 @@ mod tests {
     fn manifest_parses_script_metadata() {
         let m = parse_manifest(r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"description":"r","inputSchema":{"type":"object"}}}}"#).unwrap();
         assert_eq!(m.scripts["roll"].description.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn manifest_reads_protocol_and_capabilities() {
+        let m = parse_manifest(r#"{"name":"d","version":"1","description":"d","protocol":"narratoria/1.1","capabilities":["generate"]}"#).unwrap();
+        assert_eq!(m.protocol, Some(ProtocolVersion::V1_1));
+        assert_eq!(m.capabilities, vec!["generate".to_string()]);
+        let m = parse_manifest(r#"{"name":"d","version":"1","description":"d"}"#).unwrap();
+        assert_eq!(m.protocol, None);
+        assert!(m.capabilities.is_empty());
+        let errs =
+            parse_manifest(r#"{"name":"d","version":"1","description":"d","protocol":"v2"}"#)
+                .unwrap_err();
+        assert_eq!(errs[0].pointer, "/protocol", "{errs:?}");
+        let errs = parse_manifest(
+            r#"{"name":"d","version":"1","description":"d","capabilities":"generate"}"#,
+        )
+        .unwrap_err();
+        assert_eq!(errs[0].pointer, "/capabilities", "{errs:?}");
+    }
+
+    #[test]
+    fn skill_md_reads_capabilities_from_metadata() {
+        let caps = |meta: &str| {
+            let text = format!("---\nname: lore\ndescription: d\nmetadata:\n{meta}---\n");
+            parse_skill_md(&text, "lore")
+                .unwrap()
+                .0
+                .into_manifest()
+                .capabilities
+        };
+        assert_eq!(caps("  capabilities: generate\n"), vec!["generate"]);
+        assert_eq!(
+            caps("  capabilities: generate, speak\n"),
+            vec!["generate", "speak"]
+        );
+        assert_eq!(caps("  capabilities: [generate]\n"), vec!["generate"]);
+        assert!(caps("  version: \"1\"\n").is_empty());
     }
 
     #[test]

@@ -45,6 +45,10 @@ pub struct Skill {
     pub config_schema: Option<Value>,
     pub user_config: Option<Value>,
     pub timeout_seconds: Option<f64>,
+    /// The protocol version the manifest asks for (`narratoria/1` when `None`).
+    pub protocol: Option<crate::protocol::ProtocolVersion>,
+    /// Host features the scripts use (manifest `capabilities`), e.g. `generate`.
+    pub capabilities: Vec<String>,
     pub enabled: bool,
     pub error_state: ErrorState,
 }
