@@ -1,53 +1,49 @@
 //! Error codes shared by every front end (CLI, UI) and field-level errors.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// A stable, machine-readable code for an error the user may see. The UI
-/// classifies errors by this code, never by message text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// classifies errors by this code, never by message text, and has a sentence
+/// for each one; its JSON text (snake_case) is the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
+    /// The planner's output was not JSON.
     PlanNotJson,
+    /// A plan broke the plan contract.
     PlanInvalid,
+    /// The player's input was empty.
+    InputEmpty,
+    /// A session export was asked for in a format there is none of.
+    ExportFormatUnknown,
     SkillsDirUnusable,
+    /// A skill's own files (e.g. its settings schema) are broken.
     SkillInvalid,
+    /// Settings broke their skill's schema; field errors say where.
     ConfigInvalid,
     SkillNotFound,
     SessionNotFound,
     SessionStore,
     ModelUnusable,
+    /// A session state given in is not a JSON object.
     StateInvalid,
     Io,
 }
 
-impl ErrorCode {
-    /// The code as text, e.g. `plan_invalid`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::PlanNotJson => "plan_not_json",
-            ErrorCode::PlanInvalid => "plan_invalid",
-            ErrorCode::SkillsDirUnusable => "skills_dir_unusable",
-            ErrorCode::SkillInvalid => "skill_invalid",
-            ErrorCode::ConfigInvalid => "config_invalid",
-            ErrorCode::SkillNotFound => "skill_not_found",
-            ErrorCode::SessionNotFound => "session_not_found",
-            ErrorCode::SessionStore => "session_store",
-            ErrorCode::ModelUnusable => "model_unusable",
-            ErrorCode::StateInvalid => "state_invalid",
-            ErrorCode::Io => "io",
-        }
-    }
-}
-
 impl std::fmt::Display for ErrorCode {
+    /// Writes the code's JSON text, e.g. `plan_invalid`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(text)) => f.write_str(&text),
+            _ => Err(std::fmt::Error),
+        }
     }
 }
 
 /// One problem with one field of a JSON document, located by JSON pointer
 /// (`""` is the whole document).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FieldError {
     pub pointer: String,
     pub message: String,
@@ -72,5 +68,58 @@ impl std::fmt::Display for FieldError {
             &self.pointer
         };
         write!(f, "{at}: {}", self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every code and its JSON text, which front ends and saved outputs rely on.
+    const PINNED: [(ErrorCode, &str); 13] = [
+        (ErrorCode::PlanNotJson, "plan_not_json"),
+        (ErrorCode::PlanInvalid, "plan_invalid"),
+        (ErrorCode::InputEmpty, "input_empty"),
+        (ErrorCode::ExportFormatUnknown, "export_format_unknown"),
+        (ErrorCode::SkillsDirUnusable, "skills_dir_unusable"),
+        (ErrorCode::SkillInvalid, "skill_invalid"),
+        (ErrorCode::ConfigInvalid, "config_invalid"),
+        (ErrorCode::SkillNotFound, "skill_not_found"),
+        (ErrorCode::SessionNotFound, "session_not_found"),
+        (ErrorCode::SessionStore, "session_store"),
+        (ErrorCode::ModelUnusable, "model_unusable"),
+        (ErrorCode::StateInvalid, "state_invalid"),
+        (ErrorCode::Io, "io"),
+    ];
+
+    #[test]
+    fn every_code_keeps_its_json_text() {
+        for (code, text) in PINNED {
+            assert_eq!(serde_json::to_value(code).unwrap(), json!(text));
+            assert_eq!(
+                serde_json::from_value::<ErrorCode>(json!(text)).unwrap(),
+                code
+            );
+            assert_eq!(code.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn the_pinned_list_names_every_code() {
+        let listed = PINNED.map(|(_, text)| format!("\"{text}\"")).join(" | ");
+        assert_eq!(ErrorCode::inline(&ts_rs::Config::new()), listed);
+    }
+
+    #[test]
+    fn field_error_json_is_pointer_and_message() {
+        let e = FieldError {
+            pointer: "/apiKey".into(),
+            message: "must be a string".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"pointer": "/apiKey", "message": "must be a string"})
+        );
     }
 }

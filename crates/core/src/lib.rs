@@ -2,6 +2,7 @@
 //! executor, session state, and skill discovery. No language model and no GUI
 //! live here, so everything builds and tests in seconds.
 
+pub mod bindings;
 pub mod dag;
 pub mod error;
 pub mod executor;

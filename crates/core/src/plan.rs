@@ -7,12 +7,13 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 use uuid::Uuid;
 
 use crate::error::{ErrorCode, FieldError};
 
 /// A plan: tools to run, in dependency order, with a narrative hint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[schemars(
     title = "Plan JSON",
@@ -38,7 +39,7 @@ pub struct Plan {
 }
 
 /// One tool call inside a plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolInvocation {
     /// Unique within the plan.
@@ -69,7 +70,7 @@ fn yes() -> bool {
 }
 
 /// How often and how patiently a failing tool is retried.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RetryPolicy {
     /// Retries after the first attempt.
@@ -105,7 +106,7 @@ impl RetryPolicy {
 }
 
 /// Generation tracking for the replan loop.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanMetadata {
     /// Attempt number (1, 2, 3, …).

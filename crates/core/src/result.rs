@@ -3,12 +3,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 use uuid::Uuid;
 
 use crate::plan::PlanMetadata;
 
 /// The outcome of executing one plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[schemars(title = "ExecutionResult")]
 pub struct ExecutionResult {
@@ -38,7 +39,7 @@ pub struct ExecutionResult {
 }
 
 /// One tool's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     pub tool_id: String,
@@ -67,7 +68,7 @@ pub struct ToolResult {
 }
 
 /// Lifecycle state of a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecutionState {
     Pending,
@@ -79,7 +80,7 @@ pub enum ExecutionState {
 }
 
 /// Why a plan failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureReason {
     CircularDependency,
@@ -91,7 +92,7 @@ pub enum FailureReason {
 }
 
 /// A tool's failure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolError {
     /// Classification, see [`ToolErrorType`].
@@ -108,7 +109,7 @@ pub struct ToolError {
 }
 
 /// How a tool failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolErrorType {
     /// The toolPath did not resolve to a script of a discovered, enabled skill.

@@ -18,13 +18,14 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::Catalog;
 use crate::protocol::FailureCode;
 use crate::result::{ExecutionResult, ExecutionState, ToolErrorType, ToolResult};
 
 /// A skill's current health.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ErrorState {
     #[default]
@@ -128,7 +129,7 @@ pub struct SkillsState {
 }
 
 /// A health change worth telling the UI about.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct HealthChange {
     pub skill: String,
