@@ -332,7 +332,7 @@ impl App {
             }
             "md" | "markdown" => Ok(store.export_markdown(id)?),
             other => Err(AppError::new(
-                ErrorCode::PlanInvalid,
+                ErrorCode::ExportFormatUnknown,
                 format!("unknown export format {other:?} (md or json)"),
             )),
         }
@@ -348,7 +348,7 @@ impl App {
         let input = input.trim();
         if input.is_empty() {
             return Err(AppError::new(
-                ErrorCode::PlanInvalid,
+                ErrorCode::InputEmpty,
                 "say what your character does",
             ));
         }
@@ -436,6 +436,17 @@ mod tests {
             watch_debounce: None,
         })
         .unwrap()
+    }
+
+    #[tokio::test]
+    async fn empty_input_and_unknown_export_format_have_their_own_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(dir.path());
+        let empty = app.play("   ", None).await.unwrap_err();
+        assert_eq!(empty.code, ErrorCode::InputEmpty);
+        let session = app.current_session().unwrap().session.id;
+        let export = app.export(&session, "pdf").unwrap_err();
+        assert_eq!(export.code, ErrorCode::ExportFormatUnknown);
     }
 
     #[tokio::test]
