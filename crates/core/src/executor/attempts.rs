@@ -1,0 +1,382 @@
+//! A tool's attempts: runs its script until an attempt succeeds, retrying
+//! what another try could fix after an exponential backoff, as long as the
+//! retry policy and the plan's time allow. Every attempt's events are kept,
+//! secrets scrubbed.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::classify::{classify, failed_state};
+use super::events::{emit, EventSink, ExecEvent};
+use super::ms;
+use super::prepare::Job;
+use crate::plan::RetryPolicy;
+use crate::protocol::Event;
+use crate::result::{ExecutionState, ToolError};
+use crate::runner::{self, Limits};
+use crate::skills::config::{scrub, scrub_text};
+
+/// A tool's final outcome after all its attempts.
+pub(super) struct ToolRun {
+    pub ok: bool,
+    pub state: ExecutionState,
+    /// The succeeded attempt's `done.output`.
+    pub output: Option<Value>,
+    /// The succeeded attempt's state patches, in the order they came.
+    pub patches: Vec<Map<String, Value>>,
+    /// Every attempt's events, each marked with its attempt number.
+    pub events: Vec<Map<String, Value>>,
+    pub retry_count: u32,
+    pub execution_time_ms: u64,
+    pub error: Option<ToolError>,
+    /// The last attempt's stderr tail.
+    pub stderr: String,
+}
+
+impl ToolRun {
+    /// A tool that failed before any attempt.
+    pub fn not_run(error: ToolError) -> ToolRun {
+        ToolRun {
+            ok: false,
+            state: ExecutionState::Failed,
+            output: None,
+            patches: Vec::new(),
+            events: Vec::new(),
+            retry_count: 0,
+            execution_time_ms: 0,
+            error: Some(error),
+            stderr: String::new(),
+        }
+    }
+}
+
+/// What follows a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NextStep {
+    /// Wait `delay`, then make attempt number `attempt`.
+    Retry { attempt: u32, delay: Duration },
+    /// Keep the failure.
+    GiveUp(GiveUp),
+}
+
+/// Why a failed attempt is the last one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum GiveUp {
+    /// Another try cannot help (see [`may_retry`]).
+    NotRetryable,
+    /// The policy's retries are used up.
+    OutOfRetries,
+    /// The backoff would reach past the plan's time limit.
+    OutOfTime,
+}
+
+/// Whether another attempt could end differently: the error's type is one
+/// worth retrying and the script (or the classification) did not say no.
+pub(super) fn may_retry(error: &ToolError) -> bool {
+    error.error_type.retryable() && error.recoverable
+}
+
+/// Decides what follows failed attempt number `failed` (1-based) when
+/// `time_left` remains of the plan: retry `k` waits the policy's backoff for
+/// `k` (100, 200, 400 … ms by default).
+pub(super) fn after_failure(
+    policy: &RetryPolicy,
+    failed: u32,
+    error: &ToolError,
+    time_left: Duration,
+) -> NextStep {
+    if !may_retry(error) {
+        return NextStep::GiveUp(GiveUp::NotRetryable);
+    }
+    if failed >= policy.max_retries.saturating_add(1) {
+        return NextStep::GiveUp(GiveUp::OutOfRetries);
+    }
+    let delay = policy.backoff(failed);
+    if delay >= time_left {
+        return NextStep::GiveUp(GiveUp::OutOfTime);
+    }
+    NextStep::Retry {
+        attempt: failed + 1,
+        delay,
+    }
+}
+
+/// Runs `job`'s attempts; no attempt outlives `plan_deadline`. Never fails:
+/// every way a script can go wrong ends up in the returned ToolRun.
+pub(super) async fn run_tool(
+    job: Job,
+    limits: Limits,
+    plan_deadline: Instant,
+    sink: Option<EventSink>,
+) -> ToolRun {
+    let started = Instant::now();
+    let mut events = Vec::new();
+    let mut attempt = 1;
+    let (last, error) = loop {
+        emit(
+            &sink,
+            ExecEvent::ToolStarted {
+                tool_id: job.tool_id.clone(),
+                attempt,
+            },
+        );
+        let tool_deadline = Instant::now() + job.timeout;
+        let deadline = tool_deadline.min(plan_deadline);
+        let live = |raw: &Map<String, Value>| {
+            let mut event = raw.clone();
+            event.values_mut().for_each(|v| scrub(v, &job.secrets));
+            emit(
+                &sink,
+                ExecEvent::ToolEvent {
+                    tool_id: job.tool_id.clone(),
+                    attempt,
+                    event,
+                },
+            )
+        };
+        let outcome = runner::run(
+            runner::Attempt {
+                program: &job.program,
+                skill_dir: &job.skill_dir,
+                data_dir: &job.data_dir,
+                env: job.env.clone(),
+                stdin: job.envelope.clone(),
+                deadline,
+                limits: &limits,
+            },
+            &live,
+        )
+        .await;
+        events.extend(
+            outcome
+                .events
+                .iter()
+                .map(|(_, raw)| traced(attempt, raw, &job.secrets)),
+        );
+        if outcome.succeeded() {
+            break (outcome, None);
+        }
+        let plan_deadline_hit =
+            outcome.timed_out && deadline == plan_deadline && tool_deadline > plan_deadline;
+        let error = classify(&outcome, job.timeout, plan_deadline_hit);
+        let time_left = plan_deadline.saturating_duration_since(Instant::now());
+        match after_failure(&job.retry, attempt, &error, time_left) {
+            NextStep::Retry {
+                attempt: next,
+                delay,
+            } => {
+                emit(
+                    &sink,
+                    ExecEvent::ToolRetrying {
+                        tool_id: job.tool_id.clone(),
+                        next_attempt: next,
+                        delay_ms: ms(delay),
+                        error,
+                    },
+                );
+                tokio::time::sleep(delay).await;
+                attempt = next;
+            }
+            NextStep::GiveUp(_) => break (outcome, Some(error)),
+        }
+    };
+
+    let mut stderr = last.stderr_tail.clone();
+    scrub_text(&mut stderr, &job.secrets);
+    let ok = matches!(last.done(), Some((true, _)));
+    let (state, output, patches) = match &error {
+        Some(e) => (failed_state(e.error_type), None, Vec::new()),
+        None => (
+            ExecutionState::Completed,
+            last.done().and_then(|(_, o)| o.cloned()),
+            last.events
+                .into_iter()
+                .filter_map(|(e, _)| match e {
+                    Event::StatePatch { patch } => Some(patch),
+                    _ => None,
+                })
+                .collect(),
+        ),
+    };
+    ToolRun {
+        ok,
+        state,
+        output,
+        patches,
+        events,
+        retry_count: attempt - 1,
+        execution_time_ms: ms(started.elapsed()),
+        error,
+        stderr,
+    }
+}
+
+/// An event as the trace keeps it: `attempt` first (the script's own
+/// `attempt` field, if any, gives way), secrets scrubbed.
+fn traced(attempt: u32, raw: &Map<String, Value>, secrets: &[String]) -> Map<String, Value> {
+    let mut rec = Map::with_capacity(raw.len() + 1);
+    rec.insert("attempt".into(), Value::from(attempt));
+    for (k, v) in raw {
+        if k != "attempt" {
+            let mut v = v.clone();
+            scrub(&mut v, secrets);
+            rec.insert(k.clone(), v);
+        }
+    }
+    rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::ToolErrorType;
+    use serde_json::json;
+
+    const PLENTY: Duration = Duration::from_secs(60);
+
+    fn error(error_type: ToolErrorType, recoverable: bool) -> ToolError {
+        ToolError {
+            error_type,
+            message: "failed".into(),
+            exit_code: None,
+            code: None,
+            recoverable,
+        }
+    }
+
+    fn retry_delay(step: NextStep) -> Duration {
+        match step {
+            NextStep::Retry { delay, .. } => delay,
+            other => panic!("expected a retry, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn retries_wait_100_200_400_ms_by_default() {
+        let policy = RetryPolicy::default();
+        let e = error(ToolErrorType::NonzeroExit, true);
+        let delays: Vec<u64> = (1..=3)
+            .map(|failed| ms(retry_delay(after_failure(&policy, failed, &e, PLENTY))))
+            .collect();
+        assert_eq!(delays, [100, 200, 400]);
+    }
+
+    #[test]
+    fn the_backoff_doubles_from_the_plans_base() {
+        let policy = RetryPolicy {
+            max_retries: 5,
+            backoff_ms: 30,
+        };
+        let e = error(ToolErrorType::Timeout, true);
+        let delays: Vec<u64> = (1..=5)
+            .map(|failed| ms(retry_delay(after_failure(&policy, failed, &e, PLENTY))))
+            .collect();
+        assert_eq!(delays, [30, 60, 120, 240, 480]);
+    }
+
+    #[test]
+    fn a_retry_is_the_next_attempt() {
+        let step = after_failure(
+            &RetryPolicy::default(),
+            2,
+            &error(ToolErrorType::Signal, true),
+            PLENTY,
+        );
+        assert_eq!(
+            step,
+            NextStep::Retry {
+                attempt: 3,
+                delay: Duration::from_millis(200)
+            }
+        );
+    }
+
+    #[test]
+    fn the_last_allowed_attempt_is_not_retried() {
+        let policy = RetryPolicy::default();
+        let e = error(ToolErrorType::ScriptError, true);
+        assert!(matches!(
+            after_failure(&policy, 3, &e, PLENTY),
+            NextStep::Retry { attempt: 4, .. }
+        ));
+        assert_eq!(
+            after_failure(&policy, 4, &e, PLENTY),
+            NextStep::GiveUp(GiveUp::OutOfRetries)
+        );
+        let once = RetryPolicy {
+            max_retries: 0,
+            backoff_ms: 100,
+        };
+        assert_eq!(
+            after_failure(&once, 1, &e, PLENTY),
+            NextStep::GiveUp(GiveUp::OutOfRetries)
+        );
+    }
+
+    #[test]
+    fn no_retry_when_the_backoff_reaches_the_plans_limit() {
+        let policy = RetryPolicy::default();
+        let e = error(ToolErrorType::NonzeroExit, true);
+        assert_eq!(
+            after_failure(&policy, 1, &e, Duration::from_millis(100)),
+            NextStep::GiveUp(GiveUp::OutOfTime)
+        );
+        assert!(matches!(
+            after_failure(&policy, 1, &e, Duration::from_millis(101)),
+            NextStep::Retry { .. }
+        ));
+        assert_eq!(
+            after_failure(&policy, 1, &e, Duration::ZERO),
+            NextStep::GiveUp(GiveUp::OutOfTime)
+        );
+    }
+
+    #[test]
+    fn what_another_try_cannot_fix_is_not_retried() {
+        use ToolErrorType::*;
+        for kind in [
+            ToolNotFound,
+            SkillDisabled,
+            SpawnFailed,
+            ConfigInvalid,
+            ProtocolViolation,
+            DependencyFailed,
+            PlanTimeout,
+        ] {
+            let e = error(kind, true);
+            assert!(!may_retry(&e), "{kind:?}");
+            assert_eq!(
+                after_failure(&RetryPolicy::default(), 1, &e, PLENTY),
+                NextStep::GiveUp(GiveUp::NotRetryable),
+                "{kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn recoverable_false_is_not_retried_even_when_the_type_is() {
+        use ToolErrorType::*;
+        for kind in [Timeout, ScriptError, NonzeroExit, Signal] {
+            assert!(may_retry(&error(kind, true)), "{kind:?}");
+            let e = error(kind, false);
+            assert!(!may_retry(&e), "{kind:?}");
+            assert_eq!(
+                after_failure(&RetryPolicy::default(), 1, &e, PLENTY),
+                NextStep::GiveUp(GiveUp::NotRetryable)
+            );
+        }
+    }
+
+    #[test]
+    fn traced_events_carry_their_attempt_and_no_secrets() {
+        let raw = json!({"type": "log", "attempt": 9, "message": "key hunter2 used"});
+        let rec = traced(2, raw.as_object().unwrap(), &["hunter2".to_string()]);
+        assert_eq!(rec.keys().next().map(String::as_str), Some("attempt"));
+        assert_eq!(rec["attempt"], 2);
+        assert_eq!(rec["type"], "log");
+        assert!(!rec["message"].as_str().unwrap().contains("hunter2"));
+        assert_eq!(rec.len(), 3);
+    }
+}

@@ -1,0 +1,161 @@
+//! Gets one tool ready to run: resolves its script, its data folder and its
+//! skill's settings, and writes the envelope it will read on stdin.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::ExecutorOptions;
+use crate::plan::{Plan, RetryPolicy, ToolInvocation};
+use crate::protocol::{Envelope, PROTOCOL, PROTOCOL_VERSION};
+use crate::result::{ToolError, ToolErrorType};
+use crate::skills::config::secret_values;
+use crate::skills::{Catalog, ResolveError};
+
+/// Everything a tool's attempts need, owned.
+pub(super) struct Job {
+    pub tool_id: String,
+    pub skill: String,
+    pub program: PathBuf,
+    pub skill_dir: PathBuf,
+    pub data_dir: PathBuf,
+    /// The tool's own limit per attempt.
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+    /// The `NARRATORIA_*` variables the script sees.
+    pub env: Vec<(String, String)>,
+    /// The envelope line, newline included.
+    pub envelope: Vec<u8>,
+    /// Resolved secret values, scrubbed from everything the script prints.
+    pub secrets: Vec<String>,
+}
+
+/// Why a tool cannot run at all.
+#[derive(Debug)]
+pub(super) struct NotRunnable {
+    /// The skill the tool resolved to, when it got that far.
+    pub skill: Option<String>,
+    pub error: ToolError,
+}
+
+/// Builds the job of `tool` of `plan`, given the outputs of its dependencies
+/// (`deps`, by toolId) and the session state it starts from.
+pub(super) fn prepare(
+    plan: &Plan,
+    tool: &ToolInvocation,
+    catalog: &Catalog,
+    opts: &ExecutorOptions,
+    deps: Map<String, Value>,
+    state: &Map<String, Value>,
+) -> Result<Job, NotRunnable> {
+    let not_run = |skill: Option<&str>, error_type, message: String| NotRunnable {
+        skill: skill.map(str::to_string),
+        error: ToolError {
+            error_type,
+            message,
+            exit_code: None,
+            code: None,
+            recoverable: false,
+        },
+    };
+    let (skill, script) = catalog
+        .resolve(&tool.tool_path, &plan.disabled_skills)
+        .map_err(|e| match e {
+            ResolveError::NotFound(_) => not_run(None, ToolErrorType::ToolNotFound, e.to_string()),
+            ResolveError::Disabled(ref s) => {
+                not_run(Some(s), ToolErrorType::SkillDisabled, e.to_string())
+            }
+        })?;
+    let data_dir = data_dir(&skill.name, &skill.dir, opts.data_root.as_deref())
+        .map_err(|e| not_run(Some(&skill.name), ToolErrorType::SpawnFailed, e))?;
+    let env_lookup = |k: &str| std::env::var(k).ok();
+    let config = crate::skills::config::resolve(
+        skill.config_schema.as_ref(),
+        skill.user_config.as_ref(),
+        &env_lookup,
+    )
+    .map_err(|e| {
+        not_run(
+            Some(&skill.name),
+            ToolErrorType::ConfigInvalid,
+            format!("settings of skill {:?}: {e}", skill.name),
+        )
+    })?;
+    let secrets = skill
+        .config_schema
+        .as_ref()
+        .map(|s| secret_values(s, &config))
+        .unwrap_or_default();
+    let request_id = plan.request_id.to_string();
+    let envelope = Envelope {
+        protocol: PROTOCOL.into(),
+        request_id: request_id.clone(),
+        tool_id: tool.tool_id.clone(),
+        input: Value::Object(tool.input.clone()),
+        deps,
+        config,
+        state: Value::Object(state.clone()),
+        host: None,
+    };
+    let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
+    line.push(b'\n');
+    let env = vec![
+        (
+            "NARRATORIA_PROTOCOL".to_string(),
+            PROTOCOL_VERSION.to_string(),
+        ),
+        (
+            "NARRATORIA_SKILL_DIR".to_string(),
+            skill.dir.display().to_string(),
+        ),
+        (
+            "NARRATORIA_DATA_DIR".to_string(),
+            data_dir.display().to_string(),
+        ),
+        ("NARRATORIA_REQUEST_ID".to_string(), request_id),
+        ("NARRATORIA_TOOL_ID".to_string(), tool.tool_id.clone()),
+    ];
+    Ok(Job {
+        tool_id: tool.tool_id.clone(),
+        skill: skill.name.clone(),
+        program: script.path.clone(),
+        skill_dir: skill.dir.clone(),
+        data_dir,
+        timeout: skill.timeout(script),
+        retry: tool.retry_policy,
+        env,
+        envelope: line,
+        secrets,
+    })
+}
+
+/// The skill's writable data folder, created if missing: `<data_root>/<skill>`
+/// when a root is given, else `<skill folder>/data` — or, when that folder
+/// cannot be created (an installed skills folder is read-only), the user's
+/// own data folder for the skill. The error is a sentence for the trace.
+fn data_dir(skill: &str, skill_dir: &Path, data_root: Option<&Path>) -> Result<PathBuf, String> {
+    let dir = match data_root {
+        Some(root) => root.join(skill),
+        None => skill_dir.join("data"),
+    };
+    match ensure_dir(&dir) {
+        Ok(()) => Ok(dir),
+        Err(e) => {
+            let fallback = crate::paths::skills_data_dir().join(skill);
+            if data_root.is_some() || ensure_dir(&fallback).is_err() {
+                return Err(format!("cannot create data folder {}: {e}", dir.display()));
+            }
+            Ok(fallback)
+        }
+    }
+}
+
+/// Creates a folder unless it exists (a plain stat in the common case).
+fn ensure_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        std::fs::create_dir_all(dir)
+    }
+}

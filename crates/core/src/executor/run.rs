@@ -1,0 +1,263 @@
+//! The bookkeeping of one plan while it runs: each tool's trace entry, the
+//! outputs its dependents read, the tools to skip because a required tool
+//! failed, and the plan's result as it builds up.
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::attempts::ToolRun;
+use super::classify::plan_failure;
+use super::events::{emit, emit_finished, EventSink, ExecEvent};
+use super::prepare::{prepare, Job};
+use super::{ms, ExecutorOptions};
+use crate::dag::{Dag, DagError};
+use crate::plan::Plan;
+use crate::result::{ExecutionResult, ExecutionState, FailureReason, ToolError, ToolErrorType};
+use crate::skills::Catalog;
+use crate::state::deep_merge;
+
+/// One plan being run.
+pub(super) struct PlanRun<'a> {
+    plan: &'a Plan,
+    catalog: &'a Catalog,
+    opts: &'a ExecutorOptions,
+    dag: &'a Dag,
+    sink: Option<EventSink>,
+    start: Instant,
+    /// Each tool's output once it completed, for its dependents' envelopes.
+    outputs: Vec<Option<Value>>,
+    /// Why a tool is to be skipped rather than run, once a required tool it
+    /// depends on failed.
+    skip_reasons: Vec<Option<String>>,
+    result: ExecutionResult,
+}
+
+/// The result of `plan` before anything ran: every tool pending.
+fn blank_result(plan: &Plan, state: Map<String, Value>) -> ExecutionResult {
+    ExecutionResult {
+        plan_id: plan.request_id,
+        success: false,
+        narrative: plan.narrative.clone(),
+        failed_tools: Vec::new(),
+        can_replan: true,
+        failure_reason: None,
+        failure_message: None,
+        execution_trace: plan
+            .tools
+            .iter()
+            .map(|t| crate::result::ToolResult::pending(&t.tool_id, &t.tool_path))
+            .collect(),
+        final_state: state,
+        total_execution_time_ms: 0,
+        generation_metadata: Some(plan.metadata.clone()),
+    }
+}
+
+/// The result of a plan whose tools form no valid DAG: nothing ran.
+/// Announces the plan's end.
+pub(super) fn rejected(
+    plan: &Plan,
+    state: Map<String, Value>,
+    error: &DagError,
+    start: Instant,
+    sink: &Option<EventSink>,
+) -> ExecutionResult {
+    let mut result = blank_result(plan, state);
+    result.failure_reason = Some(if matches!(error, DagError::Cycle(_)) {
+        FailureReason::CircularDependency
+    } else {
+        FailureReason::InvalidPlan
+    });
+    result.failure_message = Some(format!("nothing ran: {error}"));
+    result.total_execution_time_ms = ms(start.elapsed());
+    emit(
+        sink,
+        ExecEvent::PlanFinished {
+            plan_id: plan.request_id.to_string(),
+            success: false,
+        },
+    );
+    result
+}
+
+impl<'a> PlanRun<'a> {
+    /// Starts the books of `plan` (already validated into `dag`) from `state`.
+    pub fn new(
+        plan: &'a Plan,
+        catalog: &'a Catalog,
+        opts: &'a ExecutorOptions,
+        dag: &'a Dag,
+        state: Map<String, Value>,
+        sink: Option<EventSink>,
+        start: Instant,
+    ) -> PlanRun<'a> {
+        PlanRun {
+            plan,
+            catalog,
+            opts,
+            dag,
+            sink,
+            start,
+            outputs: vec![None; plan.tools.len()],
+            skip_reasons: vec![None; plan.tools.len()],
+            result: blank_result(plan, state),
+        }
+    }
+
+    /// Where live events of tool tasks go.
+    pub fn sink(&self) -> Option<EventSink> {
+        self.sink.clone()
+    }
+
+    /// Marks tool `i` skipped if a required tool it depends on failed;
+    /// says whether it did.
+    pub fn skip_if_a_dependency_failed(&mut self, i: usize) -> bool {
+        let Some(reason) = self.skip_reasons[i].take() else {
+            return false;
+        };
+        let t = &mut self.result.execution_trace[i];
+        t.state = ExecutionState::Skipped;
+        t.error = Some(ToolError {
+            error_type: ToolErrorType::DependencyFailed,
+            message: reason,
+            exit_code: None,
+            code: None,
+            recoverable: true,
+        });
+        emit_finished(&self.sink, t);
+        true
+    }
+
+    /// Gets tool `i` ready to run and marks it running; when it cannot run
+    /// at all, returns why (to be recorded with [`PlanRun::finish_tool`]).
+    pub fn start_tool(&mut self, i: usize) -> Result<Job, ToolError> {
+        let deps: Map<String, Value> = self
+            .dag
+            .dependencies(i)
+            .iter()
+            .map(|&d| {
+                (
+                    self.plan.tools[d].tool_id.clone(),
+                    self.outputs[d].clone().unwrap_or(Value::Null),
+                )
+            })
+            .collect();
+        let prepared = prepare(
+            self.plan,
+            &self.plan.tools[i],
+            self.catalog,
+            self.opts,
+            deps,
+            &self.result.final_state,
+        );
+        let t = &mut self.result.execution_trace[i];
+        match prepared {
+            Ok(job) => {
+                t.skill = Some(job.skill.clone());
+                t.state = ExecutionState::Running;
+                t.started_at_ms = Some(ms(self.start.elapsed()));
+                Ok(job)
+            }
+            Err(not_runnable) => {
+                t.skill = not_runnable.skill;
+                Err(not_runnable.error)
+            }
+        }
+    }
+
+    /// Records tool `i`'s final run: a completed tool's patches go into the
+    /// state and its narrative becomes the plan's; a failed required tool
+    /// fails the plan and dooms every tool that depends on it.
+    pub fn finish_tool(&mut self, i: usize, run: ToolRun) {
+        let t = &mut self.result.execution_trace[i];
+        t.ok = run.ok;
+        t.state = run.state;
+        t.events = run.events;
+        t.retry_count = run.retry_count;
+        t.execution_time_ms = run.execution_time_ms;
+        t.stderr = run.stderr;
+        t.error = run.error;
+        if run.state == ExecutionState::Completed {
+            for patch in &run.patches {
+                deep_merge(&mut self.result.final_state, patch);
+            }
+            if let Some(n) = run
+                .output
+                .as_ref()
+                .and_then(|o| o.get("narrative"))
+                .and_then(Value::as_str)
+            {
+                self.result.narrative = Some(n.to_string());
+            }
+            t.output = run.output.clone();
+            self.outputs[i] = run.output;
+        } else {
+            self.tool_failed(i);
+        }
+        emit_finished(&self.sink, &self.result.execution_trace[i]);
+    }
+
+    fn tool_failed(&mut self, i: usize) {
+        let tool = &self.plan.tools[i];
+        self.result.failed_tools.push(tool.tool_id.clone());
+        if !tool.required {
+            return;
+        }
+        if self.result.failure_reason.is_none() {
+            let error = self.result.execution_trace[i].error.as_ref();
+            self.result.failure_reason = Some(plan_failure(error.map(|e| e.error_type)));
+            let why = error.map(|e| e.message.as_str()).unwrap_or("failed");
+            self.result.failure_message =
+                Some(format!("required tool {:?} failed: {why}", tool.tool_id));
+        }
+        for k in self.dag.transitive_dependents(i) {
+            if self.skip_reasons[k].is_none()
+                && self.result.execution_trace[k].state == ExecutionState::Pending
+            {
+                self.skip_reasons[k] = Some(format!(
+                    "skipped because required tool {:?} failed",
+                    tool.tool_id
+                ));
+            }
+        }
+    }
+
+    /// Closes the books: tools that never started are skipped for lack of
+    /// time, the plan's success is decided, and its end announced.
+    pub fn finish(mut self, mut plan_timed_out: bool) -> ExecutionResult {
+        let limit_ms = self.opts.plan_timeout.as_millis();
+        for t in self
+            .result
+            .execution_trace
+            .iter_mut()
+            .filter(|t| t.state == ExecutionState::Pending)
+        {
+            t.state = ExecutionState::Skipped;
+            t.error = Some(ToolError {
+                error_type: ToolErrorType::PlanTimeout,
+                message: format!("not started: the plan's {limit_ms} ms limit ran out"),
+                exit_code: None,
+                code: None,
+                recoverable: true,
+            });
+            emit_finished(&self.sink, t);
+            plan_timed_out = true;
+        }
+        let result = &mut self.result;
+        if plan_timed_out && result.failure_reason.is_none() {
+            result.failure_reason = Some(FailureReason::Timeout);
+            result.failure_message = Some(format!("the plan's {limit_ms} ms limit ran out"));
+        }
+        result.success = result.failure_reason.is_none() && result.failure_message.is_none();
+        result.can_replan = !result.success;
+        result.total_execution_time_ms = ms(self.start.elapsed());
+        emit(
+            &self.sink,
+            ExecEvent::PlanFinished {
+                plan_id: self.plan.request_id.to_string(),
+                success: result.success,
+            },
+        );
+        self.result
+    }
+}
