@@ -3,6 +3,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, asAppError, events, type AppError, type SessionView, type SkillChange, type SkillsView, type ModelView } from "./api";
+import { sentenceOf } from "./errors";
 import { applyEvent, fromRecord, startTurn, type TurnModel } from "./turn";
 import { PlayView } from "./views/Play";
 import { SessionsView } from "./views/Sessions";
@@ -144,7 +145,8 @@ export function App() {
       </header>
       {error && (
         <div className="banner error" role="alert" data-testid="error-banner">
-          <strong>{error.code}</strong> {error.message}
+          <strong data-code={error.code}>{sentenceOf(error)}</strong>
+          <span className="error-message">{error.message}</span>
           <button className="link" onClick={() => setError(null)} aria-label="Dismiss">
             ×
           </button>

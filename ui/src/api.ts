@@ -1,30 +1,35 @@
 // Typed calls to the shell's commands and its events. Every failure is an
 // AppError {code, message, errors}; the UI classifies by code, never by text.
+// Types under ./bindings are generated from the Rust types (see
+// ui/src/bindings/README.md); the rest are declared here by hand.
 
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { AppError } from "./bindings/AppError";
+import type { ExecutionResult } from "./bindings/ExecutionResult";
+import type { Plan } from "./bindings/Plan";
+import type { JsonValue } from "./bindings/serde_json/JsonValue";
+import { isErrorCode } from "./errors";
 
-export interface FieldError {
-  pointer: string;
-  message: string;
-}
-
-export interface AppError {
-  code: string;
-  message: string;
-  errors?: FieldError[];
-}
+export type { AppError } from "./bindings/AppError";
+export type { ErrorCode } from "./bindings/ErrorCode";
+export type { FieldError } from "./bindings/FieldError";
+export type { ExecutionResult } from "./bindings/ExecutionResult";
+export type { ToolResult } from "./bindings/ToolResult";
+export type { Plan } from "./bindings/Plan";
+export type { ToolInvocation } from "./bindings/ToolInvocation";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
-  if (e && typeof e === "object" && "code" in e && "message" in e) {
-    return e as AppError;
+  if (e && typeof e === "object" && "message" in e && typeof e.message === "string") {
+    if ("code" in e && isErrorCode(e.code)) return e as AppError;
+    return { code: "io", message: e.message };
   }
   return { code: "io", message: String(e) };
 }
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
+export type Json = JsonValue;
+export type JsonObject = { [k: string]: JsonValue };
 
 export interface ScriptSummary {
   name: string;
@@ -69,30 +74,6 @@ export interface SessionInfo {
   turns: number;
 }
 
-export interface ToolResult {
-  toolId: string;
-  toolPath?: string | null;
-  skill?: string | null;
-  ok: boolean;
-  state: string;
-  output?: Json;
-  events: JsonObject[];
-  executionTimeMs: number;
-  retryCount: number;
-  error?: { type?: string; message?: string } | null;
-}
-
-export interface ExecutionResult {
-  planId: string;
-  success: boolean;
-  narrative?: string | null;
-  failedTools: string[];
-  failureReason?: string | null;
-  failureMessage?: string | null;
-  executionTrace: ToolResult[];
-  totalExecutionTimeMs: number;
-}
-
 export interface Transcript {
   planner: string;
   promptHash: string;
@@ -103,21 +84,6 @@ export interface Transcript {
   completionTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
-}
-
-export interface PlanTool {
-  toolId: string;
-  toolPath: string;
-  input?: JsonObject;
-  dependencies?: string[];
-  required?: boolean;
-  retryPolicy?: { maxRetries: number; backoffMs: number };
-}
-
-export interface Plan {
-  requestId?: string;
-  narrative?: string | null;
-  tools: PlanTool[];
 }
 
 export interface AttemptRecord {

@@ -4,6 +4,7 @@
 
 use narratoria_core::bindings;
 use narratoria_core::error::{ErrorCode, FieldError};
+use narratoria_core::plan::Plan;
 use narratoria_core::result::ExecutionResult;
 use ts_rs::TS;
 
@@ -14,6 +15,7 @@ fn checked_in_bindings_match_the_core_types() {
     ErrorCode::export_all(&cfg).unwrap();
     FieldError::export_all(&cfg).unwrap();
     ExecutionResult::export_all(&cfg).unwrap();
+    Plan::export_all(&cfg).unwrap();
     let outcome = bindings::compare_or_update(
         scratch.path(),
         &bindings::checked_in_dir(),

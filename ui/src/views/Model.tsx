@@ -4,6 +4,7 @@
 import { useEffect, useState } from "react";
 import { open } from "@tauri-apps/plugin-dialog";
 import { api, asAppError, type AppError, type ModelView } from "../api";
+import { sentenceOf } from "../errors";
 
 interface Props {
   model: ModelView | null;
@@ -50,7 +51,8 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
       )}
       {model.loading.error && (
         <p className="error-text" role="alert" data-testid="model-error">
-          Could not load the model: {model.loading.error.message}
+          Could not load the model. {sentenceOf(model.loading.error)}{" "}
+          <span className="error-message">{model.loading.error.message}</span>
         </p>
       )}
       <button onClick={choose} disabled={model.loading.active}>

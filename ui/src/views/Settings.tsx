@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from "react";
 import Form from "@rjsf/core";
 import type { ErrorSchema, RJSFSchema, UiSchema, ValidatorType, WidgetProps } from "@rjsf/utils";
 import { api, asAppError, type AppError, type JsonObject, type SkillsView, type SkillView } from "../api";
+import { sentenceOf } from "../errors";
 
 /**
  * The form validates nothing itself: the backend's JSON Schema validator
@@ -155,7 +156,7 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
       />
       {error && !error.errors?.length && (
         <p className="error-text" role="alert">
-          {error.message}
+          {sentenceOf(error)} <span className="error-message">{error.message}</span>
         </p>
       )}
       {error?.errors?.length ? (

@@ -1,0 +1,32 @@
+// What the player reads for each error code. The map is typed over every
+// code the Rust side can send (ui/src/bindings/ErrorCode.ts, generated), so a
+// new code does not compile until it has a sentence here.
+
+import type { AppError } from "./bindings/AppError";
+import type { ErrorCode } from "./bindings/ErrorCode";
+
+const SENTENCES: Record<ErrorCode, string> = {
+  plan_not_json: "The narrator's answer could not be read.",
+  plan_invalid: "The narrator came up with a plan that cannot be carried out.",
+  input_empty: "Say what your character does first.",
+  export_format_unknown: "That export format is not available — choose Markdown or JSON.",
+  skills_dir_unusable: "A skills folder cannot be read.",
+  skill_invalid: "A skill's own files are broken.",
+  config_invalid: "Some settings are not valid — see the marked fields.",
+  skill_not_found: "That skill is no longer there.",
+  session_not_found: "That session is no longer there.",
+  session_store: "The saved stories could not be read or written.",
+  model_unusable: "That model file cannot be used.",
+  state_invalid: "The story's state is not valid.",
+  io: "Something went wrong reading or writing a file.",
+};
+
+/** Whether `code` is one the Rust side sends. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.prototype.hasOwnProperty.call(SENTENCES, code);
+}
+
+/** The sentence the player reads for an error; its message is the detail. */
+export function sentenceOf(error: Pick<AppError, "code">): string {
+  return SENTENCES[error.code];
+}
