@@ -8,6 +8,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { AppError } from "./bindings/AppError";
 import type { ExecutionResult } from "./bindings/ExecutionResult";
 import type { Plan } from "./bindings/Plan";
+import type { TurnEvent } from "./bindings/TurnEvent";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 import { isErrorCode } from "./errors";
 
@@ -18,6 +19,9 @@ export type { ExecutionResult } from "./bindings/ExecutionResult";
 export type { ToolResult } from "./bindings/ToolResult";
 export type { Plan } from "./bindings/Plan";
 export type { ToolInvocation } from "./bindings/ToolInvocation";
+export type { TurnEvent } from "./bindings/TurnEvent";
+export type { ExecEvent } from "./bindings/ExecEvent";
+export type { HealthChange } from "./bindings/HealthChange";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
@@ -126,30 +130,6 @@ export interface ModelView {
   model: ModelInfo;
   loading: { path?: string | null; progress: number; active: boolean; error?: AppError | null };
 }
-
-export type ExecEvent =
-  | { kind: "planStarted"; planId: string; toolIds: string[] }
-  | { kind: "toolStarted"; toolId: string; attempt: number }
-  | { kind: "toolEvent"; toolId: string; attempt: number; event: JsonObject }
-  | { kind: "toolRetrying"; toolId: string; nextAttempt: number; delayMs: number; error: Json }
-  | {
-      kind: "toolFinished";
-      toolId: string;
-      state: string;
-      retryCount: number;
-      executionTimeMs: number;
-      error?: { type?: string; message?: string } | null;
-    }
-  | { kind: "planFinished"; planId: string; success: boolean };
-
-export type TurnEvent =
-  | { kind: "planning"; attempt: number; disabledSkills: string[] }
-  | { kind: "narrativeDelta"; attempt: number; text: string }
-  | { kind: "planReady"; attempt: number; plan: Plan }
-  | { kind: "execution"; attempt: number; event: ExecEvent }
-  | { kind: "attemptFailed"; attempt: number; reason: string; disabling: string[] }
-  | { kind: "healthChanged"; skill: string; from?: string; to: string }
-  | { kind: "fallback"; narrative: string };
 
 async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   try {

@@ -165,7 +165,7 @@ export function applyEvent(prev: TurnModel, e: TurnEvent): TurnModel {
         tool.state = "retrying";
         tool.retryCount = ev.nextAttempt - 1;
       } else if (ev.kind === "toolFinished") {
-        tool.state = ev.state as ToolState;
+        tool.state = ev.state;
         tool.retryCount = ev.retryCount;
         tool.timeMs = ev.executionTimeMs;
         tool.error = ev.error?.message;
@@ -195,7 +195,7 @@ function attemptFromRecord(a: AttemptRecord): AttemptView {
       t = { toolId: r.toolId, toolPath: r.toolPath ?? "", dependencies: [], state: "pending", attempt: 0, retryCount: 0, events: [] };
       tools.push(t);
     }
-    t.state = r.state as ToolState;
+    t.state = r.state;
     t.retryCount = r.retryCount;
     t.timeMs = r.executionTimeMs;
     t.events = r.events ?? [];

@@ -7,7 +7,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::result::{ExecutionState, ToolError, ToolResult};
 
 /// A live update while a plan runs, for the UI and the CLI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ExecEvent {
     #[serde(rename_all = "camelCase")]

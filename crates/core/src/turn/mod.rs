@@ -38,7 +38,7 @@ impl Default for TurnOptions {
 }
 
 /// A live update while a turn is played.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum TurnEvent {
     /// The planner starts writing plan `attempt`.
@@ -52,7 +52,11 @@ pub enum TurnEvent {
     NarrativeDelta { attempt: u32, text: String },
     /// Plan `attempt` is ready and about to run.
     #[serde(rename_all = "camelCase")]
-    PlanReady { attempt: u32, plan: Value },
+    PlanReady {
+        attempt: u32,
+        #[ts(as = "crate::plan::Plan")]
+        plan: Value,
+    },
     /// Something happened while the plan ran.
     Execution { attempt: u32, event: ExecEvent },
     /// Plan `attempt` failed; the next one leaves out `disabling`.
