@@ -1,0 +1,175 @@
+//! Whole turns against script skills and stub planners.
+
+use super::fallback::FALLBACK_TEMPLATES;
+use super::*;
+use crate::planner::{PlanOutcome, PlannerError};
+use crate::rules::RulePlanner;
+use std::path::Path;
+
+fn script_skill(root: &Path, skill: &str, script: &str, body: &str) {
+    let dir = root.join(skill);
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("skill.json"),
+        format!(r#"{{"name":"{skill}","version":"1.0.0","description":"d"}}"#),
+    )
+    .unwrap();
+    let path = dir.join("scripts").join(format!("{script}.sh"));
+    std::fs::write(&path, format!("#!/bin/sh\nread -r line\n{body}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+const OK_NARRATE: &str = r#"printf '%s\n' '{"type":"state_patch","patch":{"told":true}}' '{"type":"done","ok":true,"output":{"narrative":"The goblin falls."}}'"#;
+const FAIL: &str = r#"printf '%s\n' '{"type":"error","code":"INTERNAL_ERROR","message":"broken","recoverable":false}' '{"type":"done","ok":false}'; exit 1"#;
+
+async fn turn(root: &Path, input: &str, skills: &mut SkillsState) -> (TurnOutcome, Vec<TurnEvent>) {
+    let catalog = Arc::new(crate::skills::discover(&[root.to_path_buf()]).unwrap());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let out = play_turn(
+        input,
+        Arc::new(RulePlanner),
+        catalog,
+        Map::new(),
+        vec![],
+        skills,
+        &TurnOptions::default(),
+        Some(tx),
+    )
+    .await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (out, events)
+}
+
+#[tokio::test]
+async fn a_failing_skill_is_replanned_away() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "dice-roller", "roll-dice", FAIL);
+    script_skill(dir.path(), "storyteller", "narrate", OK_NARRATE);
+    let mut skills = SkillsState::default();
+    let (out, events) = turn(dir.path(), "I attack the goblin", &mut skills).await;
+    assert!(out.result.success, "{:?}", out.result.failure_message);
+    assert!(!out.turn.fallback);
+    assert_eq!(out.turn.narrative, "The goblin falls.");
+    assert_eq!(out.turn.attempts.len(), 2);
+    let second = out.turn.attempts[1].plan.as_ref().unwrap();
+    assert_eq!(second["disabledSkills"], serde_json::json!(["dice-roller"]));
+    assert_eq!(second["metadata"]["generationAttempt"], 2);
+    assert_eq!(
+        second["metadata"]["parentPlanId"],
+        out.turn.attempts[0].plan.as_ref().unwrap()["requestId"]
+    );
+    assert_eq!(out.turn.state_after["told"], true);
+    assert!(events.iter().any(|e| matches!(e, TurnEvent::AttemptFailed { disabling, .. } if disabling == &vec!["dice-roller".to_string()])));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, TurnEvent::Execution { .. })));
+}
+
+#[tokio::test]
+async fn without_the_storyteller_the_plan_narrative_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "storyteller", "narrate", FAIL);
+    let mut skills = SkillsState::default();
+    let (out, _) = turn(dir.path(), "I sing", &mut skills).await;
+    assert!(out.result.success && !out.turn.fallback);
+    assert_eq!(out.turn.narrative, "You sing.");
+    assert_eq!(out.turn.attempts.len(), 2);
+}
+
+/// Always plans a tool that does not exist.
+struct Stubborn;
+impl Planner for Stubborn {
+    fn name(&self) -> String {
+        "stubborn".into()
+    }
+    fn plan(
+        &self,
+        _: &PlanRequest<'_>,
+        _: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError> {
+        let plan =
+            crate::plan::Plan::new(vec![crate::plan::ToolInvocation::new("boo", "ghost/boo")]);
+        Ok(PlanOutcome {
+            plan,
+            transcript: Default::default(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn every_plan_failing_ends_in_the_fallback_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
+    let mut skills = SkillsState::default();
+    let mut state = Map::new();
+    state.insert("hp".into(), Value::from(3));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let out = play_turn(
+        "I sing",
+        Arc::new(Stubborn),
+        catalog,
+        state.clone(),
+        vec![],
+        &mut skills,
+        &TurnOptions::default(),
+        Some(tx),
+    )
+    .await;
+    assert!(out.turn.fallback);
+    assert!(FALLBACK_TEMPLATES
+        .iter()
+        .any(|t| out.turn.narrative == t.replace("{input}", "I sing")));
+    assert_eq!(
+        out.turn.state_after, state,
+        "a failed turn changes no state"
+    );
+    assert_eq!(out.turn.attempts.len(), 5);
+    let mut saw_fallback = false;
+    while let Ok(e) = rx.try_recv() {
+        saw_fallback |= matches!(e, TurnEvent::Fallback { .. });
+    }
+    assert!(saw_fallback);
+}
+
+struct Broken;
+impl Planner for Broken {
+    fn name(&self) -> String {
+        "broken".into()
+    }
+    fn plan(
+        &self,
+        _: &PlanRequest<'_>,
+        _: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError> {
+        Err(PlannerError::Deadline)
+    }
+}
+
+#[tokio::test]
+async fn a_planner_that_never_answers_is_recorded_five_times_then_falls_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
+    let mut skills = SkillsState::default();
+    let out = play_turn(
+        "hello",
+        Arc::new(Broken),
+        catalog,
+        Map::new(),
+        vec![],
+        &mut skills,
+        &TurnOptions::default(),
+        None,
+    )
+    .await;
+    assert!(out.turn.fallback);
+    assert_eq!(out.turn.attempts.len(), 5);
+    assert!(out
+        .turn
+        .attempts
+        .iter()
+        .all(|a| a.error.as_deref() == Some("plan generation exceeded its deadline")));
+}
