@@ -19,6 +19,7 @@ pub mod schema;
 pub mod skills;
 pub mod state;
 pub mod store;
+pub mod sync;
 pub mod turn;
 
 pub use error::{ErrorCode, FieldError};

@@ -12,6 +12,8 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
+use crate::sync;
+
 use super::health::SkillsState;
 use super::{discover, Catalog, Problem, RootError};
 
@@ -81,7 +83,7 @@ impl Registry {
 
     /// The current catalog (cheap; a consistent snapshot).
     pub fn snapshot(&self) -> Arc<Catalog> {
-        Arc::clone(&self.current.read().expect("registry lock"))
+        Arc::clone(&sync::read(&self.current))
     }
 
     /// Every change from now on.
@@ -91,17 +93,17 @@ impl Registry {
 
     /// Runs `f` on the user's skill state, then re-applies it to the catalog.
     pub fn update_state<R>(&self, f: impl FnOnce(&mut SkillsState) -> R) -> R {
-        let mut state = self.state.lock().expect("state lock");
+        let mut state = sync::lock(&self.state);
         let r = f(&mut state);
         let mut catalog = (*self.snapshot()).clone();
         state.apply(&mut catalog);
-        *self.current.write().expect("registry lock") = Arc::new(catalog);
+        *sync::write(&self.current) = Arc::new(catalog);
         r
     }
 
     /// A copy of the user's skill state.
     pub fn state(&self) -> SkillsState {
-        self.state.lock().expect("state lock").clone()
+        sync::lock(&self.state).clone()
     }
 
     /// Rescans the roots after files under `touched` changed; returns (and
@@ -190,8 +192,8 @@ impl Registry {
         }
         fresh.skills.sort_by(|a, b| a.name.cmp(&b.name));
         fresh.reindex();
-        self.state.lock().expect("state lock").apply(&mut fresh);
-        *self.current.write().expect("registry lock") = Arc::new(fresh);
+        sync::lock(&self.state).apply(&mut fresh);
+        *sync::write(&self.current) = Arc::new(fresh);
         for c in &changes {
             let _ = self.changes.send(c.clone());
         }
