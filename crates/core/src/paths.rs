@@ -1,6 +1,10 @@
-//! Where Narratoria keeps a user's files.
+//! Where Narratoria keeps a user's files, and the default model's file name.
 
 use std::path::PathBuf;
+
+/// The default model's file name, in a `models/` folder (fetched by
+/// scripts/fetch-model.sh).
+pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// The user's data folder: `$NARRATORIA_HOME`, else `$XDG_DATA_HOME/narratoria`,
 /// else `~/.local/share/narratoria`, else a folder under the temp dir.

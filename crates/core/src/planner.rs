@@ -126,3 +126,6 @@ pub trait Planner: Send + Sync {
         on_narrative: &mut dyn FnMut(&str),
     ) -> Result<PlanOutcome, PlannerError>;
 }
+
+/// Receives a model's loading progress, 0.0 ..= 1.0 (for a bar or a window).
+pub type Progress = Box<dyn FnMut(f32) + Send>;

@@ -37,7 +37,7 @@ pub use prose::{Finish, Prose, ProseSampling};
 pub use writer::{ProseRequest, Role};
 
 /// The default model's file name under `models/`.
-pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+pub use narratoria_core::paths::DEFAULT_MODEL_FILE;
 
 /// The default model's SHA-256.
 pub const DEFAULT_MODEL_SHA256: &str =

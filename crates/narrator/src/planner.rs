@@ -28,7 +28,7 @@ use crate::worker::{
 const FORCED_START: &str = segments::ANSWER_START;
 
 /// A load-progress callback: receives 0.0 ..= 1.0.
-pub type Progress = Box<dyn FnMut(f32) + Send>;
+pub use narratoria_core::planner::Progress;
 
 /// How to load a model.
 pub struct LoadOptions {
