@@ -8,11 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::paths;
 use narratoria_core::turn::TurnEvent;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::{App, AppConfig, AppError, TurnView};
+use crate::{locate, App, AppConfig, AppError, SessionDb, SkillChoices, TurnView};
 
 /// Where the desktop app finds its things, resolved once at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,10 +46,10 @@ impl ModelChoice {
 }
 
 impl DesktopPaths {
-    /// Resolves the folders from the environment:
-    /// - `NARRATORIA_SKILLS_DIR`: the built-in skills folder (else `bundled`
-    ///   when it holds skills, else a `skills/` folder beside or above the
-    ///   executable, else `/usr/share/narratoria/skills`, else `./skills`);
+    /// Resolves the folders from the environment (see [`crate::locate`]):
+    /// - the built-in skills folder: `NARRATORIA_SKILLS_DIR`, else `skills/`
+    ///   in `resources` when it holds skills, else
+    ///   [`locate::builtin_skills_dir`]'s search;
     /// - `NARRATORIA_HOME`: the user's folder (sessions, choices, own skills
     ///   under `skills/`);
     /// - `NARRATORIA_SESSION_DB`: the sessions database;
@@ -61,28 +60,24 @@ impl DesktopPaths {
     /// `resources` is the installed bundle's resource folder (with `skills/`
     /// and `models/`), when there is one.
     pub fn from_env(resources: Option<&Path>) -> DesktopPaths {
-        let bundled = resources.map(|r| r.join("skills"));
-        let builtin = env_path("NARRATORIA_SKILLS_DIR")
-            .or_else(|| bundled.filter(|d| holds_skills(d)))
-            .unwrap_or_else(search_builtin_skills);
-        let home = paths::user_data_dir();
-        let own = home.join("skills");
+        let builtin = locate::builtin_skills_dir(resources);
+        let own = locate::user_skills_dir();
         let mut skill_roots = vec![builtin];
         if own.is_dir() && !skill_roots.contains(&own) {
             skill_roots.push(own);
         }
         DesktopPaths {
             skill_roots,
-            session_db: env_path("NARRATORIA_SESSION_DB")
-                .unwrap_or_else(narratoria_core::store::default_path),
-            skills_state: home.join("skills-state.json"),
+            session_db: std::env::var_os("NARRATORIA_SESSION_DB")
+                .filter(|v| !v.is_empty())
+                .map_or_else(locate::sessions_db, PathBuf::from),
+            skills_state: locate::skills_state_file(),
             model: match std::env::var_os("NARRATORIA_MODEL") {
                 Some(v) if v.is_empty() => None,
                 Some(v) => Some(ModelChoice::File(PathBuf::from(v))),
                 None => Some(
                     resources
-                        .map(|r| r.join("models").join(crate::planner::DEFAULT_MODEL_FILE))
-                        .filter(|p| p.is_file())
+                        .and_then(locate::bundled_model)
                         .map_or(ModelChoice::Default, ModelChoice::File),
                 ),
             },
@@ -93,53 +88,21 @@ impl DesktopPaths {
     /// (their `data/` folders included) and the user's skill-data folder.
     pub fn asset_folders(&self) -> Vec<PathBuf> {
         let mut out = self.skill_roots.clone();
-        out.push(paths::skills_data_dir());
+        out.push(locate::skills_data_dir());
         out
     }
 
-    /// The application configuration for [`App::open`].
+    /// The application configuration for [`App::open`]: skill data goes to
+    /// the user's skill-data folder, never into an installed skills folder.
     pub fn app_config(&self) -> AppConfig {
         AppConfig {
             skill_roots: self.skill_roots.clone(),
-            session_db: Some(self.session_db.clone()),
-            skills_state: Some(self.skills_state.clone()),
+            session_db: SessionDb::File(self.session_db.clone()),
+            skills_state: SkillChoices::File(self.skills_state.clone()),
+            skill_data: Some(locate::skills_data_dir()),
             watch_debounce: Some(Duration::from_millis(150)),
         }
     }
-}
-
-fn env_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-fn holds_skills(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .map(|mut entries| {
-            entries.any(|e| {
-                e.map(|e| e.path().join("skill.json").is_file())
-                    .unwrap_or(false)
-            })
-        })
-        .unwrap_or(false)
-}
-
-fn search_builtin_skills() -> PathBuf {
-    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
-        for dir in exe.ancestors().skip(1).take(5) {
-            for candidate in [dir.join("skills"), dir.join("share/narratoria/skills")] {
-                if holds_skills(&candidate) {
-                    return candidate;
-                }
-            }
-        }
-    }
-    let installed = PathBuf::from("/usr/share/narratoria/skills");
-    if holds_skills(&installed) {
-        return installed;
-    }
-    PathBuf::from("skills")
 }
 
 /// An [`App`] that the shell can hand to every thread.

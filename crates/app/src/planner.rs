@@ -8,42 +8,32 @@ use narratoria_core::planner::Planner;
 use narratoria_core::rules::RulePlanner;
 use narratoria_core::ErrorCode;
 
+pub use crate::locate::{default_model_path, DEFAULT_MODEL_FILE};
+pub use narratoria_core::planner::Progress;
+
 use crate::AppError;
 
-/// The default model file's name.
-pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
-/// Where the default model is looked for: `$NARRATORIA_MODEL`, a `models/`
-/// folder beside or above the executable, the source checkout it was built
-/// from, the installed share folder, the user's data folder, `./models`.
-pub fn default_model_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("NARRATORIA_MODEL").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
+/// The model file to load: the one given (an error when it does not exist),
+/// else the default model when present. `None` means the rule-based planner,
+/// which is then said once on stderr.
+pub fn choose_model(model: Option<&Path>) -> Result<Option<PathBuf>, AppError> {
+    let path = model
+        .map(Path::to_path_buf)
+        .unwrap_or_else(default_model_path);
+    if path.exists() {
+        return Ok(Some(path));
     }
-    let mut candidates = Vec::new();
-    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
-        for dir in exe.ancestors().skip(1).take(5) {
-            candidates.push(dir.join("models").join(DEFAULT_MODEL_FILE));
-            candidates.push(dir.join("share/narratoria/models").join(DEFAULT_MODEL_FILE));
-        }
+    if model.is_some() {
+        return Err(AppError::new(
+            ErrorCode::ModelUnusable,
+            format!("model file {} does not exist", path.display()),
+        ));
     }
-    candidates.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../models")
-            .join(DEFAULT_MODEL_FILE),
+    eprintln!(
+        "narratoria: no model at {}; using the rule-based planner (run scripts/fetch-model.sh for the default model)",
+        path.display()
     );
-    candidates.push(PathBuf::from("/usr/share/narratoria/models").join(DEFAULT_MODEL_FILE));
-    candidates.push(
-        narratoria_core::paths::user_data_dir()
-            .join("models")
-            .join(DEFAULT_MODEL_FILE),
-    );
-    candidates.push(PathBuf::from("models").join(DEFAULT_MODEL_FILE));
-    candidates
-        .iter()
-        .find(|c| c.is_file())
-        .cloned()
-        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
+    Ok(None)
 }
 
 /// Opens the planner: the model given (an unusable one is an error), else the
@@ -52,28 +42,19 @@ pub fn open(
     model: Option<&Path>,
     progress: Option<Progress>,
 ) -> Result<Arc<dyn Planner>, AppError> {
-    let explicit = model.is_some();
-    let path = model
-        .map(Path::to_path_buf)
-        .unwrap_or_else(default_model_path);
-    if !path.exists() {
-        if explicit {
-            return Err(AppError::new(
-                ErrorCode::ModelUnusable,
-                format!("model file {} does not exist", path.display()),
-            ));
-        }
-        eprintln!(
-            "narratoria: no model at {}; using the rule-based planner (run scripts/fetch-model.sh for the default model)",
-            path.display()
-        );
-        return Ok(Arc::new(RulePlanner));
+    match choose_model(model)? {
+        Some(path) => load_file(&path, progress),
+        None => Ok(Arc::new(RulePlanner)),
     }
-    load(&path, progress).map_err(|e| AppError::new(ErrorCode::ModelUnusable, e))
 }
 
-/// Receives model-loading progress, 0.0 ..= 1.0.
-pub type Progress = Box<dyn FnMut(f32) + Send>;
+/// Loads the narrator from a GGUF file; an unusable file is an error.
+pub(crate) fn load_file(
+    path: &Path,
+    progress: Option<Progress>,
+) -> Result<Arc<dyn Planner>, AppError> {
+    load(path, progress).map_err(|e| AppError::new(ErrorCode::ModelUnusable, e))
+}
 
 /// A progress callback drawing a bar on stderr (a terminal), or saying once
 /// that the model is loading (a log).

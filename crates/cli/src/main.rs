@@ -4,7 +4,6 @@
 mod bench;
 mod cli;
 mod commands;
-mod roots;
 
 use std::process::ExitCode;
 

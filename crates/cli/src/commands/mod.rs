@@ -5,14 +5,13 @@ mod play;
 mod run_plan;
 mod sessions;
 mod skills;
+mod turn;
 
 use std::process::ExitCode;
 
 use narratoria_core::ErrorCode;
 
 use crate::cli::{Cli, Command, SkillsCommand};
-
-pub use sessions::open_store;
 
 /// An error that ends the command with an exit status.
 #[derive(Debug)]
@@ -68,7 +67,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         }
         Command::Bench(args) => crate::bench::run(&args),
         Command::Narrate(args) => narrate::run(args),
-        Command::Turn(args) => play::turn(args),
+        Command::Turn(args) => turn::run(args),
         Command::Play(args) => play::play(args),
         Command::Sessions(cmd) => sessions::run(cmd),
     }
@@ -87,7 +86,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 pub fn discover(
     roots: &crate::cli::SkillRoots,
 ) -> Result<narratoria_core::skills::Catalog, CliError> {
-    let roots = crate::roots::skill_roots(&roots.skills);
+    let roots = narratoria_app::locate::skill_roots(&roots.skills);
     let mut catalog = narratoria_core::skills::discover(&roots)
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     user_state().apply(&mut catalog);
@@ -97,7 +96,7 @@ pub fn discover(
 /// The user's skill choices; a damaged file is set aside with a note.
 pub fn user_state() -> narratoria_core::skills::SkillsState {
     use narratoria_core::skills::SkillsState;
-    let (state, warning) = SkillsState::load(&SkillsState::default_path());
+    let (state, warning) = SkillsState::load(&narratoria_app::locate::skills_state_file());
     if let Some(w) = warning {
         eprintln!("narratoria: note: {w}");
     }

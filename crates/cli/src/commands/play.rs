@@ -1,108 +1,36 @@
-//! `narratoria turn` (one turn, for programs) and `narratoria play` (the
-//! terminal story).
+//! `narratoria play`: the story at the terminal.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use narratoria_app::{App, AppConfig};
+use narratoria_app::planner::stderr_progress_bar;
+use narratoria_app::{locate, App, AppConfig, SessionDb};
 use narratoria_core::executor::ExecEvent;
-use narratoria_core::skills::{Catalog, SkillsState};
-use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
-use serde_json::{Map, Value};
+use narratoria_core::skills::Catalog;
+use narratoria_core::turn::TurnEvent;
+use serde_json::Value;
 
-use super::{discover, open_store, runtime, user_state, CliError};
-use crate::cli::{PlayArgs, TurnArgs};
+use super::{runtime, CliError};
+use crate::cli::PlayArgs;
 
-/// How many earlier turns the narrator sees.
-const RECENT_TURNS: usize = 6;
-
-/// `turn "INPUT" [--session DB] --json`: one whole turn; always exit 0.
-pub fn turn(args: TurnArgs) -> Result<ExitCode, CliError> {
-    let catalog = Arc::new(discover(&args.roots)?);
-    let planner = narratoria_app::planner::open(
-        args.model.as_deref(),
-        (!args.json).then(narratoria_app::planner::stderr_progress_bar),
-    )?;
-    let mut store = args
-        .session
-        .as_deref()
-        .map(|p| open_store(Some(p)))
-        .transpose()?;
-    let store_err =
-        |e: narratoria_core::store::StoreError| CliError::usage(e.code(), e.to_string());
-    let (session, state, recent) = match &store {
-        Some(s) => {
-            let id = match s.latest_session().map_err(store_err)? {
-                Some(info) => info.id,
-                None => s
-                    .create_session("A new story", &Map::new())
-                    .map_err(store_err)?,
-            };
-            let state = s.current_state(&id).map_err(store_err)?;
-            let recent = s.recent_turns(&id, RECENT_TURNS).map_err(store_err)?;
-            (Some(id), state, recent)
-        }
-        None => (None, Map::new(), Vec::new()),
-    };
-    let mut skills = if session.is_some() {
-        user_state()
-    } else {
-        SkillsState::default()
-    };
-    if let Some(id) = &session {
-        skills.enter_session(id);
-    }
-    let rt = runtime();
-    let outcome = rt.block_on(play_turn(
-        &args.input,
-        planner,
-        catalog,
-        state,
-        recent,
-        &mut skills,
-        &TurnOptions::default(),
-        None,
-    ));
-    if let (Some(store), Some(id)) = (store.as_mut(), &session) {
-        store.commit_turn(id, &outcome.turn).map_err(store_err)?;
-        save_skills_state(&skills);
-    }
-    if args.json {
-        super::print_json(&outcome.result);
-    } else {
-        println!("{}", outcome.turn.narrative);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn save_skills_state(state: &SkillsState) {
-    let path = SkillsState::default_path();
-    if let Err(e) = state.save(&path) {
-        eprintln!(
-            "narratoria: note: could not save skill health to {}: {e}",
-            path.display()
-        );
-    }
+/// The app the story runs in: the given database (else the user's), the
+/// user's skill choices, skill data in the user's skill-data folder.
+pub fn open_app(args: &PlayArgs) -> Result<App, CliError> {
+    Ok(App::open(AppConfig {
+        skill_roots: locate::skill_roots(&args.roots.skills),
+        session_db: args
+            .session
+            .clone()
+            .map_or(SessionDb::User, SessionDb::File),
+        skill_data: Some(locate::skills_data_dir()),
+        ..AppConfig::default()
+    })?)
 }
 
 /// `play`: the interactive story.
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
-    let app = App::open(AppConfig {
-        skill_roots: crate::roots::skill_roots(&args.roots.skills),
-        session_db: args.session.clone(),
-        ..AppConfig::default()
-    })?;
-    let model = app.load_model(
-        args.model.as_deref(),
-        Some(narratoria_app::planner::stderr_progress_bar()),
-    )?;
-    if model.path.is_none() {
-        eprintln!(
-            "narratoria: no model at {}; using the rule-based planner (run scripts/fetch-model.sh for the default model)",
-            model.default_path.display()
-        );
-    }
+    let app = open_app(&args)?;
+    let model = app.load_model(args.model.as_deref(), Some(stderr_progress_bar()))?;
     let view = if args.new {
         app.new_session("")?
     } else {

@@ -12,7 +12,7 @@ use crate::cli::SessionsCommand;
 pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
     let path = path
         .map(Path::to_path_buf)
-        .unwrap_or_else(store::default_path);
+        .unwrap_or_else(narratoria_app::locate::sessions_db);
     Store::open(&path).map_err(|e| CliError::usage(e.code(), e.to_string()))
 }
 

@@ -92,7 +92,7 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
 /// `skills watch`: one JSON line per change, until interrupted.
 pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
     use narratoria_core::skills::Registry;
-    let dirs = crate::roots::skill_roots(&roots.skills);
+    let dirs = narratoria_app::locate::skill_roots(&roots.skills);
     let registry = Registry::open(&dirs, super::user_state())
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let mut rx = registry.subscribe();
@@ -222,7 +222,7 @@ pub fn set_enabled(name: &str, roots: &SkillRoots, enabled: bool) -> Result<Exit
             format!("no skill named {name:?} in the skills folders"),
         ));
     }
-    let path = narratoria_core::skills::SkillsState::default_path();
+    let path = narratoria_app::locate::skills_state_file();
     let mut state = super::user_state();
     state.set_enabled(name, enabled);
     state.save(&path).map_err(|e| {

@@ -1,0 +1,80 @@
+//! Saved stories: list, start, open, rewind, export.
+
+use narratoria_core::error::ErrorCode;
+use narratoria_core::store::SessionInfo;
+use narratoria_core::sync;
+use serde_json::Map;
+
+use crate::{App, AppError, SessionView};
+
+impl App {
+    /// Every saved session, most recent first.
+    pub fn sessions(&self) -> Result<Vec<SessionInfo>, AppError> {
+        Ok(sync::lock(&self.store).sessions()?)
+    }
+
+    /// Starts a new session and makes it current.
+    pub fn new_session(&self, title: &str) -> Result<SessionView, AppError> {
+        let title = if title.trim().is_empty() {
+            "A new story"
+        } else {
+            title.trim()
+        };
+        let id = sync::lock(&self.store).create_session(title, &Map::new())?;
+        self.open_session(&id)
+    }
+
+    /// Makes a session current and returns it with its turns.
+    pub fn open_session(&self, id: &str) -> Result<SessionView, AppError> {
+        let view = self.session_view(id)?;
+        *sync::lock(&self.session) = Some(id.to_string());
+        self.registry.update_state(|s| s.enter_session(id));
+        self.save_skill_state()?;
+        Ok(view)
+    }
+
+    /// The current session, continuing the latest one (or starting one) when none is open.
+    pub fn current_session(&self) -> Result<SessionView, AppError> {
+        let current = sync::lock(&self.session).clone();
+        match current {
+            Some(id) => self.session_view(&id),
+            None => {
+                let latest = sync::lock(&self.store).latest_session()?;
+                match latest {
+                    Some(info) => self.open_session(&info.id),
+                    None => self.new_session(""),
+                }
+            }
+        }
+    }
+
+    fn session_view(&self, id: &str) -> Result<SessionView, AppError> {
+        let store = sync::lock(&self.store);
+        Ok(SessionView {
+            session: store.session(id)?,
+            turns: store.turns(id)?,
+            state: store.current_state(id)?,
+        })
+    }
+
+    /// Rewinds a session to just after turn `turn` (0 = its start).
+    pub fn rewind(&self, id: &str, turn: u32) -> Result<SessionView, AppError> {
+        sync::lock(&self.store).rewind(id, turn)?;
+        self.session_view(id)
+    }
+
+    /// A session as Markdown (`md`) or JSON (`json`).
+    pub fn export(&self, id: &str, format: &str) -> Result<String, AppError> {
+        let store = sync::lock(&self.store);
+        match format {
+            "json" => {
+                Ok(serde_json::to_string_pretty(&store.export_json(id)?).expect("serialises"))
+            }
+            "md" | "markdown" => Ok(store.export_markdown(id)?),
+            other => Err(AppError::new(
+                ErrorCode::ExportFormatUnknown,
+                format!("unknown export format {other:?} (md or json)"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The skills: which there are, their health and settings, on or off.
+
+use narratoria_core::error::ErrorCode;
+use narratoria_core::skills::config::{self, REDACTED};
+use narratoria_core::skills::{Registry, SkillChange};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use crate::{App, AppError, SkillView, SkillsView};
+
+impl App {
+    /// The live skill registry.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Changes to the skill folders, as they happen.
+    pub fn skill_changes(&self) -> tokio::sync::broadcast::Receiver<SkillChange> {
+        self.registry.subscribe()
+    }
+
+    /// Every skill with its health, settings (redacted) and schema.
+    pub fn skills(&self) -> SkillsView {
+        let catalog = self.registry.snapshot();
+        let skills = catalog
+            .skills()
+            .iter()
+            .map(|s| {
+                let stored = s.user_config.clone().unwrap_or_else(|| json!({}));
+                let config = match &s.config_schema {
+                    Some(schema) => config::redact(schema, &config::with_defaults(schema, &stored)),
+                    None => stored,
+                };
+                SkillView {
+                    summary: serde_json::to_value(s.summary()).expect("summary serialises"),
+                    config_schema: s.config_schema.clone(),
+                    config,
+                }
+            })
+            .collect();
+        SkillsView {
+            skills,
+            problems: serde_json::to_value(&catalog.problems).expect("serialises"),
+            overrides: serde_json::to_value(&catalog.overrides).expect("serialises"),
+        }
+    }
+
+    /// Turns a skill on or off; remembered across restarts.
+    pub fn set_skill_enabled(&self, name: &str, enabled: bool) -> Result<SkillsView, AppError> {
+        if self.registry.snapshot().get(name).is_none() {
+            return Err(AppError::new(
+                ErrorCode::SkillNotFound,
+                format!("no skill named {name:?}"),
+            ));
+        }
+        self.registry.update_state(|s| s.set_enabled(name, enabled));
+        self.save_skill_state()?;
+        Ok(self.skills())
+    }
+
+    /// Validates and saves a skill's settings. A secret sent back as the
+    /// redaction mark keeps its stored value. Nothing is written when invalid.
+    pub fn save_skill_config(&self, name: &str, submitted: &Value) -> Result<Value, AppError> {
+        let catalog = self.registry.snapshot();
+        let skill = catalog.get(name).ok_or_else(|| {
+            AppError::new(ErrorCode::SkillNotFound, format!("no skill named {name:?}"))
+        })?;
+        let mut next = submitted.clone();
+        if let (Some(schema), Some(stored)) = (&skill.config_schema, &skill.user_config) {
+            for p in config::secret_pointers(schema, &next) {
+                if next.pointer(&p).and_then(Value::as_str) == Some(REDACTED) {
+                    if let (Some(slot), Some(old)) = (next.pointer_mut(&p), stored.pointer(&p)) {
+                        *slot = old.clone();
+                    }
+                }
+            }
+        }
+        let path = skill.dir.join("config.json");
+        config::save(&path, skill.config_schema.as_ref(), &next)?;
+        self.registry.reload(&[path]);
+        let shown = match &skill.config_schema {
+            Some(schema) => config::redact(schema, &config::with_defaults(schema, &next)),
+            None => next,
+        };
+        Ok(shown)
+    }
+
+    /// Writes the skill choices (on/off, health) to their file, unless this
+    /// app was told not to remember them.
+    pub(crate) fn save_skill_state(&self) -> Result<(), AppError> {
+        let Some(path) = &self.state_path else {
+            return Ok(());
+        };
+        self.registry.state().save(path).map_err(|e| {
+            AppError::new(
+                ErrorCode::Io,
+                format!("cannot save {}: {e}", path.display()),
+            )
+        })
+    }
+}
