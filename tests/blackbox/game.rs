@@ -400,6 +400,96 @@ fn play_runs_a_story_from_piped_input() {
     assert_eq!(sessions(&db, dir.path())[0]["turns"], 1);
 }
 
+/// `play --jsonl`: one ExecutionResult line per input, nothing else on
+/// stdout, every turn saved; `--new` starts another session.
+#[test]
+fn play_jsonl_prints_one_result_per_input_and_saves_the_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let db = dir.path().join("play.db");
+    let args = ["play", "--jsonl", "--session", r(&db), "--skills", r(&root)];
+    let out = with_stdin(
+        &args,
+        dir.path(),
+        b"I attack the goblin\n\n/turns\nI look around\n   \nI open the chest\n",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    for (n, line) in lines.iter().enumerate() {
+        let result: narratoria_core::ExecutionResult =
+            serde_json::from_str(line).expect("an ExecutionResult per line");
+        assert!(
+            result
+                .narrative
+                .as_deref()
+                .is_some_and(|t| !t.trim().is_empty()),
+            "{line}"
+        );
+        let value: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value["finalState"]["turns"], n as u64 + 1, "{line}");
+    }
+    assert!(stderr.contains("/turns"), "{stderr}");
+    assert_eq!(stderr.matches("rule-based planner").count(), 1, "{stderr}");
+    let list = sessions(&db, dir.path());
+    assert_eq!(list.as_array().unwrap().len(), 1, "{}", pretty(&list));
+    assert_eq!(list[0]["turns"], 3);
+
+    let mut fresh = args.to_vec();
+    fresh.push("--new");
+    let again = with_stdin(&fresh, dir.path(), b"I wait\n");
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&again.stdout).lines().count(), 1);
+    let list = sessions(&db, dir.path());
+    let mut turns: Vec<u64> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["turns"].as_u64().unwrap())
+        .collect();
+    turns.sort();
+    assert_eq!(turns, vec![1, 3], "{}", pretty(&list));
+
+    let bad = with_stdin(&["play", "--jsonl", "--bogus"], dir.path(), b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Without `--session`, a turn writes no sessions database and no skill
+/// choices to the user's folder.
+#[test]
+fn turn_without_a_session_saves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, true, 0.0);
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = narratoria(
+        [
+            "turn",
+            "I attack the goblin",
+            "--skills",
+            r(&root),
+            "--json",
+        ],
+        &env(&home),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["narrative"], "The tale goes on (turn 1).");
+    let left: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// With the real default model: a turn whose dice skill fails is replanned
 /// without it (or falls back), never runs past five plans, and narrates.
 #[cfg(feature = "llama")]

@@ -172,6 +172,10 @@ pub struct PlayArgs {
     /// Start a new story instead of continuing the latest one.
     #[arg(long)]
     pub new: bool,
+    /// For programs: read one player input per line on stdin and print each
+    /// turn's ExecutionResult as one JSON line (lines starting with `/` are skipped).
+    #[arg(long)]
+    pub jsonl: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -2,6 +2,7 @@
 
 mod narrate;
 mod play;
+mod play_jsonl;
 mod run_plan;
 mod sessions;
 mod skills;
@@ -68,6 +69,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Bench(args) => crate::bench::run(&args),
         Command::Narrate(args) => narrate::run(args),
         Command::Turn(args) => turn::run(args),
+        Command::Play(args) if args.jsonl => play_jsonl::run(args),
         Command::Play(args) => play::play(args),
         Command::Sessions(cmd) => sessions::run(cmd),
     }

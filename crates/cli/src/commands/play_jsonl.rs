@@ -1,0 +1,47 @@
+//! `narratoria play --jsonl`: the story for programs, one JSON line per turn.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use super::{play, runtime, CliError};
+use crate::cli::PlayArgs;
+
+/// Reads player inputs one per line on stdin and prints, per turn, its final
+/// ExecutionResult as one JSON line (the object `turn --json` prints). The
+/// model loads once. Empty lines are skipped, and so are lines starting with
+/// `/`: they are not commands here, and a note on stderr says so. stdout
+/// carries nothing but the JSON lines.
+pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let app = play::open_app(&args)?;
+    app.load_model(args.model.as_deref(), None)?;
+    if args.new {
+        app.new_session("")?;
+    } else {
+        app.current_session()?;
+    }
+    let rt = runtime();
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| {
+            CliError::usage(
+                narratoria_core::ErrorCode::Io,
+                format!("cannot read stdin: {e}"),
+            )
+        })?;
+        let input = line.trim();
+        if input.is_empty() {
+            continue;
+        }
+        if input.starts_with('/') {
+            eprintln!("narratoria: note: skipped {input:?}: --jsonl reads no commands");
+            continue;
+        }
+        let played = rt.block_on(app.play(input, None))?;
+        let json = serde_json::to_string(&played.result).expect("serialises");
+        // A reader that went away ends the story; the turns are saved.
+        if writeln!(out, "{json}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
