@@ -92,8 +92,10 @@ pub fn stderr_progress_bar() -> Progress {
 #[cfg(feature = "llama")]
 fn load(path: &Path, progress: Option<Progress>) -> Result<Arc<dyn Planner>, String> {
     use narratoria_narrator::{LlamaPlanner, LoadOptions};
-    let mut options = LoadOptions::default();
-    options.on_progress = progress;
+    let options = LoadOptions {
+        on_progress: progress,
+        ..LoadOptions::default()
+    };
     let planner = LlamaPlanner::load(path, options).map_err(|e| e.to_string())?;
     Ok(Arc::new(planner))
 }

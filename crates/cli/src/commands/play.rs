@@ -143,7 +143,7 @@ fn show(ev: &TurnEvent, streamed: &mut String) {
                         .and_then(Value::as_str)
                     {
                         if streamed.is_empty() {
-                            print!("\n");
+                            println!();
                         }
                         streamed.push_str(t);
                         print!("{t}");
