@@ -7,6 +7,7 @@ pub mod dag;
 pub mod error;
 pub mod executor;
 pub mod fs;
+pub mod host;
 pub mod narration;
 pub mod paths;
 pub mod plan;

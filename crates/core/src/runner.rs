@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::time::Instant;
 
+use crate::host::serve::{HostLink, Serving, REPLY_BUFFER};
 use crate::protocol::{Event, StreamChecker, Violation, MAX_LINE_BYTES};
 
 /// Caps and grace periods for one attempt.
@@ -55,6 +56,9 @@ pub struct Attempt<'a> {
     /// When the attempt is killed as timed out.
     pub deadline: Instant,
     pub limits: &'a Limits,
+    /// Set when the skill declared the `generate` capability: stdin then stays
+    /// open for the host's replies (protocol `narratoria/1.1`).
+    pub host: Option<HostLink>,
 }
 
 /// How the process ended.
@@ -76,6 +80,8 @@ pub struct Outcome {
     /// Set when the process could not be started.
     pub spawn_error: Option<String>,
     pub stderr_tail: String,
+    /// One transcript per `generate` request the host served.
+    pub generations: Vec<Map<String, Value>>,
 }
 
 impl Outcome {
@@ -113,6 +119,7 @@ pub async fn run(
         timed_out: false,
         spawn_error: None,
         stderr_tail: String::new(),
+        generations: Vec::new(),
     };
 
     let mut cmd = Command::new(attempt.program);
@@ -145,9 +152,22 @@ pub async fn run(
 
     let mut stdin = child.stdin.take().expect("stdin piped");
     let input = attempt.stdin;
-    // A script may ignore its input or exit early: a broken pipe is fine.
+    let (reply_tx, mut reply_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(REPLY_BUFFER);
+    let serving = attempt
+        .host
+        .clone()
+        .map(|link| Serving::new(link, reply_tx, attempt.deadline.into_std()));
+    let keep_open = serving.is_some();
+    // A script may ignore its input or exit early: a broken pipe is fine. A
+    // script that may ask the host to write keeps stdin for the replies.
     let writer = async move {
-        let _ = stdin.write_all(&input).await;
+        if stdin.write_all(&input).await.is_ok() && keep_open {
+            while let Some(line) = reply_rx.recv().await {
+                if stdin.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+        }
         let _ = stdin.shutdown().await;
     };
     tokio::pin!(writer);
@@ -165,7 +185,14 @@ pub async fn run(
     let mut status = None;
     let mut timed_out = false;
     {
-        let reader = read_events(stdout, &mut checker, &confine, &mut out.events, on_event);
+        let reader = read_events(
+            stdout,
+            &mut checker,
+            &confine,
+            serving.as_ref(),
+            &mut out.events,
+            on_event,
+        );
         tokio::pin!(reader);
         let far = attempt.deadline + Duration::from_secs(3600 * 24 * 365);
         let mut linger_until = far;
@@ -196,6 +223,9 @@ pub async fn run(
         }
     }
     out.timed_out = timed_out;
+    if let Some(s) = &serving {
+        out.generations = s.finish();
+    }
 
     if let Some(Err(v)) = reader_result {
         out.violation = Some(v);
@@ -241,6 +271,7 @@ async fn read_events(
     stdout: tokio::process::ChildStdout,
     checker: &mut StreamChecker,
     confine: &Confinement<'_>,
+    serving: Option<&Serving>,
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
 ) -> Result<(), Violation> {
@@ -254,7 +285,7 @@ async fn read_events(
         if chunk.is_empty() {
             // EOF; a final line without '\n' is accepted.
             if !line.is_empty() {
-                accept(checker, confine, &line, events, on_event)?;
+                accept(checker, confine, serving, &line, events, on_event)?;
             }
             return Ok(());
         }
@@ -265,7 +296,7 @@ async fn read_events(
                 }
                 line.extend_from_slice(&chunk[..pos]);
                 reader.consume(pos + 1);
-                accept(checker, confine, &line, events, on_event)?;
+                accept(checker, confine, serving, &line, events, on_event)?;
                 line.clear();
             }
             None => {
@@ -283,6 +314,7 @@ async fn read_events(
 fn accept(
     checker: &mut StreamChecker,
     confine: &Confinement<'_>,
+    serving: Option<&Serving>,
     line: &[u8],
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
@@ -292,6 +324,18 @@ fn accept(
             if let Some(p) = &a.path {
                 if !confine.allows(p) {
                     return Err(Violation::AssetOutsideFolders(p.clone()));
+                }
+            }
+        }
+        if let Event::Generate(request) = &event {
+            match serving {
+                Some(s) => s.request(request.clone())?,
+                None => {
+                    return Err(Violation::BadField {
+                        event: "generate".into(),
+                        field: "type".into(),
+                        problem: "is only allowed for skills that declare the \"generate\" capability".into(),
+                    })
                 }
             }
         }

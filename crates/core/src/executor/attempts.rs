@@ -145,6 +145,7 @@ pub(super) async fn run_tool(
                 stdin: job.envelope.clone(),
                 deadline,
                 limits: &limits,
+                host: job.host.clone(),
             },
             &live,
         )
@@ -153,7 +154,9 @@ pub(super) async fn run_tool(
             outcome
                 .events
                 .iter()
-                .map(|(_, raw)| traced(attempt, raw, &job.secrets)),
+                .map(|(_, raw)| raw)
+                .chain(&outcome.generations)
+                .map(|raw| traced(attempt, raw, &job.secrets)),
         );
         if outcome.succeeded() {
             break (outcome, None);

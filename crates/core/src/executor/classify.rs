@@ -132,6 +132,7 @@ mod tests {
             timed_out: false,
             spawn_error: None,
             stderr_tail: String::new(),
+            generations: Vec::new(),
         }
     }
 

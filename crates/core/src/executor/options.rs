@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::host::serve::HostLink;
 use crate::runner::Limits;
 
 /// How the executor runs plans.
@@ -16,6 +17,9 @@ pub struct ExecutorOptions {
     /// Where skills' writable data folders live (`<root>/<skill>`); without
     /// it, `<skill folder>/data`.
     pub data_root: Option<PathBuf>,
+    /// The host's model, lent to skills that declare the `generate`
+    /// capability (docs/protocol.md, "Host generation").
+    pub host: HostLink,
 }
 
 impl Default for ExecutorOptions {
@@ -27,6 +31,7 @@ impl Default for ExecutorOptions {
             plan_timeout: Duration::from_secs(60),
             limits: Limits::default(),
             data_root: None,
+            host: HostLink::default(),
         }
     }
 }

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 
 use super::ExecutorOptions;
 use crate::plan::{Plan, RetryPolicy, ToolInvocation};
-use crate::protocol::{Envelope, PROTOCOL, PROTOCOL_VERSION};
+use crate::host::serve::HostLink;
+use crate::protocol::{Envelope, ProtocolVersion, PROTOCOL, PROTOCOL_VERSION};
 use crate::result::{ToolError, ToolErrorType};
 use crate::skills::config::secret_values;
 use crate::skills::{Catalog, ResolveError};
@@ -29,7 +30,12 @@ pub(super) struct Job {
     pub envelope: Vec<u8>,
     /// Resolved secret values, scrubbed from everything the script prints.
     pub secrets: Vec<String>,
+    /// Set for a skill that may ask the host's model to write.
+    pub host: Option<HostLink>,
 }
+
+/// The capability a skill declares to ask the host's model to write.
+pub const GENERATE: &str = "generate";
 
 /// Why a tool cannot run at all.
 #[derive(Debug)]
@@ -88,15 +94,23 @@ pub(super) fn prepare(
         .map(|s| secret_values(s, &config))
         .unwrap_or_default();
     let request_id = plan.request_id.to_string();
+    let host = skill
+        .capabilities
+        .iter()
+        .any(|c| c == GENERATE)
+        .then(|| opts.host.clone());
     let envelope = Envelope {
-        protocol: PROTOCOL.into(),
+        protocol: match host {
+            Some(_) => ProtocolVersion::V1_1.to_string(),
+            None => PROTOCOL.into(),
+        },
         request_id: request_id.clone(),
         tool_id: tool.tool_id.clone(),
         input: Value::Object(tool.input.clone()),
         deps,
         config,
         state: Value::Object(state.clone()),
-        host: None,
+        host: host.as_ref().map(HostLink::capabilities),
     };
     let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
     line.push(b'\n');
@@ -127,6 +141,7 @@ pub(super) fn prepare(
         env,
         envelope: line,
         secrets,
+        host,
     })
 }
 
