@@ -1,4 +1,4 @@
-//! Plan JSON (seed 000 §2): the narrator's output, a DAG of tool invocations.
+//! Plan JSON (`contracts/plan-json.schema.json`): the narrator's output, a DAG of tool invocations.
 //! Parsing validates against the generated schema first, so every rejection
 //! names the offending field by JSON pointer.
 

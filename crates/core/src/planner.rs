@@ -38,7 +38,7 @@ pub struct PlanRequest<'a> {
     pub state: &'a Map<String, Value>,
     /// Why the previous attempt failed, in a sentence (when replanning).
     pub previous_failure: Option<&'a str>,
-    /// Generation must end by then (seed 001 §7: 5 s per generation).
+    /// Generation must end by then (5 s per generation, docs/narrator.md).
     pub deadline: Instant,
 }
 
@@ -74,7 +74,7 @@ pub struct PlanOutcome {
     pub transcript: Transcript,
 }
 
-/// A record of one generation (seed 004: LLM transcripts).
+/// A record of one generation: the prompt, what the model wrote, and timings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Transcript {

@@ -1,4 +1,5 @@
-//! ExecutionResult (seed 000 §3): what the executor reports about one plan.
+//! ExecutionResult (`contracts/execution-result.schema.json`): what the
+//! executor reports about one plan.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Session state and its deep merge (seed 000 §6, seed 001 §6).
+//! Session state and the deep merge that applies a script's `state_patch`.
 
 use serde_json::{Map, Value};
 

@@ -665,7 +665,7 @@ fn memory_recalls_by_meaning_with_the_embedding_model() {
     assert!(events(&res, "debt", "log")
         .iter()
         .all(|e| e["level"] != "warn"));
-    // the seed's table holds the 384-float embedding
+    // the memories table holds the 384-float embedding
     let conn = rusqlite::Connection::open(sb.skills().join("memory/data/memories.db")).unwrap();
     let (n, len): (i64, i64) = conn
         .query_row(

@@ -14,7 +14,7 @@ use serde_json::Map;
 use super::{discover, CliError};
 use crate::cli::NarrateArgs;
 
-/// Seed 001 §7: a plan is generated within 5 s.
+/// A plan is generated within 5 s (docs/narrator.md).
 const GENERATION_DEADLINE: Duration = Duration::from_secs(5);
 
 pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {

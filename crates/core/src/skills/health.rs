@@ -1,4 +1,4 @@
-//! Skill health (seed 000 §1, seed 001 §3) and the user's per-skill choices
+//! Skill health and the user's per-skill choices
 //! (enabled or not), kept in one small file so they survive restarts.
 //!
 //! Transitions, counted over tool results (a tool result already includes its

@@ -1,6 +1,6 @@
 //! Dice formulas.
 //!
-//! The grammar of seed 002 §6.2, extended to a sum of terms:
+//! The dice-roller grammar of docs/skills-builtin.md, a sum of terms:
 //!
 //! ```text
 //! formula  ::= term (("+" | "-") term)*      at least one dice term
@@ -10,12 +10,11 @@
 //! ```
 //!
 //! Spaces between tokens are ignored. Examples: `1d20`, `3d6+2`, `2d10-1`,
-//! `1d20+1d4+3`. The seed's grammar has no keep-highest/lowest, so neither
-//! does this one.
+//! `1d20+1d4+3`. There is no keep-highest/lowest.
 
 use std::fmt;
 
-/// Largest constant modifier (seed 002 §6.2).
+/// Largest constant modifier.
 pub const MAX_MODIFIER: u32 = 100;
 /// Most terms in one formula.
 pub const MAX_TERMS: usize = 20;

@@ -1,6 +1,6 @@
-//! The memory skill: summaries of story events kept in SQLite (seed 002
-//! §6.3), found again by meaning (all-MiniLM-L6-v2 embeddings, sqlite-vec)
-//! and by words (FTS5 bm25), ranked together.
+//! The memory skill: summaries of story events kept in SQLite, found again
+//! by meaning (all-MiniLM-L6-v2 embeddings, sqlite-vec) and by words (FTS5
+//! bm25), ranked together.
 
 pub mod config;
 pub mod embedder;

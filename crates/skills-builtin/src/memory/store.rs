@@ -1,4 +1,4 @@
-//! The memory database (`data/memories.db`): the seed 002 §6.3 table, an
+//! The memory database (`data/memories.db`): the `memories` table, an
 //! FTS5 index of summaries and a sqlite-vec index of embeddings, migrated
 //! with `rusqlite_migration`.
 //!
@@ -6,7 +6,7 @@
 //! binary-quantised (`bit[384]`, 48 bytes), so a k-nearest scan by Hamming
 //! distance over 100,000 memories reads under 5 MB; the best candidates are
 //! then re-scored by exact cosine against the full `f32` embedding kept in
-//! `memories.embedding` (the seed's column). A full-precision `float[384]`
+//! `memories.embedding` (the original column). A full-precision `float[384]`
 //! scan reads 150 MB per recall — too slow for a fresh process per query.
 
 use std::collections::BTreeMap;
@@ -31,7 +31,7 @@ pub const KEYWORD_CANDIDATES: usize = 48;
 
 static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
     Migrations::new(vec![
-        // 1: the table of seed 002 §6.3, as written there.
+        // 1: the original `memories` table.
         M::up(
             "CREATE TABLE memories (
                id INTEGER PRIMARY KEY,

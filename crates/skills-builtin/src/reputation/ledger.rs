@@ -1,5 +1,6 @@
-//! The reputation database (`data/reputation.db`): the seed 002 §6.4 tables,
-//! migrated with `rusqlite_migration`, and the operations on them.
+//! The reputation database (`data/reputation.db`): the `reputation` and
+//! `reputation_log` tables (docs/skills-builtin.md), migrated with
+//! `rusqlite_migration`, and the operations on them.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -15,7 +16,7 @@ use crate::error::SkillError;
 /// The schema, oldest first. Never edit a released step; add one.
 static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
     Migrations::new(vec![
-        // 1: the tables of seed 002 §6.4, as written there.
+        // 1: the two original tables.
         M::up(
             "CREATE TABLE reputation (
                faction_id TEXT PRIMARY KEY,
