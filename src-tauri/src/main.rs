@@ -3,6 +3,7 @@
 //! reaches the page over a `Channel` (a turn's events) and app events
 //! (skill changes, model loading).
 
+#![forbid(unsafe_code)]
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod model;

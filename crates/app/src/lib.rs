@@ -7,6 +7,8 @@
 //! commands are: the narrator (`model.rs`), skills (`skills.rs`), saved
 //! stories (`sessions.rs`) and playing a turn (`play.rs`).
 
+#![forbid(unsafe_code)]
+
 pub mod desktop;
 mod error;
 pub mod locate;

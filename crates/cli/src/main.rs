@@ -1,6 +1,8 @@
 //! `narratoria`: the command-line front end over the engine. JSON for
 //! programs on stdout, messages for people on stderr, no panics on bad input.
 
+#![forbid(unsafe_code)]
+
 mod bench;
 mod cli;
 mod commands;

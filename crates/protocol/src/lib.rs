@@ -8,6 +8,8 @@
 //! for an older or equal minor version of the same major; see
 //! [`ProtocolVersion::is_compatible_with`] and `docs/protocol.md`.
 
+#![forbid(unsafe_code)]
+
 pub mod envelope;
 pub mod event;
 pub mod failure;

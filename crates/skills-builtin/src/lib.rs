@@ -7,6 +7,8 @@
 //! into protocol events on stdout. The protocol's types come from
 //! `narratoria-protocol`, re-exported here.
 
+#![deny(unsafe_code)]
+
 pub mod dice;
 pub mod error;
 pub mod input;

@@ -1,5 +1,7 @@
 //! `reputation/query-reputation`: a faction's standing now, decay applied.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};

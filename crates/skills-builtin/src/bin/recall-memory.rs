@@ -1,5 +1,7 @@
 //! `memory/recall-memory`: the stored events most relevant to a query.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use narratoria_skills_builtin::memory::{MemoryConfig, MemoryStore};

@@ -1,5 +1,7 @@
 //! `dice-roller/roll-dice`: rolls a dice formula and shows the roll.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use narratoria_skills_builtin::dice::{judge, roll, DiceConfig, Formula, RandomSource};

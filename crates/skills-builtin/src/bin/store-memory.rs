@@ -1,6 +1,8 @@
 //! `memory/store-memory`: keeps one story event, with its embedding when the
 //! model is available.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use narratoria_skills_builtin::memory::{MemoryConfig, MemoryStore, NewMemory};

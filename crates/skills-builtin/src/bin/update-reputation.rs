@@ -1,5 +1,7 @@
 //! `reputation/update-reputation`: changes a faction's standing, with a reason.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};

@@ -32,6 +32,15 @@ impl From<candle_core::Error> for EmbedderError {
     }
 }
 
+/// The model's weights, memory-mapped from `weights` for `device`.
+#[allow(unsafe_code)]
+fn map_weights(weights: &Path, device: &Device) -> candle_core::Result<VarBuilder<'static>> {
+    // SAFETY: the weights file is memory-mapped read-only; it is a model
+    // file installed by scripts/fetch-embedder.sh that nothing rewrites
+    // while a script runs (the fetch script replaces files by rename).
+    unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DTYPE, device) }
+}
+
 /// A loaded model and its tokenizer.
 pub struct Embedder {
     model: BertModel,
@@ -77,10 +86,7 @@ impl Embedder {
             ..Default::default()
         }));
         let device = Device::Cpu;
-        // SAFETY: the weights file is memory-mapped read-only; it is a model
-        // file installed by scripts/fetch-embedder.sh that nothing rewrites
-        // while a script runs (the fetch script replaces files by rename).
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DTYPE, &device) }
+        let vb = map_weights(&weights, &device)
             .map_err(|e| load_err(format!("model.safetensors: {e}")))?;
         let model =
             BertModel::load(vb, &config).map_err(|e| load_err(format!("BERT weights: {e}")))?;

@@ -68,6 +68,7 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
 });
 
 /// Registers sqlite-vec with every connection this process opens.
+#[allow(unsafe_code)]
 fn register_sqlite_vec() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
