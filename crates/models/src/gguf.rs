@@ -1,0 +1,387 @@
+//! A GGUF header reader: checks that a file is a complete GGUF model (so a
+//! missing, truncated or foreign file becomes a clear error instead of a
+//! crash or an opaque "null model" from llama.cpp) and reads what the model
+//! manager shows: architecture, name, quantization, context length and
+//! whether the file carries a chat template.
+//!
+//! Hand-written on purpose: of the GGUF crates on crates.io, `gguf-rs-lib`
+//! needs a newer Rust than this workspace's 1.85, `gguf` parses a byte slice
+//! (the whole file in memory) and `gguf-rs` pulls a command line's
+//! dependencies into the library; none reports a truncated file, which is
+//! the failure users meet after an interrupted copy.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use crate::error::GgufError;
+
+const MAGIC: &[u8; 4] = b"GGUF";
+const MAX_STRING: u64 = 16 << 20;
+const MAX_ARRAY: u64 = 1 << 26;
+const MAX_COUNT: u64 = 1 << 20;
+const MAX_DIMS: u32 = 4;
+
+/// What the header says about a GGUF file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GgufSummary {
+    pub version: u32,
+    pub tensor_count: u64,
+    pub metadata_count: u64,
+    /// `general.architecture`, when present.
+    pub architecture: Option<String>,
+    /// `general.name`, when present.
+    pub name: Option<String>,
+    /// `general.file_type`: how the weights are quantized, when present.
+    pub file_type: Option<u32>,
+    /// `<architecture>.context_length`: the longest context the model was trained for.
+    pub context_length: Option<u64>,
+    /// Whether `tokenizer.chat_template` is present (instruct models carry one).
+    pub has_chat_template: bool,
+    /// Bytes the tensor data needs, when every tensor type is one whose size is known here.
+    pub data_end: Option<u64>,
+    pub file_len: u64,
+}
+
+enum Fault {
+    Eof,
+    Bad(String),
+}
+
+impl From<std::io::Error> for Fault {
+    fn from(e: std::io::Error) -> Fault {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Fault::Eof
+        } else {
+            Fault::Bad(e.to_string())
+        }
+    }
+}
+
+struct Reader<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: Read> Reader<R> {
+    fn bytes<const N: usize>(&mut self) -> Result<[u8; N], Fault> {
+        let mut b = [0u8; N];
+        self.inner.read_exact(&mut b)?;
+        self.pos += N as u64;
+        Ok(b)
+    }
+    fn u32(&mut self) -> Result<u32, Fault> {
+        Ok(u32::from_le_bytes(self.bytes()?))
+    }
+    fn u64(&mut self) -> Result<u64, Fault> {
+        Ok(u64::from_le_bytes(self.bytes()?))
+    }
+    fn skip(&mut self, n: u64) -> Result<(), Fault> {
+        let copied = std::io::copy(&mut (&mut self.inner).take(n), &mut std::io::sink())?;
+        self.pos += copied;
+        if copied < n {
+            return Err(Fault::Eof);
+        }
+        Ok(())
+    }
+    fn string(&mut self) -> Result<Vec<u8>, Fault> {
+        let len = self.u64()?;
+        if len > MAX_STRING {
+            return Err(Fault::Bad(format!(
+                "a string of {len} bytes at offset {}",
+                self.pos
+            )));
+        }
+        let mut v = vec![0u8; len as usize];
+        self.inner.read_exact(&mut v)?;
+        self.pos += len;
+        Ok(v)
+    }
+    /// Reads one metadata value of type `ty`; returns it when it is a string or an integer.
+    fn value(&mut self, ty: u32, depth: u32) -> Result<Value, Fault> {
+        Ok(match ty {
+            0 | 1 | 7 => {
+                self.skip(1)?;
+                Value::Other
+            }
+            2 | 3 => {
+                self.skip(2)?;
+                Value::Other
+            }
+            4 => Value::U32(self.u32()?),
+            10 => Value::U64(self.u64()?),
+            5 | 6 => {
+                self.skip(4)?;
+                Value::Other
+            }
+            11 | 12 => {
+                self.skip(8)?;
+                Value::Other
+            }
+            8 => Value::Str(self.string()?),
+            9 if depth == 0 => {
+                let item = self.u32()?;
+                let n = self.u64()?;
+                if n > MAX_ARRAY {
+                    return Err(Fault::Bad(format!("an array of {n} items")));
+                }
+                match fixed_size(item) {
+                    Some(size) => self.skip(n * size)?,
+                    None => {
+                        for _ in 0..n {
+                            self.value(item, depth + 1)?;
+                        }
+                    }
+                }
+                Value::Other
+            }
+            other => return Err(Fault::Bad(format!("unknown metadata value type {other}"))),
+        })
+    }
+}
+
+enum Value {
+    U32(u32),
+    U64(u64),
+    Str(Vec<u8>),
+    Other,
+}
+
+fn fixed_size(ty: u32) -> Option<u64> {
+    match ty {
+        0 | 1 | 7 => Some(1),
+        2 | 3 => Some(2),
+        4..=6 => Some(4),
+        10..=12 => Some(8),
+        _ => None,
+    }
+}
+
+/// (elements per block, bytes per block) of the ggml tensor types whose layout is known here.
+fn block_layout(ty: u32) -> Option<(u64, u64)> {
+    Some(match ty {
+        0 => (1, 4),      // F32
+        1 => (1, 2),      // F16
+        2 => (32, 18),    // Q4_0
+        3 => (32, 20),    // Q4_1
+        6 => (32, 22),    // Q5_0
+        7 => (32, 24),    // Q5_1
+        8 => (32, 34),    // Q8_0
+        10 => (256, 84),  // Q2_K
+        11 => (256, 110), // Q3_K
+        12 => (256, 144), // Q4_K
+        13 => (256, 176), // Q5_K
+        14 => (256, 210), // Q6_K
+        30 => (1, 2),     // BF16
+        _ => return None,
+    })
+}
+
+/// Checks that `path` is a readable GGUF file whose header, metadata and
+/// tensor table are complete and whose tensor data fits in the file.
+/// Promises a typed error naming the problem, never a panic.
+pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(GgufError::Missing(path.to_path_buf()))
+        }
+        Err(e) => {
+            return Err(GgufError::Unreadable {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            })
+        }
+    };
+    if !meta.is_file() {
+        return Err(GgufError::Unreadable {
+            path: path.to_path_buf(),
+            reason: "not a regular file".into(),
+        });
+    }
+    let file = File::open(path).map_err(|e| GgufError::Unreadable {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    let file_len = meta.len();
+    let mut r = Reader {
+        inner: BufReader::with_capacity(1 << 16, file),
+        pos: 0,
+    };
+    let not_gguf = |reason: String| GgufError::NotGguf {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let truncated = |at: u64, what: &str| GgufError::Truncated {
+        path: path.to_path_buf(),
+        reason: format!("the file ends at byte {at} inside the {what} ({file_len} bytes in all)"),
+    };
+
+    if file_len < 24 {
+        let mut head = Vec::new();
+        let _ = r.inner.read_to_end(&mut head);
+        if head.len() >= 4 && &head[..4] == MAGIC {
+            return Err(truncated(file_len, "header"));
+        }
+        return Err(not_gguf(format!("only {file_len} bytes, no GGUF header")));
+    }
+    let magic: [u8; 4] = r.bytes().map_err(|_| truncated(r.pos, "header"))?;
+    if &magic != MAGIC {
+        return Err(not_gguf(format!(
+            "the file starts with {:02x?}, not the GGUF magic",
+            magic
+        )));
+    }
+    let map = |f: Fault, at: u64, what: &str| match f {
+        Fault::Eof => truncated(at, what),
+        Fault::Bad(m) => not_gguf(format!("malformed {what}: {m}")),
+    };
+    let version = r.u32().map_err(|f| map(f, file_len, "header"))?;
+    if !(2..=3).contains(&version) {
+        return Err(not_gguf(format!(
+            "unsupported GGUF version {version} (2 or 3 expected)"
+        )));
+    }
+    let tensor_count = r.u64().map_err(|f| map(f, file_len, "header"))?;
+    let metadata_count = r.u64().map_err(|f| map(f, file_len, "header"))?;
+    if tensor_count > MAX_COUNT || metadata_count > MAX_COUNT {
+        return Err(not_gguf(format!(
+            "implausible header: {tensor_count} tensors, {metadata_count} metadata entries"
+        )));
+    }
+
+    let mut architecture = None;
+    let mut name = None;
+    let mut alignment: u64 = 32;
+    let mut file_type = None;
+    let mut has_chat_template = false;
+    // `<architecture>.context_length`, whichever comes first in the file.
+    let mut context_lengths: Vec<(Vec<u8>, u64)> = Vec::new();
+    for _ in 0..metadata_count {
+        let key = r.string().map_err(|f| map(f, file_len, "metadata"))?;
+        let ty = r.u32().map_err(|f| map(f, file_len, "metadata"))?;
+        let value = r.value(ty, 0).map_err(|f| map(f, file_len, "metadata"))?;
+        match (key.as_slice(), value) {
+            (b"general.architecture", Value::Str(s)) => {
+                architecture = Some(String::from_utf8_lossy(&s).into_owned())
+            }
+            (b"general.name", Value::Str(s)) => {
+                name = Some(String::from_utf8_lossy(&s).into_owned())
+            }
+            (b"general.alignment", Value::U32(a)) if a > 0 && a.is_power_of_two() => {
+                alignment = u64::from(a)
+            }
+            (b"general.file_type", Value::U32(t)) => file_type = Some(t),
+            (b"tokenizer.chat_template", Value::Str(s)) => has_chat_template = !s.is_empty(),
+            (k, Value::U32(n)) if k.ends_with(b".context_length") => {
+                context_lengths.push((k[..k.len() - 15].to_vec(), u64::from(n)))
+            }
+            (k, Value::U64(n)) if k.ends_with(b".context_length") => {
+                context_lengths.push((k[..k.len() - 15].to_vec(), n))
+            }
+            _ => {}
+        }
+    }
+
+    let mut known = true;
+    let mut data_len: u64 = 0;
+    for _ in 0..tensor_count {
+        r.string().map_err(|f| map(f, file_len, "tensor table"))?;
+        let n_dims = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
+        if n_dims == 0 || n_dims > MAX_DIMS {
+            return Err(not_gguf(format!("a tensor with {n_dims} dimensions")));
+        }
+        let mut elements: u64 = 1;
+        for _ in 0..n_dims {
+            let d = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
+            elements = elements.saturating_mul(d);
+        }
+        let ty = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
+        let offset = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
+        match block_layout(ty) {
+            Some((per_block, bytes)) => {
+                let end = offset.saturating_add(elements.div_ceil(per_block).saturating_mul(bytes));
+                data_len = data_len.max(end);
+            }
+            None => known = false,
+        }
+    }
+    let data_start = r.pos.div_ceil(alignment) * alignment;
+    let data_end = known.then(|| data_start.saturating_add(data_len));
+    if let Some(end) = data_end {
+        if end > file_len {
+            return Err(GgufError::Truncated {
+                path: path.to_path_buf(),
+                reason: format!("its tensors need {end} bytes but the file has {file_len}"),
+            });
+        }
+    }
+    let context_length = context_lengths
+        .iter()
+        .find(|(arch, _)| Some(arch.as_slice()) == architecture.as_deref().map(str::as_bytes))
+        .or(context_lengths.first())
+        .map(|(_, n)| *n);
+    Ok(GgufSummary {
+        version,
+        tensor_count,
+        metadata_count,
+        architecture,
+        name,
+        file_type,
+        context_length,
+        has_chat_template,
+        data_end,
+        file_len,
+    })
+}
+
+impl GgufSummary {
+    /// The quantization's usual name (`Q4_1`, `Q4_K_M`, `F16`…), when the
+    /// file says which one it is.
+    pub fn quantization(&self) -> Option<String> {
+        self.file_type.map(quantization_name)
+    }
+}
+
+/// llama.cpp's name for a `general.file_type` value (`llama_ftype`).
+pub fn quantization_name(file_type: u32) -> String {
+    let name = match file_type {
+        0 => "F32",
+        1 => "F16",
+        2 => "Q4_0",
+        3 => "Q4_1",
+        7 => "Q8_0",
+        8 => "Q5_0",
+        9 => "Q5_1",
+        10 => "Q2_K",
+        11 => "Q3_K_S",
+        12 => "Q3_K_M",
+        13 => "Q3_K_L",
+        14 => "Q4_K_S",
+        15 => "Q4_K_M",
+        16 => "Q5_K_S",
+        17 => "Q5_K_M",
+        18 => "Q6_K",
+        19 => "IQ2_XXS",
+        20 => "IQ2_XS",
+        21 => "Q2_K_S",
+        22 => "IQ3_XS",
+        23 => "IQ3_XXS",
+        24 => "IQ1_S",
+        25 => "IQ4_NL",
+        26 => "IQ3_S",
+        27 => "IQ3_M",
+        28 => "IQ2_S",
+        29 => "IQ2_M",
+        30 => "IQ4_XS",
+        31 => "IQ1_M",
+        32 => "BF16",
+        36 => "TQ1_0",
+        37 => "TQ2_0",
+        other => return format!("type {other}"),
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests;

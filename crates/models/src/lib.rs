@@ -1,0 +1,23 @@
+//! The narrator's model files: reading a GGUF header, the built-in catalog
+//! of downloadable models, resumable checked downloads, the user's models
+//! folder (list, add, remove), and the user's settings that say which model
+//! is in use.
+
+pub mod catalog;
+pub mod download;
+mod error;
+pub mod fixture;
+pub mod gguf;
+mod library;
+pub mod settings;
+mod unpack;
+
+#[cfg(test)]
+mod test_server;
+
+pub use catalog::{Entry, Kind};
+pub use download::Progress;
+pub use error::{GgufError, ModelsError};
+pub use gguf::GgufSummary;
+pub use library::{InstalledModel, Library, Listing};
+pub use settings::Settings;

@@ -1,0 +1,379 @@
+//! The models a user has: GGUF files in the user's own models folder
+//! (writable) and in the installed program's or checkout's folders
+//! (read-only), next to the catalog of models that can be downloaded.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::catalog::{self, Entry, Kind, Unpack};
+use crate::download::{self, Progress};
+use crate::error::ModelsError;
+use crate::gguf;
+use crate::unpack;
+
+/// The user's models folder, the read-only ones, and the catalog.
+#[derive(Debug, Clone)]
+pub struct Library {
+    own: PathBuf,
+    bundled: Vec<PathBuf>,
+    catalog: Vec<Entry>,
+}
+
+/// A model on disk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledModel {
+    /// The name `models use` and `models remove` take: the catalog name,
+    /// else the file name without `.gguf`.
+    pub name: String,
+    pub kind: Kind,
+    pub path: PathBuf,
+    /// Bytes on disk (a folder's files added up).
+    pub size: u64,
+    pub quantization: Option<String>,
+    pub context_length: Option<u64>,
+    pub architecture: Option<String>,
+    /// Whether the GGUF carries a chat template (`None` for an embedder).
+    pub chat_template: Option<bool>,
+    /// Part of the installed program or the checkout: not removable.
+    pub read_only: bool,
+    /// The narrator model that play, turn, narrate and the window load.
+    pub in_use: bool,
+    /// Why the file cannot be used, when it cannot.
+    pub problem: Option<String>,
+}
+
+/// Everything `models list` shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listing {
+    /// The user's models folder.
+    pub models_dir: PathBuf,
+    pub installed: Vec<InstalledModel>,
+    /// Catalog entries that are not installed anywhere.
+    pub available: Vec<Entry>,
+}
+
+impl Library {
+    /// A library over the user's folder `own` and the read-only `bundled`
+    /// folders (searched in order, after `own`).
+    pub fn new(own: PathBuf, bundled: Vec<PathBuf>, catalog: Vec<Entry>) -> Library {
+        let bundled = bundled.into_iter().filter(|d| !same_dir(d, &own)).collect();
+        Library {
+            own,
+            bundled,
+            catalog,
+        }
+    }
+
+    /// The user's models folder.
+    pub fn own_dir(&self) -> &Path {
+        &self.own
+    }
+
+    /// The catalog this library downloads from.
+    pub fn catalog(&self) -> &[Entry] {
+        &self.catalog
+    }
+
+    /// Every model on disk (the user's first; a file found twice is listed
+    /// once) with `in_use` marked, and the catalog entries not installed.
+    pub fn list(&self, in_use: Option<&Path>) -> Listing {
+        let in_use = in_use.and_then(|p| p.canonicalize().ok());
+        let mut installed: Vec<InstalledModel> = Vec::new();
+        let mut seen: Vec<PathBuf> = Vec::new();
+        for (dir, read_only) in self.folders() {
+            for path in gguf_files(dir)
+                .into_iter()
+                .chain(self.embedder_folders(dir))
+            {
+                let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+                if seen.contains(&real) {
+                    continue;
+                }
+                seen.push(real.clone());
+                let mut model = self.describe(&path, read_only);
+                model.in_use = in_use.as_ref() == Some(&real);
+                installed.push(model);
+            }
+        }
+        let available = self
+            .catalog
+            .iter()
+            .filter(|e| !installed.iter().any(|m| m.name == e.name))
+            .cloned()
+            .collect();
+        Listing {
+            models_dir: self.own.clone(),
+            installed,
+            available,
+        }
+    }
+
+    /// The installed model called `name` (its catalog name, file name, or
+    /// file name without `.gguf`), the user's folder first.
+    pub fn find(&self, name: &str) -> Option<PathBuf> {
+        let entry = catalog::find(&self.catalog, name);
+        let wanted: Vec<String> = match entry {
+            Some(e) => vec![e.installed_name().to_string()],
+            None => vec![name.to_string(), format!("{name}.gguf")],
+        };
+        self.folders().find_map(|(dir, _)| {
+            wanted
+                .iter()
+                .map(|w| dir.join(w))
+                .find(|p| p.is_file() || p.is_dir())
+        })
+    }
+
+    /// Copies (or, with `link`, symlinks) a GGUF file into the user's
+    /// folder. The file must be a complete GGUF model with a chat template.
+    pub fn add(&self, file: &Path, link: bool) -> Result<InstalledModel, ModelsError> {
+        let header = gguf::read(file)?;
+        if !header.has_chat_template {
+            return Err(ModelsError::NoChatTemplate {
+                path: file.to_path_buf(),
+            });
+        }
+        let file_name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model.gguf".into());
+        let file_name = if file_name.ends_with(".gguf") {
+            file_name
+        } else {
+            format!("{file_name}.gguf")
+        };
+        let dest = self.own.join(&file_name);
+        if dest.exists() || dest.symlink_metadata().is_ok() {
+            return Err(ModelsError::AlreadyThere {
+                name: model_name(&self.catalog, &dest),
+                path: dest,
+            });
+        }
+        std::fs::create_dir_all(&self.own).map_err(|e| ModelsError::io(&self.own, e))?;
+        if link {
+            let target = file.canonicalize().map_err(|e| ModelsError::io(file, e))?;
+            symlink(&target, &dest).map_err(|e| ModelsError::io(&dest, e))?;
+        } else {
+            let tmp = download::part_path(&dest);
+            std::fs::copy(file, &tmp).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                ModelsError::io(&dest, e)
+            })?;
+            std::fs::rename(&tmp, &dest).map_err(|e| ModelsError::io(&dest, e))?;
+        }
+        Ok(self.describe(&dest, false))
+    }
+
+    /// Deletes the model `name` from the user's folder; returns its path.
+    /// A model only in a read-only folder is refused.
+    pub fn remove(&self, name: &str) -> Result<PathBuf, ModelsError> {
+        let path = self.find(name).ok_or_else(|| self.unknown(name))?;
+        if !path.starts_with(&self.own) {
+            return Err(ModelsError::ReadOnly {
+                name: name.to_string(),
+                path,
+            });
+        }
+        let removed = if path.is_dir() && !path.is_symlink() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| ModelsError::io(&path, e))?;
+        Ok(path)
+    }
+
+    /// Downloads the catalog entry `name` into the user's folder (resumed
+    /// when an earlier attempt was interrupted, checked, unpacked, moved
+    /// into place at the end); returns the installed file or folder. A model
+    /// already in the user's folder is not downloaded again.
+    pub fn download(
+        &self,
+        name: &str,
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> Result<PathBuf, ModelsError> {
+        let entry = catalog::find(&self.catalog, name).ok_or_else(|| self.unknown(name))?;
+        let installed = self.own.join(entry.installed_name());
+        if installed_complete(entry, &installed) {
+            return Ok(installed);
+        }
+        let downloads = self.own.join(".downloads");
+        let archive = downloads.join(entry.download_name());
+        if !download::matches_checksum(&archive, &entry.sha256)? {
+            download::fetch(&entry.url, &entry.sha256, &archive, on_progress)?;
+        }
+        match &entry.unpack {
+            Unpack::AsIs { .. } => {
+                std::fs::rename(&archive, &installed).map_err(|e| ModelsError::io(&installed, e))?
+            }
+            Unpack::Members {
+                folder: None,
+                members,
+            } => unpack::members(&archive, members, &self.own)?,
+            Unpack::Members {
+                folder: Some(_),
+                members,
+            } => {
+                let staging = self
+                    .own
+                    .join(format!(".{}.unpacking", entry.installed_name()));
+                let _ = std::fs::remove_dir_all(&staging);
+                unpack::members(&archive, members, &staging).inspect_err(|_| {
+                    let _ = std::fs::remove_dir_all(&staging);
+                })?;
+                let _ = std::fs::remove_dir_all(&installed);
+                std::fs::rename(&staging, &installed)
+                    .map_err(|e| ModelsError::io(&installed, e))?;
+            }
+        }
+        let _ = std::fs::remove_file(&archive);
+        let _ = std::fs::remove_dir(&downloads);
+        Ok(installed)
+    }
+
+    /// The error for a name that is neither installed nor in the catalog.
+    pub fn unknown(&self, name: &str) -> ModelsError {
+        let listing = self.list(None);
+        let names = |v: Vec<String>| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        ModelsError::Unknown {
+            name: name.to_string(),
+            installed: names(listing.installed.into_iter().map(|m| m.name).collect()),
+            catalog: names(self.catalog.iter().map(|e| e.name.clone()).collect()),
+        }
+    }
+
+    fn folders(&self) -> impl Iterator<Item = (&Path, bool)> {
+        std::iter::once((self.own.as_path(), false))
+            .chain(self.bundled.iter().map(|d| (d.as_path(), true)))
+    }
+
+    /// Catalog embedders whose files are all present in `dir`.
+    fn embedder_folders(&self, dir: &Path) -> Vec<PathBuf> {
+        self.catalog
+            .iter()
+            .filter(|e| e.kind == Kind::Embedder)
+            .map(|e| (e, dir.join(e.installed_name())))
+            .filter(|(e, p)| installed_complete(e, p))
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    fn describe(&self, path: &Path, read_only: bool) -> InstalledModel {
+        let name = model_name(&self.catalog, path);
+        if path.is_dir() {
+            return InstalledModel {
+                name,
+                kind: Kind::Embedder,
+                path: path.to_path_buf(),
+                size: folder_size(path),
+                quantization: None,
+                context_length: None,
+                architecture: None,
+                chat_template: None,
+                read_only,
+                in_use: false,
+                problem: None,
+            };
+        }
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let (header, problem) = match gguf::read(path) {
+            Ok(h) => {
+                let problem = (!h.has_chat_template).then(|| "no chat template".to_string());
+                (Some(h), problem)
+            }
+            Err(e) => (None, Some(e.to_string())),
+        };
+        InstalledModel {
+            name,
+            kind: Kind::Narrator,
+            path: path.to_path_buf(),
+            size,
+            quantization: header.as_ref().and_then(|h| h.quantization()),
+            context_length: header.as_ref().and_then(|h| h.context_length),
+            architecture: header.as_ref().and_then(|h| h.architecture.clone()),
+            chat_template: header.as_ref().map(|h| h.has_chat_template),
+            read_only,
+            in_use: false,
+            problem,
+        }
+    }
+}
+
+/// The catalog name of the model at `path`, else its file name without `.gguf`.
+fn model_name(catalog: &[Entry], path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    catalog
+        .iter()
+        .find(|e| e.installed_name() == file)
+        .map(|e| e.name.clone())
+        .unwrap_or_else(|| file.strip_suffix(".gguf").unwrap_or(&file).to_string())
+}
+
+/// Whether every file of `entry` is at `installed`.
+fn installed_complete(entry: &Entry, installed: &Path) -> bool {
+    match &entry.unpack {
+        Unpack::Members {
+            folder: Some(_),
+            members,
+        } => members.iter().all(|m| installed.join(&m.file).is_file()),
+        _ => installed.is_file(),
+    }
+}
+
+/// The `*.gguf` files directly in `dir`, sorted by name.
+fn gguf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "gguf") && p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn folder_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::fs::copy(target, link).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests;

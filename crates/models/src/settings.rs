@@ -1,0 +1,146 @@
+//! The user's settings (`settings.json`), layered over the installed
+//! program's read-only defaults: a key the user set wins, every other key
+//! comes from the defaults. Only the user's file is ever written.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::ModelsError;
+
+/// The settings key naming the narrator model in use.
+pub const MODEL_KEY: &str = "model";
+
+/// Settings read from the defaults and the user's file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    defaults: Map<String, Value>,
+    user: Map<String, Value>,
+    user_file: PathBuf,
+}
+
+impl Settings {
+    /// Reads `defaults` (later files win; missing files count as empty) and
+    /// the user's file. A damaged file is left out and named in the
+    /// returned notes; it is never rewritten until the user changes a setting.
+    pub fn load(defaults: &[PathBuf], user_file: &Path) -> (Settings, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut merged = Map::new();
+        for file in defaults {
+            match read_object(file) {
+                Ok(map) => merged.extend(map),
+                Err(e) => notes.push(e.to_string()),
+            }
+        }
+        let user = read_object(user_file).unwrap_or_else(|e| {
+            notes.push(format!(
+                "{e}; your settings are ignored until you change one"
+            ));
+            Map::new()
+        });
+        (
+            Settings {
+                defaults: merged,
+                user,
+                user_file: user_file.to_path_buf(),
+            },
+            notes,
+        )
+    }
+
+    /// The value of `key`: the user's, else the default.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.user.get(key).or_else(|| self.defaults.get(key))
+    }
+
+    /// The narrator model in use, by name (see [`crate::Library::find`]).
+    pub fn model(&self) -> Option<String> {
+        self.get(MODEL_KEY)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+
+    /// Sets `key` in the user's file (`None` removes it, so the default
+    /// applies again) and saves that file in one step.
+    pub fn set(&mut self, key: &str, value: Option<Value>) -> Result<(), ModelsError> {
+        match value {
+            Some(v) => self.user.insert(key.to_string(), v),
+            None => self.user.remove(key),
+        };
+        let text = serde_json::to_string_pretty(&Value::Object(self.user.clone()))
+            .expect("settings serialise");
+        if let Some(dir) = self.user_file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| ModelsError::io(dir, e))?;
+        }
+        let tmp = self.user_file.with_extension("json.tmp");
+        std::fs::write(&tmp, text + "\n").map_err(|e| ModelsError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &self.user_file).map_err(|e| ModelsError::io(&self.user_file, e))
+    }
+
+    /// The user's settings file.
+    pub fn user_file(&self) -> &Path {
+        &self.user_file
+    }
+}
+
+fn read_object(file: &Path) -> Result<Map<String, Value>, ModelsError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(e) => return Err(ModelsError::io(file, e)),
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ModelsError::Settings {
+            path: file.to_path_buf(),
+            reason: "not a JSON object".into(),
+        }),
+        Err(e) => Err(ModelsError::Settings {
+            path: file.to_path_buf(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_user_wins_and_only_the_user_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let defaults = dir.path().join("bundle/settings.json");
+        std::fs::create_dir_all(defaults.parent().unwrap()).unwrap();
+        std::fs::write(&defaults, r#"{"model":"smollm2","other":1}"#).unwrap();
+        let user = dir.path().join("config/settings.json");
+        let (mut s, notes) = Settings::load(&[defaults.clone()], &user);
+        assert!(notes.is_empty());
+        assert_eq!(s.model().as_deref(), Some("smollm2"));
+        s.set(MODEL_KEY, Some(json!("mine"))).unwrap();
+        let (s, _) = Settings::load(&[defaults.clone()], &user);
+        assert_eq!(s.model().as_deref(), Some("mine"));
+        assert_eq!(s.get("other"), Some(&json!(1)));
+        let stored: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+        assert_eq!(stored, json!({"model": "mine"}));
+        assert!(std::fs::read_to_string(&defaults)
+            .unwrap()
+            .contains("smollm2"));
+        let (mut s, _) = Settings::load(&[defaults.clone()], &user);
+        s.set(MODEL_KEY, None).unwrap();
+        let (s, _) = Settings::load(&[defaults], &user);
+        assert_eq!(s.model().as_deref(), Some("smollm2"));
+    }
+
+    #[test]
+    fn a_damaged_file_is_named_and_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("settings.json");
+        std::fs::write(&user, "{not json").unwrap();
+        let (s, notes) = Settings::load(&[], &user);
+        assert_eq!(s.model(), None);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("settings.json"), "{notes:?}");
+    }
+}
