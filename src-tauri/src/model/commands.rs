@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::AppError;
+use narratoria_core::sync::lock;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, State};
 
@@ -17,7 +18,7 @@ use crate::startup::AppState;
 pub fn model_status(app: State<'_, AppState>, status: State<'_, ModelStatus>) -> ModelView {
     ModelView {
         model: app.model_info(),
-        loading: status.0.lock().expect("status lock").clone(),
+        loading: lock(&status.0).clone(),
     }
 }
 
@@ -34,7 +35,7 @@ pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
     let shown = path.as_ref().map(|p| p.display().to_string());
     {
         let status = handle.state::<ModelStatus>();
-        *status.0.lock().expect("status lock") = Loading {
+        *lock(&status.0) = Loading {
             path: shown.clone(),
             progress: 0.0,
             active: true,
@@ -47,7 +48,7 @@ pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
         let progress_path = shown.clone();
         let progress = Box::new(move |p: f32| {
             if let Some(s) = progress_handle.try_state::<ModelStatus>() {
-                s.0.lock().expect("status lock").progress = p;
+                lock(&s.0).progress = p;
             }
             let _ = progress_handle.emit(
                 PROGRESS_EVENT,
@@ -59,7 +60,7 @@ pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
         });
         let outcome = app.load_model(path.as_deref(), Some(progress));
         let status = handle.state::<ModelStatus>();
-        let mut loading = status.0.lock().expect("status lock");
+        let mut loading = lock(&status.0);
         loading.active = false;
         match outcome {
             Ok(info) => {
