@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod depth;
 pub mod envelope;
 pub mod event;
 pub mod failure;
@@ -20,6 +21,7 @@ pub mod stream;
 pub mod version;
 pub mod violation;
 
+pub use depth::{nesting_depth, MAX_NESTING_DEPTH};
 pub use envelope::{Envelope, EnvelopeError};
 pub use event::{Asset, AssetKind, Event, LogLevel, ScriptError};
 pub use failure::FailureCode;

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::depth::{nesting_depth, MAX_NESTING_DEPTH};
 use crate::event::{Asset, AssetKind, Event, LogLevel, ScriptError};
 use crate::generate::{GenerateRequest, Message};
 use crate::stream::MAX_LINE_BYTES;
@@ -30,6 +31,10 @@ pub fn parse_line(line: &[u8]) -> Result<Line, Violation> {
     let text = text.trim_end_matches('\r');
     if text.trim().is_empty() {
         return Ok(Line::Empty);
+    }
+    let depth = nesting_depth(text.as_bytes());
+    if depth > MAX_NESTING_DEPTH {
+        return Err(Violation::TooDeep(depth));
     }
     let value: Value = serde_json::from_str(text).map_err(|e| Violation::NotJson(e.to_string()))?;
     let Value::Object(obj) = value else {
@@ -316,6 +321,31 @@ mod tests {
         assert_eq!(parse_line(&[0xff, 0xfe]), Err(Violation::NotUtf8));
         let long = vec![b' '; MAX_LINE_BYTES + 1];
         assert_eq!(parse_line(&long), Err(Violation::LineTooLong));
+    }
+
+    #[test]
+    fn refuses_lines_nested_deeper_than_the_limit() {
+        let nested = |levels: usize| {
+            format!(
+                r#"{{"type":"log","level":"info","message":"m","extra":{}1{}}}"#,
+                "[".repeat(levels - 1),
+                "]".repeat(levels - 1)
+            )
+        };
+        assert!(matches!(
+            parse(&nested(MAX_NESTING_DEPTH)),
+            Ok(Line::Event(Event::Log { .. }, _))
+        ));
+        assert_eq!(
+            parse(&nested(MAX_NESTING_DEPTH + 1)),
+            Err(Violation::TooDeep(MAX_NESTING_DEPTH + 1))
+        );
+        assert_eq!(parse(&nested(126)), Err(Violation::TooDeep(126)));
+        let message = Violation::TooDeep(126).to_string();
+        assert!(
+            message.contains("126") && message.contains("32"),
+            "{message}"
+        );
     }
 
     #[test]

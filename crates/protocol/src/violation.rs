@@ -1,5 +1,6 @@
 //! Why a script's stdout broke the protocol.
 
+use crate::depth::MAX_NESTING_DEPTH;
 use crate::stream::MAX_LINE_BYTES;
 
 /// Why a stdout line, or a stream of them, broke the protocol.
@@ -21,6 +22,10 @@ pub enum Violation {
     },
     #[error("line is longer than {MAX_LINE_BYTES} bytes")]
     LineTooLong,
+    #[error(
+        "line nests arrays and objects {0} levels deep; at most {MAX_NESTING_DEPTH} are allowed"
+    )]
+    TooDeep(usize),
     #[error("line is not valid UTF-8")]
     NotUtf8,
     #[error("event after \"done\"")]
