@@ -6,6 +6,7 @@ pub mod bindings;
 pub mod dag;
 pub mod error;
 pub mod executor;
+pub mod file_lock;
 pub mod fs;
 pub mod host;
 pub mod narration;

@@ -146,28 +146,56 @@ impl SkillsState {
     /// Loads the state; a missing file is the default state, and an unreadable
     /// one is moved aside (`.corrupt`) rather than overwritten, with the reason.
     pub fn load(path: &Path) -> (SkillsState, Option<String>) {
-        match std::fs::read_to_string(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SkillsState::default(), None),
+        match SkillsState::read(path) {
+            Ok(read) => read,
             Err(e) => (
                 SkillsState::default(),
                 Some(format!("cannot read {}: {e}", path.display())),
             ),
-            Ok(text) => match serde_json::from_str(&text) {
-                Ok(s) => (s, None),
-                Err(e) => {
-                    let aside = path.with_extension("json.corrupt");
-                    let _ = std::fs::rename(path, &aside);
-                    (
-                        SkillsState::default(),
-                        Some(format!(
-                            "{} was not valid ({e}); kept as {}",
-                            path.display(),
-                            aside.display()
-                        )),
-                    )
-                }
-            },
         }
+    }
+
+    /// Like [`SkillsState::load`], but a file that exists and cannot be read
+    /// is an error rather than the default state.
+    fn read(path: &Path) -> std::io::Result<(SkillsState, Option<String>)> {
+        let text = match std::fs::read_to_string(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((SkillsState::default(), None))
+            }
+            Err(e) => return Err(e),
+            Ok(text) => text,
+        };
+        Ok(match serde_json::from_str(&text) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let aside = path.with_extension("json.corrupt");
+                let _ = std::fs::rename(path, &aside);
+                (
+                    SkillsState::default(),
+                    Some(format!(
+                        "{} was not valid ({e}); kept as {}",
+                        path.display(),
+                        aside.display()
+                    )),
+                )
+            }
+        })
+    }
+
+    /// Re-reads the state at `path`, applies `change` and writes it back,
+    /// holding the file's lock throughout, so that a change another thread or
+    /// program made meanwhile (a `skills disable` during a turn) is kept.
+    /// Returns the state as written and, when the file was not valid, why.
+    /// A file that exists but cannot be read is left alone.
+    pub fn update(
+        path: &Path,
+        change: impl FnOnce(&mut SkillsState),
+    ) -> std::io::Result<(SkillsState, Option<String>)> {
+        let _held = crate::file_lock::lock_exclusive(path)?;
+        let (mut state, warning) = SkillsState::read(path)?;
+        change(&mut state);
+        state.save(path)?;
+        Ok((state, warning))
     }
 
     /// Saves the state atomically.
@@ -360,5 +388,56 @@ mod tests {
         assert_eq!(loaded, SkillsState::default());
         assert!(warning.unwrap().contains("corrupt"));
         assert!(path.with_extension("json.corrupt").exists());
+    }
+
+    /// Writers that each change one entry at the same time keep every change.
+    #[test]
+    fn concurrent_updates_keep_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills-state.json");
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let path = &path;
+                s.spawn(move || {
+                    for i in 0..25 {
+                        SkillsState::update(path, |state| {
+                            state.set_enabled(&format!("skill-{t}-{i}"), false)
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        let (state, warning) = SkillsState::load(&path);
+        assert!(warning.is_none());
+        assert_eq!(state.disabled.len(), 100);
+    }
+
+    /// A turn that saves its skills' health does not undo a choice made
+    /// while it ran.
+    #[test]
+    fn an_update_keeps_what_another_writer_saved_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills-state.json");
+        let at_turn_start = SkillsState::load(&path).0;
+        SkillsState::update(&path, |s| s.set_enabled("dice-roller", false)).unwrap();
+        let mut health = at_turn_start.health.clone();
+        health.insert("storyteller".into(), Health::default());
+        let (written, _) = SkillsState::update(&path, |s| s.health = health).unwrap();
+        assert!(written.disabled.contains("dice-roller"));
+        assert!(SkillsState::load(&path).0.disabled.contains("dice-roller"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_file_is_not_overwritten() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills-state.json");
+        // A folder in the file's place cannot be read as a file.
+        std::fs::create_dir(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(SkillsState::update(&path, |s| s.set_enabled("x", false)).is_err());
+        assert!(path.is_dir());
     }
 }
