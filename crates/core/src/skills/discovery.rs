@@ -1,4 +1,4 @@
-//! Skill discovery (seed 000 §7): skill folders under one or more roots,
+//! Skill discovery (docs/skills.md): skill folders under one or more roots,
 //! described by `skill.json` or an Agent Skills `SKILL.md`. Nothing outside a
 //! skill folder is ever reached through a symlink.
 

@@ -1,5 +1,5 @@
-//! The `skill.json` manifest (seed 000 §1) and the Agent Skills `SKILL.md`
-//! frontmatter, both validated with errors located by JSON pointer.
+//! The `skill.json` manifest (`contracts/skill-manifest.schema.json`) and the
+//! Agent Skills `SKILL.md` frontmatter, both validated with errors located by JSON pointer.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

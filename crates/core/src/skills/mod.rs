@@ -26,7 +26,7 @@ pub enum ManifestFormat {
     SkillMd,
 }
 
-/// A discovered skill (seed 000 §1).
+/// A discovered skill.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skill {
     pub name: String,
