@@ -1,5 +1,6 @@
 //! The `skill.json` manifest (`contracts/skill-manifest.schema.json`) and the
-//! Agent Skills `SKILL.md` frontmatter, both validated with errors located by JSON pointer.
+//! Agent Skills `SKILL.md` frontmatter, both validated with errors located by
+//! JSON pointer.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
