@@ -18,6 +18,10 @@ const SENTENCES: Record<ErrorCode, string> = {
   session_store: "The saved stories could not be read or written.",
   model_unusable: "That model file cannot be used.",
   state_invalid: "The story's state is not valid.",
+  card_invalid: "That file is not a character card Narratoria can read.",
+  lore_invalid: "That lorebook cannot be read.",
+  scenario_invalid: "That scenario file is not valid.",
+  scenario_not_found: "There is no scenario by that name.",
   io: "Something went wrong reading or writing a file.",
 };
 

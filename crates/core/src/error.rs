@@ -28,6 +28,14 @@ pub enum ErrorCode {
     ModelUnusable,
     /// A session state given in is not a JSON object.
     StateInvalid,
+    /// A character card file is not one (format, chunk, encoding, fields).
+    CardInvalid,
+    /// A lorebook (world info) file or entry is broken.
+    LoreInvalid,
+    /// A scenario file breaks the scenario format.
+    ScenarioInvalid,
+    /// No built-in or saved scenario has the name asked for.
+    ScenarioNotFound,
     Io,
 }
 
@@ -77,7 +85,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 13] = [
+    const PINNED: [(ErrorCode, &str); 17] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -90,6 +98,10 @@ mod tests {
         (ErrorCode::SessionStore, "session_store"),
         (ErrorCode::ModelUnusable, "model_unusable"),
         (ErrorCode::StateInvalid, "state_invalid"),
+        (ErrorCode::CardInvalid, "card_invalid"),
+        (ErrorCode::LoreInvalid, "lore_invalid"),
+        (ErrorCode::ScenarioInvalid, "scenario_invalid"),
+        (ErrorCode::ScenarioNotFound, "scenario_not_found"),
         (ErrorCode::Io, "io"),
     ];
 

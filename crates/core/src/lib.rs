@@ -17,6 +17,7 @@ pub use narratoria_protocol as protocol;
 pub mod result;
 pub mod rules;
 pub mod runner;
+pub mod scenario;
 pub mod schema;
 pub mod skills;
 pub mod state;

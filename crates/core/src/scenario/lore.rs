@@ -1,0 +1,303 @@
+//! Lorebook entries and which of them a turn calls for.
+//!
+//! An entry is active when it is enabled and either constant or one of its
+//! keys occurs in the recent turns' text (case-insensitive, as a whole word;
+//! when it has secondary keys, one of those must occur too). Active entries
+//! are chosen constant first, then by priority (higher first), while they fit
+//! the character budget; the chosen ones are told in `order` (lower first).
+
+use serde::{Deserialize, Serialize};
+
+use super::ScenarioError;
+
+/// The longest an entry's text may be, in characters.
+pub const ENTRY_CHARS: usize = 8_000;
+/// The most entries one lorebook may hold.
+pub const MAX_ENTRIES: usize = 1_000;
+/// The most text all of a story's lore may hold, in characters (the lore
+/// travels with the story's state).
+pub const LORE_CHARS: usize = 256 * 1024;
+
+/// One lorebook (world info) entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoreEntry {
+    /// What the entry is called (shown in the inspector; not told).
+    pub name: String,
+    /// Words or phrases that bring the entry in.
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// When not empty, one of these must occur as well as a key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secondary_keys: Vec<String>,
+    /// What the storyteller is told.
+    pub content: String,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Always told, keys or not (budget permitting).
+    #[serde(default)]
+    pub constant: bool,
+    /// Chosen first when the budget is tight (higher first).
+    #[serde(default)]
+    pub priority: i64,
+    /// Where it is told among the chosen entries (lower first).
+    #[serde(default = "default_order")]
+    pub order: i64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_order() -> i64 {
+    100
+}
+
+impl LoreEntry {
+    /// An enabled, non-constant entry with these keys and text.
+    pub fn new(name: &str, keys: &[&str], content: &str) -> LoreEntry {
+        LoreEntry {
+            name: name.to_string(),
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            secondary_keys: Vec::new(),
+            content: content.to_string(),
+            enabled: true,
+            constant: false,
+            priority: 0,
+            order: default_order(),
+        }
+    }
+
+    /// Whether the entry is active for `text` by its keys (constant or not).
+    pub fn keys_match(&self, text: &str) -> bool {
+        let lower = text.to_lowercase();
+        let any = |keys: &[String]| keys.iter().any(|k| contains_word(&lower, k));
+        any(&self.keys) && (self.secondary_keys.is_empty() || any(&self.secondary_keys))
+    }
+
+    /// Refuses an entry that could never be told or that is too long;
+    /// `at` says which entry it is (e.g. `lore[3]`).
+    pub fn check(&self, at: &str) -> Result<(), ScenarioError> {
+        let label = if self.name.trim().is_empty() {
+            at.to_string()
+        } else {
+            format!("{at} ({:?})", self.name)
+        };
+        if self.content.trim().is_empty() {
+            return Err(ScenarioError::Lore(format!("{label} has no content")));
+        }
+        if self.content.chars().count() > ENTRY_CHARS {
+            return Err(ScenarioError::Lore(format!(
+                "{label} is longer than {ENTRY_CHARS} characters"
+            )));
+        }
+        if !self.constant && self.keys.iter().all(|k| k.trim().is_empty()) {
+            return Err(ScenarioError::Lore(format!(
+                "{label} has no keys and is not constant, so it would never be told"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a list of entries that is too large or holds a broken entry;
+/// `at` names the list (e.g. `lore`).
+pub fn check_all(entries: &[LoreEntry], at: &str) -> Result<(), ScenarioError> {
+    if entries.len() > MAX_ENTRIES {
+        return Err(ScenarioError::Lore(format!(
+            "{at} has {} entries; at most {MAX_ENTRIES} are allowed",
+            entries.len()
+        )));
+    }
+    let total: usize = entries.iter().map(|e| e.content.chars().count()).sum();
+    if total > LORE_CHARS {
+        return Err(ScenarioError::Lore(format!(
+            "{at} holds {total} characters of text; at most {LORE_CHARS} are allowed"
+        )));
+    }
+    for (i, e) in entries.iter().enumerate() {
+        e.check(&format!("{at}[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// Whether `key` occurs in `lower_text` (already lower-cased) as a whole
+/// word or phrase, ignoring case. A blank key never matches.
+pub fn contains_word(lower_text: &str, key: &str) -> bool {
+    let key = key.trim().to_lowercase();
+    if key.is_empty() {
+        return false;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(found) = lower_text[from..].find(&key) {
+        let start = from + found;
+        let end = start + key.len();
+        let before = lower_text[..start].chars().next_back();
+        let after = lower_text[end..].chars().next();
+        let starts_word = !key.starts_with(is_word) || !before.is_some_and(is_word);
+        let ends_word = !key.ends_with(is_word) || !after.is_some_and(is_word);
+        if starts_word && ends_word {
+            return true;
+        }
+        from = start + lower_text[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Entries found alike in meaning to the recent turns, by a sentence
+/// embedding model: one similarity per entry (same order as the entries),
+/// and the least similarity that makes an entry active.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Similarities<'a> {
+    pub scores: &'a [f32],
+    pub threshold: f32,
+}
+
+/// The entries told for `recent_text` within `budget` characters (counting
+/// one separating space per entry), in telling order. Promises: only enabled
+/// entries; every constant entry and every entry whose keys occur (or whose
+/// similarity reaches the threshold, when `similar` is given) is a candidate;
+/// candidates are taken constant first, then by priority, then as listed,
+/// skipping any that no longer fits; the result is sorted by `order`.
+pub fn select<'a>(
+    entries: &'a [LoreEntry],
+    recent_text: &str,
+    budget: usize,
+    similar: Option<&Similarities>,
+) -> Vec<&'a LoreEntry> {
+    let mut candidates: Vec<(usize, &LoreEntry)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            e.enabled
+                && !e.content.trim().is_empty()
+                && (e.constant
+                    || e.keys_match(recent_text)
+                    || similar.is_some_and(|s| s.scores.get(*i).is_some_and(|v| *v >= s.threshold)))
+        })
+        .collect();
+    candidates.sort_by(|(ia, a), (ib, b)| {
+        b.constant
+            .cmp(&a.constant)
+            .then(b.priority.cmp(&a.priority))
+            .then(ia.cmp(ib))
+    });
+    let mut left = budget;
+    let mut chosen: Vec<(usize, &LoreEntry)> = Vec::new();
+    for (i, e) in candidates {
+        let cost = e.content.trim().chars().count() + 1;
+        if cost <= left {
+            left -= cost;
+            chosen.push((i, e));
+        }
+    }
+    chosen.sort_by(|(ia, a), (ib, b)| a.order.cmp(&b.order).then(ia.cmp(ib)));
+    chosen.into_iter().map(|(_, e)| e).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_match_whole_words_ignoring_case() {
+        let e = LoreEntry::new("Mara", &["Mara"], "The innkeeper.");
+        assert!(e.keys_match("I ask MARA for a room"));
+        assert!(e.keys_match("mara's ledger"));
+        assert!(!e.keys_match("the Marauders ride"));
+        assert!(!e.keys_match("Tamara waves"));
+        let phrase = LoreEntry::new("Gate", &["north gate"], "Shut at dusk.");
+        assert!(phrase.keys_match("We reach the North  gate? no. The north gate."));
+        assert!(!phrase.keys_match("northgate"));
+        assert!(contains_word("café noir", "Café"));
+        assert!(contains_word("a +1 sword", "+1"));
+        assert!(!contains_word("anything", "  "));
+    }
+
+    #[test]
+    fn secondary_keys_narrow_the_match() {
+        let mut e = LoreEntry::new("Crypt", &["crypt"], "Bones.");
+        e.secondary_keys = vec!["open".into(), "enter".into()];
+        assert!(!e.keys_match("the crypt is near"));
+        assert!(e.keys_match("I enter the crypt"));
+    }
+
+    #[test]
+    fn selection_takes_constant_then_priority_within_budget_told_by_order() {
+        let mut always = LoreEntry::new("always", &[], "Magic is rare.");
+        always.constant = true;
+        always.order = 50;
+        let mut high = LoreEntry::new("high", &["river"], "The river floods in spring.");
+        high.priority = 10;
+        high.order = 200;
+        let low = LoreEntry::new("low", &["river"], "Ferrymen charge a copper.");
+        let mut off = LoreEntry::new("off", &["river"], "Never told.");
+        off.enabled = false;
+        let unrelated = LoreEntry::new("far", &["mountain"], "Snow.");
+        let entries = vec![low.clone(), high.clone(), always.clone(), off, unrelated];
+        let names = |v: Vec<&LoreEntry>| v.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(select(&entries, "we cross the River", 1000, None)),
+            ["always", "low", "high"]
+        );
+        // Room for the constant entry and the higher priority one only.
+        let tight = always.content.len() + high.content.len() + 2;
+        assert_eq!(
+            names(select(&entries, "we cross the River", tight, None)),
+            ["always", "high"]
+        );
+        assert!(select(&entries, "river", 3, None).is_empty());
+    }
+
+    #[test]
+    fn similarities_bring_in_entries_without_keys_matching() {
+        let entries = vec![
+            LoreEntry::new("wolves", &["wolf"], "Wolves hunt in packs here."),
+            LoreEntry::new("ale", &["ale"], "The ale is sour."),
+        ];
+        let scores = [0.81, 0.2];
+        let s = Similarities {
+            scores: &scores,
+            threshold: 0.75,
+        };
+        let chosen = select(&entries, "a howl in the dark", 500, Some(&s));
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].name, "wolves");
+    }
+
+    #[test]
+    fn checks_name_the_broken_entry() {
+        let mut e = LoreEntry::new("Empty", &["x"], "  ");
+        assert_eq!(
+            e.check("lore[2]").unwrap_err().to_string(),
+            "lorebook: lore[2] (\"Empty\") has no content"
+        );
+        e.content = "text".into();
+        e.keys.clear();
+        assert!(e
+            .check("lore[2]")
+            .unwrap_err()
+            .to_string()
+            .contains("never be told"));
+        e.constant = true;
+        assert!(e.check("lore[2]").is_ok());
+        let many = vec![e; MAX_ENTRIES + 1];
+        assert!(check_all(&many, "lore")
+            .unwrap_err()
+            .to_string()
+            .contains("at most 1000"));
+    }
+
+    #[test]
+    fn json_fields_default_sensibly() {
+        let e: LoreEntry =
+            serde_json::from_str(r#"{"name":"n","keys":["k"],"content":"c"}"#).unwrap();
+        assert!(e.enabled && !e.constant);
+        assert_eq!((e.priority, e.order), (0, 100));
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"name":"n","keys":["k"],"content":"c","enabled":true,"constant":false,"priority":0,"order":100})
+        );
+    }
+}

@@ -1,0 +1,30 @@
+//! Scenarios, character cards and lorebooks: what a story starts from and
+//! what the storyteller is reminded of each turn (docs/scenarios.md).
+//!
+//! - [`Scenario`]: an authored starting point (premise, setting, player
+//!   character, opening scene, factions, people, lore);
+//!   [`initial_state`] turns it into a story's first state.
+//! - [`CharacterCard`]: a SillyTavern/TavernAI character card (V1, V2, V3;
+//!   JSON or PNG), imported as the player character or as someone in the story.
+//! - [`LoreEntry`]: one lorebook (world info) entry; [`lore::select`] picks
+//!   the entries the recent turns call for within a budget.
+//! - [`telling`]: the text the storyteller gets about the story, built from
+//!   the session state.
+
+pub mod builtin;
+pub mod card;
+mod error;
+pub mod library;
+pub mod lore;
+mod model;
+pub mod start;
+pub mod telling;
+pub mod world_info;
+
+pub use card::{CardRole, CharacterCard};
+pub use error::ScenarioError;
+pub use lore::LoreEntry;
+pub use model::{Faction, Person, PlayerCharacter, Scenario};
+pub use start::initial_state;
+pub use telling::{telling, StoryContext, TELLING_CHARS};
+pub use world_info::{parse_lorebook, Lorebook};

@@ -1,0 +1,239 @@
+//! A scenario: an authored starting point for a story, and its checks.
+
+use serde::{Deserialize, Serialize};
+
+use super::lore::{self, LoreEntry};
+use super::ScenarioError;
+
+/// The longest title, in characters.
+const TITLE_CHARS: usize = 200;
+/// The longest premise, setting, description or opening, in characters.
+const TEXT_CHARS: usize = 8_000;
+/// The most factions and people a scenario names.
+const MAX_NAMED: usize = 100;
+/// Starting standings lie on the reputation skill's default scale.
+pub const STANDING_RANGE: std::ops::RangeInclusive<i64> = -100..=100;
+
+/// An authored starting point for a story (docs/scenarios.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    /// Its short name: lower-case letters, digits and `-` (the file name).
+    #[serde(default)]
+    pub name: String,
+    pub title: String,
+    /// What the story is about, in a few sentences.
+    pub premise: String,
+    /// The world and its tone.
+    #[serde(default)]
+    pub setting: String,
+    /// Where the story starts.
+    #[serde(default)]
+    pub location: String,
+    /// Who the player is.
+    pub player: PlayerCharacter,
+    /// The first scene the player reads.
+    #[serde(default)]
+    pub opening: String,
+    #[serde(default)]
+    pub factions: Vec<Faction>,
+    /// People the story knows (told when the recent turns name them).
+    #[serde(default)]
+    pub people: Vec<Person>,
+    #[serde(default)]
+    pub lore: Vec<LoreEntry>,
+}
+
+/// The player's character.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlayerCharacter {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A faction of the story; it becomes one of the reputation skill's factions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Faction {
+    /// Lower-case letters, digits, `-` and `_` (e.g. `city-watch`).
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The player's standing at the start (-100 to 100; 0 is neutral).
+    #[serde(default)]
+    pub standing: i64,
+}
+
+/// Someone in the story besides the player.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Person {
+    pub name: String,
+    pub description: String,
+    /// Other words that bring them to mind (their name always does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
+}
+
+impl Scenario {
+    /// Reads a scenario file's JSON. Promises: unknown fields, missing
+    /// fields and failed [`Scenario::check`]s are refused with the field named.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let scenario: Scenario = serde_json::from_str(text).map_err(|e| {
+            ScenarioError::Invalid(format!("the file does not read as a scenario: {e}"))
+        })?;
+        scenario.check()?;
+        Ok(scenario)
+    }
+
+    /// Refuses a scenario a story cannot start from: a bad name, blank or
+    /// overlong texts, duplicate or malformed faction ids, standings off
+    /// the scale, broken lore.
+    pub fn check(&self) -> Result<(), ScenarioError> {
+        let bad = |m: String| Err(ScenarioError::Invalid(m));
+        if !self.name.is_empty() {
+            check_name(&self.name)?;
+        }
+        required("title", &self.title, TITLE_CHARS)?;
+        required("premise", &self.premise, TEXT_CHARS)?;
+        optional("setting", &self.setting, TEXT_CHARS)?;
+        optional("location", &self.location, TITLE_CHARS)?;
+        optional("opening", &self.opening, TEXT_CHARS)?;
+        required("player.name", &self.player.name, TITLE_CHARS)?;
+        optional("player.description", &self.player.description, TEXT_CHARS)?;
+        if self.factions.len() > MAX_NAMED || self.people.len() > MAX_NAMED {
+            return bad(format!(
+                "at most {MAX_NAMED} factions and {MAX_NAMED} people"
+            ));
+        }
+        for (i, f) in self.factions.iter().enumerate() {
+            let at = format!("factions[{i}]");
+            if !is_id(&f.id, true) {
+                return bad(format!(
+                    "{at}.id {:?} must be lower-case letters, digits, '-' or '_' (at most 64)",
+                    f.id
+                ));
+            }
+            if self.factions[..i].iter().any(|g| g.id == f.id) {
+                return bad(format!("{at}.id {:?} is used twice", f.id));
+            }
+            required(&format!("{at}.name"), &f.name, TITLE_CHARS)?;
+            optional(&format!("{at}.description"), &f.description, TEXT_CHARS)?;
+            if !STANDING_RANGE.contains(&f.standing) {
+                return bad(format!(
+                    "{at}.standing {} must be between -100 and 100",
+                    f.standing
+                ));
+            }
+        }
+        for (i, p) in self.people.iter().enumerate() {
+            required(&format!("people[{i}].name"), &p.name, TITLE_CHARS)?;
+            required(
+                &format!("people[{i}].description"),
+                &p.description,
+                TEXT_CHARS,
+            )?;
+        }
+        lore::check_all(&self.lore, "lore")
+            .map_err(|e| ScenarioError::Invalid(e.to_string().replacen("lorebook: ", "", 1)))
+    }
+}
+
+/// Refuses a scenario name that is not a plain file name.
+pub fn check_name(name: &str) -> Result<(), ScenarioError> {
+    if is_id(name, false) {
+        Ok(())
+    } else {
+        Err(ScenarioError::Invalid(format!(
+            "name {name:?} must be lower-case letters, digits and '-', starting with a letter or digit (at most 64)"
+        )))
+    }
+}
+
+fn is_id(id: &str, underscore: bool) -> bool {
+    let ok = |c: char| {
+        c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || (underscore && c == '_')
+    };
+    !id.is_empty()
+        && id.len() <= 64
+        && id.chars().all(ok)
+        && id.starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+fn required(field: &str, text: &str, max: usize) -> Result<(), ScenarioError> {
+    if text.trim().is_empty() {
+        return Err(ScenarioError::Invalid(format!("{field} is empty")));
+    }
+    optional(field, text, max)
+}
+
+fn optional(field: &str, text: &str, max: usize) -> Result<(), ScenarioError> {
+    if text.chars().count() > max {
+        return Err(ScenarioError::Invalid(format!(
+            "{field} is longer than {max} characters"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> serde_json::Value {
+        json!({
+            "name": "mill",
+            "title": "The Haunted Mill",
+            "premise": "Something grinds at night in the old mill.",
+            "player": {"name": "Ada", "description": "a miller's daughter"},
+            "factions": [{"id": "village", "name": "The Village", "standing": 10}]
+        })
+    }
+
+    fn check(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json(&v.to_string())
+    }
+
+    #[test]
+    fn a_minimal_scenario_reads() {
+        let s = check(sample()).unwrap();
+        assert_eq!(s.factions[0].standing, 10);
+        assert!(s.lore.is_empty() && s.opening.is_empty());
+    }
+
+    #[test]
+    fn problems_name_the_field() {
+        let with = |pointer: &str, value: serde_json::Value| {
+            let mut v = sample();
+            *v.pointer_mut(pointer).unwrap() = value;
+            check(v).unwrap_err().to_string()
+        };
+        assert_eq!(with("/title", json!("  ")), "scenario: title is empty");
+        assert!(with("/name", json!("My Story")).contains("name \"My Story\" must be"));
+        assert!(with("/factions/0/id", json!("City Watch")).contains("factions[0].id"));
+        assert!(with("/factions/0/standing", json!(500)).contains("between -100 and 100"));
+        assert!(with("/player/name", json!("")).contains("player.name is empty"));
+        let mut twice = sample();
+        twice["factions"] = json!([{"id": "a", "name": "A"}, {"id": "a", "name": "B"}]);
+        assert!(check(twice).unwrap_err().to_string().contains("used twice"));
+        let mut unknown = sample();
+        unknown["tone"] = json!("grim");
+        assert!(check(unknown)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `tone`"));
+        let mut no_premise = sample();
+        no_premise.as_object_mut().unwrap().remove("premise");
+        assert!(check(no_premise)
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `premise`"));
+        let mut bad_lore = sample();
+        bad_lore["lore"] = json!([{"name": "x", "keys": [], "content": "c"}]);
+        assert!(check(bad_lore).unwrap_err().to_string().contains("lore[0]"));
+    }
+}
