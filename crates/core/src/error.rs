@@ -25,6 +25,9 @@ pub enum ErrorCode {
     SkillNotFound,
     SessionNotFound,
     SessionStore,
+    /// The story moved on while a turn was played (e.g. it was rewound):
+    /// the turn was not saved.
+    SessionChanged,
     ModelUnusable,
     /// A session state given in is not a JSON object.
     StateInvalid,
@@ -85,7 +88,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 17] = [
+    const PINNED: [(ErrorCode, &str); 18] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -96,6 +99,7 @@ mod tests {
         (ErrorCode::SkillNotFound, "skill_not_found"),
         (ErrorCode::SessionNotFound, "session_not_found"),
         (ErrorCode::SessionStore, "session_store"),
+        (ErrorCode::SessionChanged, "session_changed"),
         (ErrorCode::ModelUnusable, "model_unusable"),
         (ErrorCode::StateInvalid, "state_invalid"),
         (ErrorCode::CardInvalid, "card_invalid"),

@@ -1,0 +1,125 @@
+//! The session database's schema, oldest step first. A released step is
+//! never edited; a change is a new step. Steps run with foreign keys off
+//! (the store turns them on after migrating), so a table can be rebuilt.
+
+use rusqlite_migration::{Migrations, M};
+
+/// 1: a story is a line of numbered turns.
+const LINEAR: &str = "CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    initial_state TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE turns (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    input TEXT NOT NULL,
+    narrative TEXT NOT NULL,
+    fallback INTEGER NOT NULL DEFAULT 0,
+    state_after TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (session_id, number)
+);
+CREATE TABLE plan_attempts (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,
+    plan TEXT,
+    result TEXT,
+    error TEXT
+);
+CREATE TABLE transcripts (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,
+    planner TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    response TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    ttft_ms INTEGER NOT NULL,
+    total_ms INTEGER NOT NULL
+);
+CREATE INDEX turns_by_session ON turns(session_id, number);";
+
+/// 2: a story is a tree of turns. Each turn follows its parent (none for a
+/// first turn) and has a stable key scripts see; branches are named pointers
+/// to a head turn, and a session has a current one; a turn keeps every
+/// narration it was given (swipes), one of them active. A linear story
+/// becomes one branch, "main", whose head is its last turn.
+const TREE: &str = "CREATE TABLE turns_tree (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    parent_id INTEGER REFERENCES turns_tree(id) ON DELETE CASCADE,
+    key TEXT NOT NULL UNIQUE,
+    number INTEGER NOT NULL,
+    input TEXT NOT NULL,
+    narrative TEXT NOT NULL,
+    fallback INTEGER NOT NULL DEFAULT 0,
+    state_after TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    active_swipe INTEGER
+);
+INSERT INTO turns_tree (id, session_id, parent_id, key, number, input, narrative, fallback,
+                        state_after, created_at, duration_ms)
+    SELECT t.id, t.session_id,
+           (SELECT p.id FROM turns p WHERE p.session_id = t.session_id AND p.number = t.number - 1),
+           lower(hex(randomblob(16))), t.number, t.input, t.narrative, t.fallback,
+           t.state_after, t.created_at, t.duration_ms
+    FROM turns t ORDER BY t.id;
+DROP TABLE turns;
+ALTER TABLE turns_tree RENAME TO turns;
+CREATE INDEX turns_by_parent ON turns(session_id, parent_id);
+CREATE TABLE branches (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    head_id INTEGER REFERENCES turns(id) ON DELETE SET NULL,
+    redo_id INTEGER REFERENCES turns(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, name)
+);
+INSERT INTO branches (session_id, name, head_id, created_at)
+    SELECT s.id, 'main',
+           (SELECT t.id FROM turns t WHERE t.session_id = s.id ORDER BY t.number DESC LIMIT 1),
+           s.created_at
+    FROM sessions s;
+ALTER TABLE sessions ADD COLUMN current_branch INTEGER REFERENCES branches(id) ON DELETE SET NULL;
+UPDATE sessions SET current_branch = (SELECT b.id FROM branches b WHERE b.session_id = sessions.id);
+CREATE TABLE swipes (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    narrative TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX swipes_by_turn ON swipes(turn_id, id);
+INSERT INTO swipes (turn_id, narrative, created_at)
+    SELECT id, narrative, created_at FROM turns ORDER BY id;
+UPDATE turns SET active_swipe = (SELECT s.id FROM swipes s WHERE s.turn_id = turns.id);";
+
+/// Every step of the schema.
+pub(super) fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(LINEAR), M::up(TREE)])
+}
+
+/// The first step alone: the schema stories were saved with before they
+/// were trees, for tests of the migration.
+#[cfg(test)]
+pub(super) fn linear_only() -> Migrations<'static> {
+    Migrations::new(vec![M::up(LINEAR)])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn migrations_are_valid() {
+        super::migrations().validate().unwrap();
+    }
+}
