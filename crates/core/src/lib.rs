@@ -13,6 +13,7 @@ pub mod narration;
 pub mod paths;
 pub mod plan;
 pub mod planner;
+pub mod process_groups;
 pub use narratoria_protocol as protocol;
 pub mod result;
 pub mod rules;
