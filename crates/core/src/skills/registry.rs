@@ -329,7 +329,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         write_skill(&root, "alpha", "first");
-        let reg = Registry::open(&[root.clone()], SkillsState::default()).unwrap();
+        let reg = Registry::open(std::slice::from_ref(&root), SkillsState::default()).unwrap();
 
         write_skill(&root, "beta", "second");
         let ch = reg.reload(&[root.join("beta/skill.json")]);
@@ -386,7 +386,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         write_skill(&root, "alpha", "first");
-        let reg = Registry::open(&[root.clone()], SkillsState::default()).unwrap();
+        let reg = Registry::open(std::slice::from_ref(&root), SkillsState::default()).unwrap();
         let mut rx = reg.subscribe();
         let _watch = reg.watch(Duration::from_millis(50)).unwrap();
 
@@ -415,7 +415,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         write_skill(&root, "alpha", "first");
-        let reg = Registry::open(&[root.clone()], SkillsState::default()).unwrap();
+        let reg = Registry::open(std::slice::from_ref(&root), SkillsState::default()).unwrap();
         reg.update_state(|s| s.set_enabled("alpha", false));
         assert!(!reg.snapshot().get("alpha").unwrap().enabled);
         write_skill(&root, "alpha", "edited");
