@@ -49,6 +49,7 @@ pub fn lock_exclusive(path: &Path) -> std::io::Result<FileLock> {
 /// flock locks belong to the open file description, so two opens of the lock
 /// file exclude each other even within one process.
 #[cfg(unix)]
+#[allow(unsafe_code)]
 fn hold(file: &File) -> std::io::Result<()> {
     use std::os::unix::io::AsRawFd;
     loop {
