@@ -16,6 +16,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   skill_not_found: "That skill is no longer there.",
   session_not_found: "That session is no longer there.",
   session_store: "The saved stories could not be read or written.",
+  session_changed: "The story moved on while that turn was played (it was rewound or changed elsewhere), so the turn was not saved — try it again.",
   model_unusable: "That model file cannot be used.",
   state_invalid: "The story's state is not valid.",
   card_invalid: "That file is not a character card Narratoria can read.",
