@@ -59,6 +59,9 @@ pub struct Attempt<'a> {
     /// Set when the skill declared the `generate` capability: stdin then stays
     /// open for the host's replies (protocol `narratoria/1.1`).
     pub host: Option<HostLink>,
+    /// Secret values scrubbed from the stderr tail before it is cut, so that
+    /// the cut never leaves part of a secret behind.
+    pub secrets: &'a [String],
 }
 
 /// How the process ended.
@@ -173,7 +176,7 @@ pub async fn run(
     tokio::pin!(writer);
     let mut writer_done = false;
     let stderr = child.stderr.take().expect("stderr piped");
-    let stderr_fut = drain_tail(stderr, attempt.limits.stderr_tail_bytes);
+    let stderr_fut = drain_tail(stderr, attempt.limits.stderr_tail_bytes, attempt.secrets);
     tokio::pin!(stderr_fut);
     let mut stderr_tail: Option<String> = None;
 
@@ -334,7 +337,9 @@ fn accept(
                     return Err(Violation::BadField {
                         event: "generate".into(),
                         field: "type".into(),
-                        problem: "is only allowed for skills that declare the \"generate\" capability".into(),
+                        problem:
+                            "is only allowed for skills that declare the \"generate\" capability"
+                                .into(),
                     })
                 }
             }
@@ -345,30 +350,22 @@ fn accept(
     Ok(())
 }
 
-/// Keeps the last `cap` bytes of a stream, reading it to its end.
-async fn drain_tail(mut stream: tokio::process::ChildStderr, cap: usize) -> String {
-    let mut tail: Vec<u8> = Vec::new();
+/// Keeps the last `cap` bytes of a stream, reading it to its end, with every
+/// occurrence of `secrets` replaced before anything is cut away.
+async fn drain_tail(
+    mut stream: tokio::process::ChildStderr,
+    cap: usize,
+    secrets: &[String],
+) -> String {
+    let mut tail = crate::skills::config::ScrubbedTail::new(cap, secrets);
     let mut buf = vec![0u8; 16 * 1024];
-    let mut truncated = false;
     loop {
         match stream.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
-                tail.extend_from_slice(&buf[..n]);
-                if tail.len() > cap {
-                    let cut = tail.len() - cap;
-                    tail.drain(..cut);
-                    truncated = true;
-                }
-            }
+            Ok(n) => tail.push(&buf[..n]),
         }
     }
-    let text = String::from_utf8_lossy(&tail).into_owned();
-    if truncated {
-        format!("…{text}")
-    } else {
-        text
-    }
+    tail.finish()
 }
 
 /// Where an asset's `path` may point: inside the skill or its data folder.

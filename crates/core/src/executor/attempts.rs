@@ -12,11 +12,12 @@ use super::classify::{classify, failed_state};
 use super::events::{emit, EventSink, ExecEvent};
 use super::ms;
 use super::prepare::Job;
+use super::scrub::scrub_error;
 use crate::plan::RetryPolicy;
 use crate::protocol::Event;
 use crate::result::{ExecutionState, ToolError};
 use crate::runner::{self, Limits};
-use crate::skills::config::{scrub, scrub_text};
+use crate::skills::config::scrub;
 
 /// A tool's final outcome after all its attempts.
 pub(super) struct ToolRun {
@@ -146,6 +147,7 @@ pub(super) async fn run_tool(
                 deadline,
                 limits: &limits,
                 host: job.host.clone(),
+                secrets: &job.secrets,
             },
             &live,
         )
@@ -170,6 +172,8 @@ pub(super) async fn run_tool(
                 attempt: next,
                 delay,
             } => {
+                let mut error = error;
+                scrub_error(&mut error, &job.secrets);
                 emit(
                     &sink,
                     ExecEvent::ToolRetrying {
@@ -186,8 +190,7 @@ pub(super) async fn run_tool(
         }
     };
 
-    let mut stderr = last.stderr_tail.clone();
-    scrub_text(&mut stderr, &job.secrets);
+    let stderr = last.stderr_tail.clone();
     let ok = matches!(last.done(), Some((true, _)));
     let (state, output, patches) = match &error {
         Some(e) => (failed_state(e.error_type), None, Vec::new()),
@@ -203,7 +206,7 @@ pub(super) async fn run_tool(
                 .collect(),
         ),
     };
-    ToolRun {
+    let mut run = ToolRun {
         ok,
         state,
         output,
@@ -213,7 +216,9 @@ pub(super) async fn run_tool(
         execution_time_ms: ms(started.elapsed()),
         error,
         stderr,
-    }
+    };
+    run.scrub(&job.secrets);
+    run
 }
 
 /// An event as the trace keeps it: `attempt` first (the script's own

@@ -13,6 +13,7 @@ mod events;
 mod options;
 mod prepare;
 mod run;
+mod scrub;
 
 use std::time::Duration;
 

@@ -17,6 +17,9 @@ pub struct ExecutorOptions {
     /// Where skills' writable data folders live (`<root>/<skill>`); without
     /// it, `<skill folder>/data`.
     pub data_root: Option<PathBuf>,
+    /// Where the player's own skill settings are (`<dir>/<skill>.json`);
+    /// without it, the user's `skill-settings` folder.
+    pub settings_dir: Option<PathBuf>,
     /// The host's model, lent to skills that declare the `generate`
     /// capability (docs/protocol.md, "Host generation").
     pub host: HostLink,
@@ -31,6 +34,7 @@ impl Default for ExecutorOptions {
             plan_timeout: Duration::from_secs(60),
             limits: Limits::default(),
             data_root: None,
+            settings_dir: None,
             host: HostLink::default(),
         }
     }

@@ -7,11 +7,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::ExecutorOptions;
-use crate::plan::{Plan, RetryPolicy, ToolInvocation};
 use crate::host::serve::HostLink;
+use crate::plan::{Plan, RetryPolicy, ToolInvocation};
 use crate::protocol::{Envelope, ProtocolVersion, PROTOCOL, PROTOCOL_VERSION};
 use crate::result::{ToolError, ToolErrorType};
-use crate::skills::config::secret_values;
+use crate::skills::config::{secret_values, PlayerSettings};
 use crate::skills::{Catalog, ResolveError};
 
 /// Everything a tool's attempts need, owned.
@@ -76,18 +76,22 @@ pub(super) fn prepare(
     let data_dir = data_dir(&skill.name, &skill.dir, opts.data_root.as_deref())
         .map_err(|e| not_run(Some(&skill.name), ToolErrorType::SpawnFailed, e))?;
     let env_lookup = |k: &str| std::env::var(k).ok();
-    let config = crate::skills::config::resolve(
-        skill.config_schema.as_ref(),
-        skill.user_config.as_ref(),
-        &env_lookup,
-    )
-    .map_err(|e| {
-        not_run(
-            Some(&skill.name),
-            ToolErrorType::ConfigInvalid,
-            format!("settings of skill {:?}: {e}", skill.name),
-        )
-    })?;
+    let config = PlayerSettings::for_skill(opts.settings_dir.as_deref(), &skill.name)
+        .and_then(|player| {
+            crate::skills::config::resolve(
+                skill.config_schema.as_ref(),
+                skill.user_config.as_ref(),
+                player.as_ref(),
+                &env_lookup,
+            )
+        })
+        .map_err(|e| {
+            not_run(
+                Some(&skill.name),
+                ToolErrorType::ConfigInvalid,
+                format!("settings of skill {:?}: {e}", skill.name),
+            )
+        })?;
     let secrets = skill
         .config_schema
         .as_ref()

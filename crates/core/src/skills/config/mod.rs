@@ -1,12 +1,16 @@
 //! A skill's settings: validated against its `config-schema.json` (draft-07
-//! or 2020-12, by the `jsonschema` crate), schema defaults applied, `${VAR}`
-//! taken from the environment when resolved (never written back), secrets
-//! (`format: "password"`) redacted wherever they are shown, and saved
-//! atomically — an invalid config is never written.
+//! or 2020-12, by the `jsonschema` crate), schema defaults applied, the
+//! player's own settings laid over the skill's shipped ones with `${VAR}`
+//! taken from the variables the player allowed (never written back), secrets
+//! (`format: "password"` or `writeOnly`, anywhere in the schema) redacted
+//! wherever they are shown, and saved atomically — an invalid config is
+//! never written.
 
 mod assign;
 mod defaults;
+mod player;
 mod secrets;
+mod tail;
 #[cfg(test)]
 mod test_schema;
 mod vars;
@@ -14,16 +18,19 @@ mod wording;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, FieldError};
 
 pub use self::assign::assign;
 pub use self::defaults::with_defaults;
+pub use self::player::{merged, resolve, valid_var_name, PlayerSettings};
 pub use self::secrets::{
-    has_secrets, redact, scrub, scrub_text, secret_pointers, secret_values, REDACTED,
+    has_secrets, redact, scrub, scrub_map, scrub_text, secret_pointers, secret_values,
+    MIN_SCRUBBED_LEN, REDACTED,
 };
-pub use self::vars::substitute_env;
+pub use self::tail::ScrubbedTail;
+pub use self::vars::{substitute_allowed, substitute_env};
 pub use crate::fs::write_atomically;
 
 /// Why a config could not be resolved or saved.
@@ -71,22 +78,6 @@ pub fn validate(schema: &Value, config: &Value) -> Result<(), ConfigError> {
     } else {
         Err(ConfigError::Invalid(errors))
     }
-}
-
-/// The config a script receives: stored config, schema defaults, then the
-/// environment's `${VAR}`s, validated.
-pub fn resolve(
-    schema: Option<&Value>,
-    stored: Option<&Value>,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<Value, ConfigError> {
-    let stored = stored.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-    let Some(schema) = schema else {
-        return substitute_env(&stored, lookup);
-    };
-    let resolved = substitute_env(&with_defaults(schema, &stored), lookup)?;
-    validate(schema, &resolved)?;
-    Ok(resolved)
 }
 
 /// Checks a config as it would be stored: a `${VAR}` placeholder is accepted
@@ -148,9 +139,14 @@ mod tests {
     #[test]
     fn resolve_applies_defaults_env_and_validates() {
         let lookup = |k: &str| (k == "EP").then(|| "http://127.0.0.1:9".to_string());
+        let player = |settings: Value| PlayerSettings {
+            settings,
+            allow_env: vec!["EP".into()],
+        };
         let r = resolve(
             Some(&schema()),
-            Some(&json!({"endpoint": "${EP}"})),
+            None,
+            Some(&player(json!({"endpoint": "${EP}"}))),
             &lookup,
         )
         .unwrap();
@@ -158,7 +154,8 @@ mod tests {
         assert_eq!(r["sides"], 20);
         assert!(resolve(
             Some(&schema()),
-            Some(&json!({"endpoint": "x", "sides": 0})),
+            None,
+            Some(&player(json!({"endpoint": "x", "sides": 0}))),
             &lookup
         )
         .is_err());
