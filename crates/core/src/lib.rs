@@ -2,6 +2,8 @@
 //! executor, session state, and skill discovery. No language model and no GUI
 //! live here, so everything builds and tests in seconds.
 
+#![deny(unsafe_code)]
+
 pub mod bindings;
 pub mod dag;
 pub mod error;

@@ -52,6 +52,7 @@ pub fn live() -> Vec<i32> {
 
 /// Sends SIGKILL to every live process group. Async-signal-safe: it only
 /// reads atomics and calls `killpg`.
+#[allow(unsafe_code)]
 pub fn kill_all() {
     #[cfg(unix)]
     for slot in LIVE.iter() {
@@ -69,6 +70,7 @@ pub fn kill_all() {
 /// Makes SIGINT, SIGTERM and SIGHUP kill every live script's process group
 /// before the host ends as it would have without this (by the same signal).
 /// For programs that have no handler of their own for these signals.
+#[allow(unsafe_code)]
 pub fn kill_all_on_termination_signals() {
     #[cfg(unix)]
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
@@ -85,6 +87,7 @@ pub fn kill_all_on_termination_signals() {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)]
 extern "C" fn on_termination_signal(signal: libc::c_int) {
     kill_all();
     // SAFETY: restores the default action and re-sends the signal, so the
@@ -100,6 +103,7 @@ extern "C" fn on_termination_signal(signal: libc::c_int) {
 /// *thread* that started the script ends, so scripts must be started from
 /// threads that live as long as the host's runtime (tokio's worker threads
 /// and the thread that drives `block_on` do; a short-lived thread must not).
+#[allow(unsafe_code)]
 pub fn die_with_host(cmd: &mut tokio::process::Command) {
     #[cfg(target_os = "linux")]
     {
@@ -141,6 +145,7 @@ mod tests {
     /// when the whole host dies.
     #[cfg(target_os = "linux")]
     #[test]
+    #[allow(unsafe_code)]
     fn a_script_dies_with_the_thread_that_started_it() {
         let pid = std::thread::spawn(|| {
             let rt = tokio::runtime::Builder::new_current_thread()

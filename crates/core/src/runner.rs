@@ -449,6 +449,7 @@ enum Signal {
     Kill,
 }
 
+#[allow(unsafe_code)]
 fn signal_group(pgid: Option<i32>, sig: Signal) {
     #[cfg(unix)]
     if let Some(pgid) = pgid.filter(|&p| p > 1) {
