@@ -12,6 +12,7 @@ pub mod file_lock;
 pub mod fs;
 pub mod host;
 pub mod narration;
+pub mod output_budget;
 pub mod paths;
 pub mod plan;
 pub mod planner;

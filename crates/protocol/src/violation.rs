@@ -36,6 +36,10 @@ pub enum Violation {
     TooManyEvents(usize),
     #[error("more than {0} bytes of stdout")]
     TooMuchOutput(usize),
+    #[error("the plan's scripts sent more than {0} events together")]
+    PlanTooManyEvents(usize),
+    #[error("the plan's scripts sent more than {0} bytes of stdout together")]
+    PlanTooMuchOutput(usize),
     #[error("asset path {0:?} is outside the skill and data folders")]
     AssetOutsideFolders(String),
 }
