@@ -1,6 +1,8 @@
-//! One turn of play: plan → execute → replan without the skills that failed
-//! (at most 5 plans) → template narration when every plan failed. Every
-//! attempt is recorded for the session.
+//! One turn of play: plan the mechanics → give the plan the turn's shape
+//! (narration last, depending on every mechanics tool) → execute → replan
+//! without the skills that failed (at most 5 plans) → template narration when
+//! every plan failed → remember the turn. Every attempt is recorded for the
+//! session (docs/architecture.md, "A turn").
 //!
 //! [`replan`] decides what happens next; [`play_turn`] does it: it asks the
 //! planner, runs the plan, and feeds what came out back to the loop.
@@ -18,6 +20,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::executor::{execute, ExecEvent, ExecutorOptions};
+use crate::narration::{self, Telling};
 use crate::plan::Plan;
 use crate::planner::{PlanOutcome, PlanRequest, Planner, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
@@ -139,6 +142,7 @@ pub async fn play_turn(
     };
     let mut ready: Option<(Plan, Transcript)> = None;
     let mut last_result: Option<ExecutionResult> = None;
+    let mut last_disabled: Vec<String> = Vec::new();
     loop {
         match replan.phase() {
             Phase::Generating { attempt } => {
@@ -148,7 +152,10 @@ pub async fn play_turn(
                     disabled_skills: next.disabled_skills.clone(),
                 });
                 match turn.generate(next).await {
-                    Ok(outcome) => ready = Some((replan.planned(outcome.plan), outcome.transcript)),
+                    Ok(outcome) => {
+                        let plan = turn.shaped(replan.planned(outcome.plan));
+                        ready = Some((plan, outcome.transcript));
+                    }
                     Err(no_plan) => {
                         let failure = replan.plan_failed(&no_plan);
                         log.attempts.push(AttemptRecord {
@@ -164,6 +171,7 @@ pub async fn play_turn(
             }
             Phase::Executing { attempt, .. } => {
                 let (plan, transcript) = ready.take().expect("a plan is ready to execute");
+                last_disabled = plan.disabled_skills.clone();
                 let plan_json = serde_json::to_value(&plan).expect("plan serialises");
                 turn.send(TurnEvent::PlanReady {
                     attempt,
@@ -189,6 +197,7 @@ pub async fn play_turn(
             Phase::Replanning { .. } => replan.replan(),
             Phase::Succeeded { .. } => {
                 let result = last_result.expect("the plan that succeeded has a result");
+                let result = turn.remembered(result, &last_disabled).await;
                 return turn.told(result, log);
             }
             Phase::FellBack => {
@@ -231,7 +240,43 @@ impl Turn<'_> {
         .await;
     }
 
-    /// Asks the planner for `next`, streaming its narrative as it comes.
+    /// `plan` in the turn's shape: the planner's own narrative and narration
+    /// steps give way to one narration step the host adds after every
+    /// mechanics tool, so nothing is told before the rules decide.
+    fn shaped(&self, mut plan: Plan) -> Plan {
+        plan.narrative = None;
+        let scenario = scenario_text(&self.state, self.input, &self.recent);
+        narration::shape(
+            &mut plan,
+            &self.catalog,
+            &Telling {
+                input: self.input,
+                recent: &self.recent,
+                scenario: scenario.as_deref(),
+            },
+        );
+        plan
+    }
+
+    /// `result` after the memory skill kept the turn (when it can): its tool
+    /// joins the trace and its state changes the turn's. A failure to
+    /// remember never fails the turn.
+    async fn remembered(&self, mut result: ExecutionResult, disabled: &[String]) -> ExecutionResult {
+        let narrative = result.narrative.clone().unwrap_or_default();
+        let Some(plan) = narration::remember::plan(&self.catalog, disabled, self.input, &narrative)
+        else {
+            return result;
+        };
+        let kept = execute(&plan, &self.catalog, result.final_state.clone(), &self.opts.exec, None).await;
+        if kept.success {
+            result.final_state = kept.final_state;
+        }
+        result.execution_trace.extend(kept.execution_trace);
+        result
+    }
+
+    /// Asks the planner for `next` (its own narrative is not shown: the
+    /// narration step tells the turn once the rules have decided).
     async fn generate(&self, next: NextPlan) -> Result<PlanOutcome, NoPlan> {
         let planner = Arc::clone(&self.planner);
         let catalog = Arc::clone(&self.catalog);
@@ -240,7 +285,6 @@ impl Turn<'_> {
             self.state.clone(),
             self.recent.clone(),
         );
-        let sink = self.sink.clone();
         let deadline = Instant::now() + self.opts.generation_deadline;
         let attempt = next.attempt;
         tokio::task::spawn_blocking(move || {
@@ -255,15 +299,7 @@ impl Turn<'_> {
                 previous_failure: next.previous_failure.as_deref(),
                 deadline,
             };
-            planner.plan(&req, &mut |piece| {
-                send(
-                    &sink,
-                    TurnEvent::NarrativeDelta {
-                        attempt,
-                        text: piece.to_string(),
-                    },
-                )
-            })
+            planner.plan(&req, &mut |_| {})
         })
         .await
         .map_err(|join| NoPlan::Crashed(join.to_string()))?
@@ -294,14 +330,23 @@ impl Turn<'_> {
         result
     }
 
-    /// The turn told by the plan that succeeded (or by the template, when
-    /// that plan has no narrative).
+    /// The turn told by its narration step, or — when there was none (the
+    /// storyteller disabled or failed) — by the outcome template, which tells
+    /// what the rules decided in words.
     fn told(self, mut result: ExecutionResult, log: TurnLog) -> TurnOutcome {
-        let narrative = result
-            .narrative
-            .clone()
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| fallback_narration(self.input));
+        let narrative = match result.narrative.clone().filter(|n| !n.trim().is_empty()) {
+            Some(n) => n,
+            None => {
+                let told = narration::told(
+                    self.input,
+                    result.execution_trace.iter().filter_map(|t| t.output.as_ref()),
+                );
+                self.send(TurnEvent::Fallback {
+                    narrative: told.clone(),
+                });
+                told
+            }
+        };
         result.narrative = Some(narrative.clone());
         let state_after = result.final_state.clone();
         self.outcome(result, narrative, false, state_after, log)
@@ -344,6 +389,24 @@ impl Turn<'_> {
             health_changes: log.health_changes,
         }
     }
+}
+
+/// The most characters of scenario and lore the narration step is given
+/// (the storyteller's own prompt budget for it).
+const SCENARIO_CHARS: usize = 800;
+
+/// The story's premise, setting and the lore the recent turns call for, as
+/// the narration step is told them (docs/scenarios.md).
+fn scenario_text(state: &Map<String, Value>, input: &str, recent: &[TurnSummary]) -> Option<String> {
+    if let Some(Value::String(text)) = state.get("scenario") {
+        return Some(text.clone());
+    }
+    let mut texts = vec![input.to_string()];
+    for turn in recent {
+        texts.push(turn.input.clone());
+        texts.push(turn.narrative.clone());
+    }
+    crate::scenario::telling(state, &texts, SCENARIO_CHARS).map(|told| told.text)
 }
 
 fn send(sink: &Option<UnboundedSender<TurnEvent>>, ev: TurnEvent) {

@@ -70,7 +70,7 @@ async fn a_failing_skill_is_replanned_away() {
 }
 
 #[tokio::test]
-async fn without_the_storyteller_the_plan_narrative_stands() {
+async fn a_failing_storyteller_is_replanned_away_and_the_template_tells_the_turn() {
     let dir = tempfile::tempdir().unwrap();
     script_skill(dir.path(), "storyteller", "narrate", FAIL);
     let mut skills = SkillsState::default();
@@ -172,4 +172,75 @@ async fn a_planner_that_never_answers_is_recorded_five_times_then_falls_back() {
         .attempts
         .iter()
         .all(|a| a.error.as_deref() == Some("plan generation exceeded its deadline")));
+}
+
+/// A narrate script that tells what it was given: the check's outcome from
+/// its dependency, and whether it ran after the roll.
+const TELL_DEPS: &str = r#"case "$line" in
+  *'"outcome":"failure"'*) told="You swing and miss." ;;
+  *) told="You never rolled." ;;
+esac
+printf '{"type":"done","ok":true,"output":{"narrative":"%s"}}\n' "$told""#;
+
+const MISSED_ROLL: &str = r#"printf '%s\n' '{"type":"done","ok":true,"output":{"total":4,"rolls":[4],"formula":"1d20","dc":15,"outcome":"failure","margin":-11,"natural":4}}'"#;
+
+#[tokio::test]
+async fn narration_runs_last_and_tells_what_the_dice_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "dice-roller", "roll-dice", MISSED_ROLL);
+    script_skill(dir.path(), "storyteller", "narrate", TELL_DEPS);
+    let mut skills = SkillsState::default();
+    let (out, events) = turn(dir.path(), "I attack the goblin", &mut skills).await;
+    assert!(out.result.success, "{:?}", out.result.failure_message);
+    assert_eq!(out.turn.narrative, "You swing and miss.");
+    let plan = out.turn.attempts[0].plan.as_ref().unwrap();
+    let tools = plan["tools"].as_array().unwrap();
+    let last = tools.last().unwrap();
+    assert_eq!(last["toolPath"], "storyteller/narrate");
+    assert_eq!(last["dependencies"], serde_json::json!(["roll"]), "{plan}");
+    assert_eq!(last["input"]["playerInput"], "I attack the goblin");
+    assert!(plan.get("narrative").is_none_or(Value::is_null), "{plan}");
+    assert!(
+        !events.iter().any(|e| matches!(e, TurnEvent::NarrativeDelta { .. })),
+        "nothing is told before the rules decide"
+    );
+}
+
+#[tokio::test]
+async fn without_a_storyteller_the_outcome_template_tells_the_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "dice-roller", "roll-dice", MISSED_ROLL);
+    let mut skills = SkillsState::default();
+    let (out, events) = turn(dir.path(), "I attack the goblin", &mut skills).await;
+    assert!(out.result.success && !out.turn.fallback);
+    let told = &out.turn.narrative;
+    assert!(told.starts_with("You attack the goblin"), "{told}");
+    assert!(told.contains("not work"), "a failed check is told as a failure: {told}");
+    assert!(!told.chars().any(|c| c.is_ascii_digit()), "no raw numbers: {told}");
+    assert!(events.iter().any(|e| matches!(e, TurnEvent::Fallback { .. })));
+}
+
+#[tokio::test]
+async fn every_told_turn_is_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "storyteller", "narrate", OK_NARRATE);
+    script_skill(
+        dir.path(),
+        "memory",
+        "store-memory",
+        r#"printf '{"type":"state_patch","patch":{"kept":%s}}\n' "$line"; printf '%s\n' '{"type":"done","ok":true,"output":{"stored":true}}'"#,
+    );
+    let mut skills = SkillsState::default();
+    let (out, _) = turn(dir.path(), "I greet the innkeeper", &mut skills).await;
+    assert!(out.result.success);
+    let kept = &out.turn.state_after["kept"];
+    assert_eq!(
+        kept["input"]["summary"],
+        "You greet the innkeeper. The goblin falls."
+    );
+    assert!(out
+        .result
+        .execution_trace
+        .iter()
+        .any(|t| t.tool_path.as_deref() == Some("memory/store-memory")));
 }
