@@ -17,6 +17,7 @@ pub mod failure;
 pub mod generate;
 pub mod parse;
 pub mod schema;
+pub mod story;
 pub mod stream;
 pub mod version;
 pub mod violation;
@@ -30,6 +31,7 @@ pub use generate::{
     HostMessage, HostMessageError, HostModel, Message, Reply, Role, Usage,
 };
 pub use parse::{parse_event, parse_line, Line, RawEvent};
+pub use story::StoryPlace;
 pub use stream::{StreamChecker, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STDOUT_BYTES, MAX_LINE_BYTES};
 pub use version::{ProtocolVersion, VersionError, PROTOCOL, PROTOCOL_VERSION};
 pub use violation::Violation;

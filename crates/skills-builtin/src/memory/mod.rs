@@ -5,6 +5,7 @@
 pub mod config;
 pub mod embedder;
 pub mod rank;
+mod scope;
 pub mod store;
 
 pub use config::MemoryConfig;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
+use narratoria_protocol::StoryPlace;
 use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
 use serde_json::Value;
@@ -63,6 +64,12 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
             "CREATE VIRTUAL TABLE memories_vec USING vec0(embedding bit[384]);
              INSERT INTO memories_vec(rowid, embedding)
                SELECT id, vec_quantize_binary(embedding) FROM memories WHERE length(embedding) = 1536;",
+        ),
+        // 4: the story and turn a memory was made in (none outside a story).
+        M::up(
+            "ALTER TABLE memories ADD COLUMN story_id TEXT;
+             ALTER TABLE memories ADD COLUMN turn_id TEXT;
+             CREATE INDEX memories_by_story ON memories(story_id, turn_id);",
         ),
     ])
 });
@@ -114,6 +121,8 @@ pub struct MemoryStore {
     conn: Connection,
     /// The database file; `None` in memory.
     path: Option<PathBuf>,
+    /// Where in a story memories are kept and recalled; `None`: outside any story.
+    story: Option<StoryPlace>,
 }
 
 impl MemoryStore {
@@ -134,13 +143,29 @@ impl MemoryStore {
 
     fn from_connection(mut conn: Connection) -> Result<MemoryStore, SkillError> {
         crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
-        Ok(MemoryStore { conn, path: None })
+        Ok(MemoryStore {
+            conn,
+            path: None,
+            story: None,
+        })
+    }
+
+    /// The store as seen from `story` (as it always was, for `None`).
+    pub fn within(mut self, story: Option<StoryPlace>) -> MemoryStore {
+        self.story = story;
+        self
     }
 
     /// Stores one memory; returns its id.
     pub fn insert(&mut self, m: &NewMemory) -> Result<i64, SkillError> {
         let tx = self.conn.transaction()?;
         let id = insert_in(&tx, m)?;
+        if let Some(story) = &self.story {
+            tx.execute(
+                "UPDATE memories SET story_id = ?2, turn_id = ?3 WHERE id = ?1",
+                params![id, story.id, story.turn_id],
+            )?;
+        }
         tx.commit()?;
         Ok(id)
     }
@@ -178,7 +203,10 @@ impl MemoryStore {
         limit: usize,
     ) -> Result<(Vec<Recalled>, RecallTimings), SkillError> {
         let mut timings = RecallTimings::default();
-        let mut found: BTreeMap<i64, (Option<f32>, Option<f64>)> = BTreeMap::new();
+        if let Some(story) = &self.story {
+            let (ids, matches) = super::scope::search(&self.conn, story, query, query_vec)?;
+            return self.rescore(ids, matches, query_vec, threshold, limit, timings);
+        }
 
         // The two searches are independent: on a file database the keyword
         // search runs on its own connection in parallel with the vector one.
@@ -204,6 +232,21 @@ impl MemoryStore {
         let (matches, keyword_time) = keyword?;
         timings.vector = vector_time;
         timings.keyword = keyword_time;
+        self.rescore(ids, matches, query_vec, threshold, limit, timings)
+    }
+
+    /// The candidates (`ids` from vectors, `matches` with their bm25 from
+    /// keywords) scored exactly and ranked.
+    fn rescore(
+        &self,
+        ids: Vec<i64>,
+        matches: Vec<(i64, f64)>,
+        query_vec: Option<&[f32]>,
+        threshold: f32,
+        limit: usize,
+        mut timings: RecallTimings,
+    ) -> Result<(Vec<Recalled>, RecallTimings), SkillError> {
+        let mut found: BTreeMap<i64, (Option<f32>, Option<f64>)> = BTreeMap::new();
         for id in ids {
             found.entry(id).or_default();
         }

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
+use narratoria_protocol::StoryPlace;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use rusqlite_migration::{Migrations, M};
 use serde::Serialize;
@@ -40,13 +41,31 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
              ALTER TABLE reputation_log ADD COLUMN day INTEGER;
              CREATE INDEX reputation_log_by_faction ON reputation_log(faction_id, id);",
         ),
+        // 3: the story and turn a change was made in (none outside a story).
+        M::up(
+            "ALTER TABLE reputation_log ADD COLUMN story_id TEXT;
+             ALTER TABLE reputation_log ADD COLUMN turn_id TEXT;
+             CREATE INDEX reputation_log_by_story ON reputation_log(story_id, faction_id, id);",
+        ),
     ])
 });
 
-/// The reputation database.
+/// The reputation database, as seen from one place in a story (or from
+/// outside any story).
 pub struct Ledger {
     conn: Connection,
+    story: Option<StoryPlace>,
 }
+
+/// A faction's last recorded change: its score, when, and the last in-game day known.
+struct Latest {
+    score: i64,
+    last_modified: String,
+    last_day: Option<i64>,
+}
+
+/// The log rows a story's turn sees: of its story, made on its path or in it.
+const VISIBLE: &str = "story_id = ?1 AND turn_id IN (SELECT value FROM json_each(?2))";
 
 /// What one update did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,7 +136,28 @@ impl Ledger {
     /// Migrates an open connection to the current schema.
     pub fn from_connection(mut conn: Connection) -> Result<Ledger, SkillError> {
         crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
-        Ok(Ledger { conn })
+        Ok(Ledger { conn, story: None })
+    }
+
+    /// The ledger as seen from `story` (as it always was, for `None`).
+    pub fn within(mut self, story: Option<StoryPlace>) -> Ledger {
+        self.story = story;
+        self
+    }
+
+    /// The story id and the visible turn ids (a JSON array) for [`VISIBLE`].
+    fn scope(&self) -> Option<(String, String)> {
+        self.story.as_ref().map(|s| {
+            (
+                s.id.clone(),
+                serde_json::to_string(&s.visible_turns()).expect("serialises"),
+            )
+        })
+    }
+
+    /// A faction's last recorded change as seen from here.
+    fn latest(&self, faction: &str) -> Result<Option<Latest>, SkillError> {
+        latest(&self.conn, self.scope(), faction)
     }
 
     /// Adds `delta` to a faction's score: decay since the last change is
@@ -132,17 +172,16 @@ impl Ledger {
         day: Option<i64>,
     ) -> Result<Update, SkillError> {
         let scale = cfg.reputation_scale;
+        let scope = self.scope();
+        let (story, turn) = match &self.story {
+            Some(s) => (Some(s.id.clone()), Some(s.turn_id.clone())),
+            None => (None, None),
+        };
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let row: Option<(i64, Option<i64>)> = tx
-            .query_row(
-                "SELECT score, last_day FROM reputation WHERE faction_id = ?1",
-                [faction],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let (previous, last_day) = row.unwrap_or((0, None));
+        let (previous, last_day) =
+            latest(&tx, scope, faction)?.map_or((0, None), |l| (l.score, l.last_day));
         let stamp = now();
         let days = match (day, last_day) {
             (Some(d), Some(l)) => d - l,
@@ -162,6 +201,10 @@ impl Ledger {
                     day
                 ],
             )?;
+            tx.execute(
+                "UPDATE reputation_log SET story_id = ?2, turn_id = ?3 WHERE id = ?1",
+                params![tx.last_insert_rowid(), story, turn],
+            )?;
         }
         let score = scale.clamp(after_decay.saturating_add(delta));
         tx.execute(
@@ -170,13 +213,19 @@ impl Ledger {
             params![faction, score - after_decay, reason, stamp, delta, score, day],
         )?;
         tx.execute(
+            "UPDATE reputation_log SET story_id = ?2, turn_id = ?3 WHERE id = ?1",
+            params![tx.last_insert_rowid(), story, turn],
+        )?;
+        if story.is_none() {
+            tx.execute(
             "INSERT INTO reputation (faction_id, score, last_modified, last_day) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT(faction_id) DO UPDATE SET
                score = excluded.score,
                last_modified = excluded.last_modified,
                last_day = COALESCE(excluded.last_day, reputation.last_day)",
             params![faction, score, stamp, day],
-        )?;
+            )?;
+        }
         tx.commit()?;
         Ok(Update {
             faction_id: faction.to_string(),
@@ -200,17 +249,9 @@ impl Ledger {
         day: Option<i64>,
         history: usize,
     ) -> Result<Standing, SkillError> {
-        let row: Option<(i64, String, Option<i64>)> = self
-            .conn
-            .query_row(
-                "SELECT score, last_modified, last_day FROM reputation WHERE faction_id = ?1",
-                [faction],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
         let scale = cfg.reputation_scale;
-        let (stored, last_modified, last_day, known) = match row {
-            Some((s, m, d)) => (s, Some(m), d, true),
+        let (stored, last_modified, last_day, known) = match self.latest(faction)? {
+            Some(l) => (l.score, Some(l.last_modified), l.last_day, true),
             None => (0, None, None, false),
         };
         let days = match (day, last_day) {
@@ -230,12 +271,19 @@ impl Ledger {
         })
     }
 
-    /// Every faction with a stored score, sorted by id.
+    /// Every faction with a stored score (seen from here), sorted by id.
     pub fn factions(&self) -> Result<Vec<String>, SkillError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT faction_id FROM reputation ORDER BY faction_id")?;
-        let rows = st.query_map([], |r| r.get(0))?;
+        let Some((story, turns)) = self.scope() else {
+            let mut st = self
+                .conn
+                .prepare("SELECT faction_id FROM reputation ORDER BY faction_id")?;
+            let rows = st.query_map([], |r| r.get(0))?;
+            return Ok(rows.collect::<Result<_, _>>()?);
+        };
+        let mut st = self.conn.prepare(&format!(
+            "SELECT DISTINCT faction_id FROM reputation_log WHERE {VISIBLE} ORDER BY faction_id"
+        ))?;
+        let rows = st.query_map(params![story, turns], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -244,11 +292,18 @@ impl Ledger {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let mut st = self.conn.prepare(
+        // Outside a story: the changes made outside any story.
+        let (story, turns) = self.scope().unwrap_or_default();
+        let within = if self.story.is_some() {
+            VISIBLE
+        } else {
+            "story_id IS NULL AND ?1 = '' AND ?2 = ''"
+        };
+        let mut st = self.conn.prepare(&format!(
             "SELECT id, kind, delta, requested_delta, score_after, reason, timestamp, day
-             FROM reputation_log WHERE faction_id = ?1 ORDER BY id DESC LIMIT ?2",
-        )?;
-        let rows = st.query_map(params![faction, limit as i64], |r| {
+             FROM reputation_log WHERE {within} AND faction_id = ?3 ORDER BY id DESC LIMIT ?4"
+        ))?;
+        let rows = st.query_map(params![story, turns, faction, limit as i64], |r| {
             Ok(LogEntry {
                 id: r.get(0)?,
                 kind: r.get(1)?,
@@ -262,6 +317,50 @@ impl Ledger {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// A faction's last recorded change: in the `reputation` table outside a
+/// story; the last visible logged score inside one (`scope`: see [`VISIBLE`]).
+fn latest(
+    conn: &Connection,
+    scope: Option<(String, String)>,
+    faction: &str,
+) -> Result<Option<Latest>, SkillError> {
+    let row = match scope {
+        None => conn
+            .query_row(
+                "SELECT score, last_modified, last_day FROM reputation WHERE faction_id = ?1",
+                [faction],
+                |r| {
+                    Ok(Latest {
+                        score: r.get(0)?,
+                        last_modified: r.get(1)?,
+                        last_day: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?,
+        Some((story, turns)) => conn
+            .query_row(
+                &format!(
+                    "SELECT score_after, timestamp,
+                           (SELECT day FROM reputation_log WHERE {VISIBLE} AND faction_id = ?3
+                              AND day IS NOT NULL ORDER BY id DESC LIMIT 1)
+                         FROM reputation_log WHERE {VISIBLE} AND faction_id = ?3
+                           AND score_after IS NOT NULL ORDER BY id DESC LIMIT 1"
+                ),
+                params![story, turns, faction],
+                |r| {
+                    Ok(Latest {
+                        score: r.get(0)?,
+                        last_modified: r.get(1)?,
+                        last_day: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?,
+    };
+    Ok(row)
 }
 
 #[cfg(test)]
@@ -368,5 +467,43 @@ mod tests {
             .standing(&ReputationConfig::default(), "nobody", None, 5)
             .unwrap();
         assert_eq!((s.score, s.known, s.standing), (0, false, "neutral"));
+    }
+
+    fn place(story: &str, turn: &str, path: &[&str]) -> Option<StoryPlace> {
+        Some(StoryPlace {
+            id: story.into(),
+            branch: "main".into(),
+            turn: path.len() as u32 + 1,
+            turn_id: turn.into(),
+            path: path.iter().map(|t| t.to_string()).collect(),
+        })
+    }
+
+    #[test]
+    fn inside_a_story_standings_follow_the_turns_on_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = ReputationConfig::default();
+        let at = |story: &str, turn: &str, path: &[&str]| {
+            Ledger::open(dir.path()).unwrap().within(place(story, turn, path))
+        };
+        at("s", "t1", &[]).update(&cfg, "guild", 10, "helped", None).unwrap();
+        at("s", "t2", &["t1"]).update(&cfg, "guild", 20, "saved", None).unwrap();
+        // A branch from t1: t2 never happened there.
+        let u = at("s", "b2", &["t1"]).update(&cfg, "guild", -5, "insulted", None).unwrap();
+        assert_eq!((u.previous_score, u.score), (10, 5));
+        let seen = |story: &str, turn: &str, path: &[&str]| {
+            at(story, turn, path).standing(&cfg, "guild", None, 5).unwrap()
+        };
+        assert_eq!(seen("s", "t3", &["t1", "t2"]).score, 30);
+        assert_eq!(seen("s", "b3", &["t1", "b2"]).score, 5);
+        assert_eq!(seen("s", "t2", &["t1"]).history.len(), 2);
+        // Another story, and the world outside any story, see none of it.
+        let other = seen("other", "x1", &[]);
+        assert_eq!((other.score, other.known), (0, false));
+        assert!(at("other", "x1", &[]).factions().unwrap().is_empty());
+        assert_eq!(at("s", "t3", &["t1"]).factions().unwrap(), vec!["guild"]);
+        let outside = Ledger::open(dir.path()).unwrap();
+        assert!(outside.factions().unwrap().is_empty());
+        assert!(outside.history("guild", 5).unwrap().is_empty());
     }
 }
