@@ -3,6 +3,8 @@
 //! folder (list, add, remove), and the user's settings that say which model
 //! is in use.
 
+#![forbid(unsafe_code)]
+
 pub mod catalog;
 pub mod download;
 mod error;
