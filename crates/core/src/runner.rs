@@ -13,6 +13,8 @@ use tokio::process::Command;
 use tokio::time::Instant;
 
 use crate::host::serve::{HostLink, Serving, REPLY_BUFFER};
+use crate::output_budget::OutputBudget;
+use crate::process_groups;
 use crate::protocol::{Event, StreamChecker, Violation, MAX_LINE_BYTES};
 
 /// Caps and grace periods for one attempt.
@@ -25,8 +27,13 @@ pub struct Limits {
     /// Between SIGTERM and SIGKILL.
     pub kill_grace: Duration,
     /// How long stdout may stay open after the script exited (a grandchild
-    /// holding it) before the group is killed.
+    /// holding it) before the group is killed; and, after that, before the
+    /// host stops reading (a grandchild that left the group holding it).
     pub linger: Duration,
+    /// Events all the tools of a plan may send together.
+    pub max_plan_events: usize,
+    /// Stdout bytes all the tools of a plan may send together.
+    pub max_plan_stdout_bytes: usize,
 }
 
 impl Default for Limits {
@@ -36,7 +43,9 @@ impl Default for Limits {
             max_stdout_bytes: crate::protocol::DEFAULT_MAX_STDOUT_BYTES,
             stderr_tail_bytes: 16 * 1024,
             kill_grace: Duration::from_millis(500),
-            linger: Duration::from_millis(250),
+            linger: Duration::from_millis(200),
+            max_plan_events: 4 * crate::protocol::DEFAULT_MAX_EVENTS,
+            max_plan_stdout_bytes: 4 * crate::protocol::DEFAULT_MAX_STDOUT_BYTES,
         }
     }
 }
@@ -59,6 +68,8 @@ pub struct Attempt<'a> {
     /// Set when the skill declared the `generate` capability: stdin then stays
     /// open for the host's replies (protocol `narratoria/1.1`).
     pub host: Option<HostLink>,
+    /// What the tool's attempts and the plan's tools may still send.
+    pub budget: &'a OutputBudget,
     /// Secret values scrubbed from the stderr tail before it is cut, so that
     /// the cut never leaves part of a secret behind.
     pub secrets: &'a [String],
@@ -106,6 +117,10 @@ impl Outcome {
     }
 }
 
+/// How long stderr is still read once the script's group is dead: only a
+/// process outside the group can hold it open longer.
+const STDERR_AFTER_EXIT: Duration = Duration::from_millis(500);
+
 /// The host variables a script may see.
 const KEPT_ENV: [&str; 4] = ["PATH", "HOME", "LANG", "TMPDIR"];
 
@@ -143,6 +158,7 @@ pub async fn run(
     cmd.envs(attempt.env.iter().map(|(k, v)| (k, v)));
     #[cfg(unix)]
     cmd.process_group(0);
+    process_groups::die_with_host(&mut cmd);
 
     let mut child = match cmd.spawn() {
         Ok(c) => c,
@@ -152,6 +168,9 @@ pub async fn run(
         }
     };
     let pgid = child.id().map(|p| p as i32);
+    // Listed until the group is killed at the end, so that a host told to
+    // stop can kill it.
+    let listed = pgid.map(process_groups::list);
 
     let mut stdin = child.stdin.take().expect("stdin piped");
     let input = attempt.stdin;
@@ -193,12 +212,14 @@ pub async fn run(
             &mut checker,
             &confine,
             serving.as_ref(),
+            attempt.budget,
             &mut out.events,
             on_event,
         );
         tokio::pin!(reader);
         let far = attempt.deadline + Duration::from_secs(3600 * 24 * 365);
         let mut linger_until = far;
+        let mut abandon_until = far;
         loop {
             tokio::select! {
                 _ = &mut writer, if !writer_done => writer_done = true,
@@ -217,6 +238,13 @@ pub async fn run(
                     // The script exited but something of its group still holds stdout.
                     signal_group(pgid, Signal::Kill);
                     linger_until = far;
+                    abandon_until = Instant::now() + attempt.limits.linger;
+                }
+                _ = tokio::time::sleep_until(abandon_until), if status.is_some() && reader_result.is_none() => {
+                    // Still open: a process that left the group (setsid) holds
+                    // it. Stop reading; dropping our end makes its writes fail.
+                    reader_result = Some(Ok(()));
+                    break;
                 }
                 _ = tokio::time::sleep_until(attempt.deadline) => {
                     timed_out = true;
@@ -247,6 +275,7 @@ pub async fn run(
     }
     // Nothing of the tool's process group outlives the tool.
     signal_group(pgid, Signal::Kill);
+    drop(listed);
 
     out.exit = status.map(|s| match s {
         Ok(st) => exit_of(st),
@@ -263,7 +292,7 @@ pub async fn run(
         Some(t) => t,
         // The group is dead now, so stderr ends at once unless something
         // outside the group holds it.
-        None => tokio::time::timeout(Duration::from_secs(2), &mut stderr_fut)
+        None => tokio::time::timeout(STDERR_AFTER_EXIT, &mut stderr_fut)
             .await
             .unwrap_or_default(),
     };
@@ -275,6 +304,7 @@ async fn read_events(
     checker: &mut StreamChecker,
     confine: &Confinement<'_>,
     serving: Option<&Serving>,
+    budget: &OutputBudget,
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
 ) -> Result<(), Violation> {
@@ -288,7 +318,7 @@ async fn read_events(
         if chunk.is_empty() {
             // EOF; a final line without '\n' is accepted.
             if !line.is_empty() {
-                accept(checker, confine, serving, &line, events, on_event)?;
+                accept(checker, confine, serving, budget, &line, events, on_event)?;
             }
             return Ok(());
         }
@@ -299,7 +329,7 @@ async fn read_events(
                 }
                 line.extend_from_slice(&chunk[..pos]);
                 reader.consume(pos + 1);
-                accept(checker, confine, serving, &line, events, on_event)?;
+                accept(checker, confine, serving, budget, &line, events, on_event)?;
                 line.clear();
             }
             None => {
@@ -318,11 +348,14 @@ fn accept(
     checker: &mut StreamChecker,
     confine: &Confinement<'_>,
     serving: Option<&Serving>,
+    budget: &OutputBudget,
     line: &[u8],
     events: &mut Vec<(Event, Map<String, Value>)>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
 ) -> Result<(), Violation> {
+    budget.spend_bytes(line.len() + 1)?;
     if let Some((event, raw)) = checker.accept(line)? {
+        budget.spend_event()?;
         if let Event::Asset(a) = &event {
             if let Some(p) = &a.path {
                 if !confine.allows(p) {

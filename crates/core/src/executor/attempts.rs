@@ -3,6 +3,7 @@
 //! retry policy and the plan's time allow. Every attempt's events are kept,
 //! secrets scrubbed.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -13,6 +14,7 @@ use super::events::{emit, EventSink, ExecEvent};
 use super::ms;
 use super::prepare::Job;
 use super::scrub::scrub_error;
+use crate::output_budget::OutputBudget;
 use crate::plan::RetryPolicy;
 use crate::protocol::Event;
 use crate::result::{ExecutionState, ToolError};
@@ -110,9 +112,12 @@ pub(super) async fn run_tool(
     job: Job,
     limits: Limits,
     plan_deadline: Instant,
+    plan_budget: Arc<OutputBudget>,
     sink: Option<EventSink>,
 ) -> ToolRun {
     let started = Instant::now();
+    // The stdout caps hold for all the attempts together.
+    let budget = OutputBudget::for_tool(&plan_budget, limits.max_events, limits.max_stdout_bytes);
     let mut events = Vec::new();
     let mut attempt = 1;
     let (last, error) = loop {
@@ -147,6 +152,7 @@ pub(super) async fn run_tool(
                 deadline,
                 limits: &limits,
                 host: job.host.clone(),
+                budget: &budget,
                 secrets: &job.secrets,
             },
             &live,

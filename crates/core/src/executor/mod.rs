@@ -15,6 +15,7 @@ mod prepare;
 mod run;
 mod scrub;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -22,6 +23,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use crate::dag::Dag;
+use crate::output_budget::OutputBudget;
 use crate::plan::Plan;
 use crate::result::ExecutionResult;
 use crate::skills::Catalog;
@@ -58,6 +60,11 @@ pub async fn execute(
     let mut run = PlanRun::new(plan, catalog, opts, &dag, state, sink, start);
 
     let plan_deadline = start + opts.plan_timeout;
+    // What all the plan's tools may write to stdout together.
+    let plan_budget = OutputBudget::for_plan(
+        opts.limits.max_plan_events,
+        opts.limits.max_plan_stdout_bytes,
+    );
     let max_concurrency = if plan.parallel {
         opts.max_concurrency.max(1)
     } else {
@@ -94,8 +101,10 @@ pub async fn execute(
                     exclusive = !concurrent;
                     let sink = run.sink();
                     let limits = opts.limits.clone();
-                    running
-                        .push(async move { (i, run_tool(job, limits, plan_deadline, sink).await) });
+                    let budget = Arc::clone(&plan_budget);
+                    running.push(async move {
+                        (i, run_tool(job, limits, plan_deadline, budget, sink).await)
+                    });
                 }
                 Err(error) => {
                     // Record it before anything else starts, so its dependents are skipped.
