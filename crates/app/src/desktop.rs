@@ -54,8 +54,9 @@ impl DesktopPaths {
     ///   under `skills/`);
     /// - `NARRATORIA_SESSION_DB`: the sessions database;
     /// - `NARRATORIA_MODEL`: the model to load; set but empty, none (the
-    ///   rule-based planner answers); unset, the bundled model when there is
-    ///   one, else the default model wherever it is found.
+    ///   rule-based planner answers); unset, the model chosen with
+    ///   `narratoria models use` when it is installed, else the bundled
+    ///   model when there is one, else the default model wherever it is found.
     ///
     /// `resources` is the installed bundle's resource folder (with `skills/`
     /// and `models/`), when there is one.
@@ -76,8 +77,8 @@ impl DesktopPaths {
                 Some(v) if v.is_empty() => None,
                 Some(v) => Some(ModelChoice::File(PathBuf::from(v))),
                 None => Some(
-                    resources
-                        .and_then(locate::bundled_model)
+                    locate::chosen_model(resources)
+                        .or_else(|| resources.and_then(locate::bundled_model))
                         .map_or(ModelChoice::Default, ModelChoice::File),
                 ),
             },

@@ -12,6 +12,7 @@
 pub mod desktop;
 mod error;
 pub mod locate;
+pub mod logging;
 mod model;
 pub mod planner;
 mod play;

@@ -1,10 +1,16 @@
 //! The one place that finds Narratoria's things: the built-in skills folder,
-//! the default model, and the user's data folders. The terminal command and
-//! the desktop shell both ask here, so they always agree.
+//! the default model, the model chosen with `narratoria models use`, the
+//! user's settings and data folders. The terminal command and the desktop
+//! shell both ask here, so they always agree.
 
 use std::path::{Path, PathBuf};
 
-pub use narratoria_core::paths::{skills_data_dir, user_data_dir, DEFAULT_MODEL_FILE};
+use narratoria_models::{catalog, Library, Settings};
+
+pub use narratoria_core::paths::{
+    settings_file, skills_data_dir, user_config_dir, user_data_dir, user_log_dir, user_models_dir,
+    DEFAULT_MODEL_FILE,
+};
 
 /// The user's sessions database: `<user data>/sessions.db`.
 pub fn sessions_db() -> PathBuf {
@@ -64,14 +70,32 @@ pub fn skill_roots(given: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Where the default model is: `$NARRATORIA_MODEL` (when set and not empty),
-/// else the first existing of a `models/` or `share/narratoria/models/`
-/// folder beside or above the executable, the source checkout it was built
-/// from, `/usr/share/narratoria/models`, the user's data folder, `./models`;
-/// else `./models/<default file>` (which does not exist).
+/// else the model chosen with `narratoria models use` (when it is still
+/// installed), else the first existing of a `models/` or
+/// `share/narratoria/models/` folder beside or above the executable, the
+/// source checkout it was built from, `/usr/share/narratoria/models`, the
+/// user's data folder, `./models`; else `./models/<default file>` (which
+/// does not exist).
 pub fn default_model_path() -> PathBuf {
     if let Some(p) = env_path("NARRATORIA_MODEL") {
         return p;
     }
+    if let Some(p) = chosen_model(None) {
+        return p;
+    }
+    let mut candidates = bundled_model_dirs();
+    candidates.insert(candidates.len() - 1, user_models_dir());
+    candidates
+        .iter()
+        .map(|dir| dir.join(DEFAULT_MODEL_FILE))
+        .find(|c| c.is_file())
+        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
+}
+
+/// The read-only model folders, in search order: `models/` or
+/// `share/narratoria/models/` beside or above the executable, the source
+/// checkout's `models/`, `/usr/share/narratoria/models`, `./models`.
+pub fn bundled_model_dirs() -> Vec<PathBuf> {
     let mut candidates = Vec::new();
     if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
         for dir in exe.ancestors().skip(1).take(5) {
@@ -81,13 +105,54 @@ pub fn default_model_path() -> PathBuf {
     }
     candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models"));
     candidates.push(PathBuf::from("/usr/share/narratoria/models"));
-    candidates.push(user_data_dir().join("models"));
     candidates.push(PathBuf::from("models"));
     candidates
-        .iter()
-        .map(|dir| dir.join(DEFAULT_MODEL_FILE))
-        .find(|c| c.is_file())
-        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
+}
+
+/// The models a user has and can download: the user's models folder, the
+/// read-only folders (an installed bundle's `resources/models` first), and
+/// the built-in catalog.
+pub fn model_library(resources: Option<&Path>) -> Library {
+    let mut bundled: Vec<PathBuf> = resources.map(|r| r.join("models")).into_iter().collect();
+    bundled.extend(bundled_model_dirs().into_iter().filter(|d| d.is_dir()));
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for dir in bundled {
+        let real = dir.canonicalize().unwrap_or(dir);
+        if !unique.contains(&real) {
+            unique.push(real);
+        }
+    }
+    Library::new(user_models_dir(), unique, catalog::builtin())
+}
+
+/// The user's settings (`settings.json` in the user's config folder)
+/// layered over the installed program's defaults: a `settings.json` beside
+/// the built-in skills folder (read-only; in a bundle, its resources
+/// folder). Problems with either file are logged and the file left out.
+pub fn settings(resources: Option<&Path>) -> Settings {
+    let defaults: Vec<PathBuf> = builtin_skills_dir(resources)
+        .parent()
+        .map(|dir| dir.join("settings.json"))
+        .into_iter()
+        .collect();
+    let (settings, notes) = Settings::load(&defaults, &settings_file());
+    for note in notes {
+        tracing::warn!("{note}");
+    }
+    settings
+}
+
+/// The model chosen with `narratoria models use`, when it is still
+/// installed (a vanished choice is logged and ignored).
+pub fn chosen_model(resources: Option<&Path>) -> Option<PathBuf> {
+    let name = settings(resources).model()?;
+    let found = model_library(resources).find(&name).filter(|p| p.is_file());
+    if found.is_none() {
+        tracing::warn!(
+            "the chosen model {name:?} is not installed any more; using the default model"
+        );
+    }
+    found
 }
 
 /// The default model inside an installed bundle's `resources` folder, when it is there.
