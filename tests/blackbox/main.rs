@@ -9,6 +9,7 @@
 mod support;
 
 mod game;
+mod models;
 mod plans;
 mod protocol;
 mod settings;

@@ -12,6 +12,11 @@ use clap::{Args, Parser, Subcommand};
     propagate_version = true
 )]
 pub struct Cli {
+    /// How much goes to the log file: error, warn, info (default), debug,
+    /// trace or off, or a filter such as narratoria_app=debug,info
+    /// (default: $NARRATORIA_LOG). Warnings also show on stderr.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -32,6 +37,12 @@ pub enum Command {
     /// List, export and rewind saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// The narrator's models: list, add, download, remove, choose.
+    #[command(subcommand)]
+    Models(ModelsCommand),
+    /// Where the log files are.
+    #[command(subcommand)]
+    Logs(LogsCommand),
     /// Print performance figures (not a test).
     #[command(hide = true)]
     Bench(BenchArgs),
@@ -202,5 +213,108 @@ pub enum SessionsCommand {
         turn: u32,
         #[arg(long, value_name = "DB")]
         session: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Installed models (size, quantization, context length, which is in
+    /// use) and the catalog's models that are not installed.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy a GGUF model with a chat template into the user's models folder.
+    Add {
+        /// The GGUF file.
+        file: PathBuf,
+        /// Link to the file instead of copying it.
+        #[arg(long)]
+        link: bool,
+    },
+    /// Download a model of the catalog (resumed if interrupted, checksum verified).
+    Download {
+        /// The catalog name (see `models list`).
+        name: String,
+    },
+    /// Delete a model from the user's models folder.
+    Remove { name: String },
+    /// Use this model from now on in play, turn, narrate and the window
+    /// (`default` goes back to the default model).
+    Use { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogsCommand {
+    /// Print the folder that holds the log files.
+    Path,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScenariosCommand {
+    /// The scenarios a story can start from: built-in and saved ones.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Save a new scenario in the user's scenarios folder: a starter to fill
+    /// in, or read from a scenario file or a character card (--from).
+    New {
+        /// Its name: lower-case letters, digits and '-'.
+        name: String,
+        /// A scenario JSON file, or a character card (PNG or JSON).
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CardsCommand {
+    /// Check a character card (SillyTavern/TavernAI V1, V2 or V3; PNG or
+    /// JSON) and, with --session, add it to a story.
+    Import {
+        /// The card file.
+        file: PathBuf,
+        /// Whom the character becomes: the player's own character or
+        /// someone in the story.
+        #[arg(long = "as", value_name = "ROLE", default_value = "npc", value_parser = ["player", "npc"])]
+        role: String,
+        /// The story (session id) to add it to.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// The session database (default: the user's sessions.db).
+        #[arg(long, value_name = "DB")]
+        db: Option<PathBuf>,
+        /// Print the card as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LoreCommand {
+    /// Check a lorebook (SillyTavern world info, a character book, or
+    /// Narratoria lore) and add it to a story or a scenario.
+    Import {
+        /// The lorebook file (JSON).
+        file: PathBuf,
+        /// The story (session id) to add it to.
+        #[arg(long, value_name = "ID", conflicts_with = "scenario")]
+        session: Option<String>,
+        /// The scenario to add it to (a built-in one is copied to the
+        /// user's scenarios folder first).
+        #[arg(long, value_name = "NAME")]
+        scenario: Option<String>,
+        /// The session database (default: the user's sessions.db).
+        #[arg(long, value_name = "DB")]
+        db: Option<PathBuf>,
+        /// Print the entries as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }

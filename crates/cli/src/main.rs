@@ -6,6 +6,7 @@
 mod bench;
 mod cli;
 mod commands;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -13,13 +14,23 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     narratoria_app::calm_openmp();
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("narratoria: internal error: {info}");
-    }));
     let cli = cli::Cli::parse();
+    let _log = match narratoria_app::logging::init("narratoria", cli.log_level.as_deref()) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("narratoria: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    std::panic::set_hook(Box::new(|info| {
+        tracing::error!("internal error: {info}");
+    }));
+    tracing::debug!(args = ?std::env::args().collect::<Vec<_>>(), "start");
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
+            // The message is for the person; the log keeps it too.
+            tracing::info!(code = ?e.code, exit = e.exit, "command failed: {}", e.message);
             eprintln!("narratoria: error[{}]: {}", e.code, e.message);
             ExitCode::from(e.exit)
         }

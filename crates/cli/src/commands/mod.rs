@@ -1,8 +1,11 @@
 //! One function per command; each calls plain engine functions.
 
+mod logs;
+mod models;
 mod narrate;
 mod play;
 mod play_jsonl;
+mod prompt;
 mod run_plan;
 mod sessions;
 mod skills;
@@ -12,7 +15,7 @@ use std::process::ExitCode;
 
 use narratoria_core::ErrorCode;
 
-use crate::cli::{Cli, Command, SkillsCommand};
+use crate::cli::{Cli, Command, LogsCommand, SkillsCommand};
 
 /// An error that ends the command with an exit status.
 #[derive(Debug)]
@@ -72,6 +75,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Play(args) if args.jsonl => play_jsonl::run(args),
         Command::Play(args) => play::play(args),
         Command::Sessions(cmd) => sessions::run(cmd),
+        Command::Models(cmd) => models::run(cmd),
+        Command::Logs(LogsCommand::Path) => logs::path(),
     }
 }
 
@@ -100,7 +105,7 @@ pub fn user_state() -> narratoria_core::skills::SkillsState {
     use narratoria_core::skills::SkillsState;
     let (state, warning) = SkillsState::load(&narratoria_app::locate::skills_state_file());
     if let Some(w) = warning {
-        eprintln!("narratoria: note: {w}");
+        tracing::warn!("{w}");
     }
     state
 }

@@ -75,7 +75,9 @@ fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Plan {
     match planner.plan(&req, &mut |_| {}) {
         Ok(outcome) => outcome.plan,
         Err(e) => {
-            eprintln!("narratoria: the narrator gave no plan for {input:?} ({e}); using the rule-based plan");
+            tracing::warn!(
+                "the narrator gave no plan for {input:?} ({e}); using the rule-based plan"
+            );
             rule_plan(&req)
         }
     }

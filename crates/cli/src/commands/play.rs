@@ -1,6 +1,6 @@
 //! `narratoria play`: the story at the terminal.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
@@ -10,6 +10,7 @@ use narratoria_core::skills::Catalog;
 use narratoria_core::turn::TurnEvent;
 use serde_json::Value;
 
+use super::prompt::Prompt;
 use super::{runtime, CliError};
 use crate::cli::PlayArgs;
 
@@ -55,16 +56,8 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     ));
 
     let rt = runtime();
-    let stdin = std::io::stdin();
-    let interactive = stdin.is_terminal();
-    let mut lines = stdin.lock().lines();
-    loop {
-        if interactive {
-            print!("\n> ");
-            let _ = std::io::stdout().flush();
-        }
-        let Some(Ok(line)) = lines.next() else { break };
-        let line = line.trim().to_string();
+    let mut prompt = Prompt::open(locate::user_data_dir().join("play-history.txt"));
+    while let Some(line) = prompt.next_line() {
         if line.is_empty() {
             continue;
         }
@@ -78,29 +71,34 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                 }
             }
         }
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
-        let played = rt.block_on(async {
-            let printer = tokio::spawn(async move {
-                let mut streamed = String::new();
-                while let Some(ev) = rx.recv().await {
-                    show(&ev, &mut streamed);
-                }
-                streamed
-            });
-            let played = app.play(&line, Some(tx)).await;
-            (played, printer.await.unwrap_or_default())
-        });
-        match played {
-            (Ok(view), streamed) => {
-                if streamed.trim() != view.turn.narrative.trim() {
-                    say(&format!("\n{}", view.turn.narrative));
-                }
-            }
-            (Err(e), _) => say(&format!("  {e}")),
-        }
+        play_turn(&rt, &app, &line);
     }
     say("Your story is saved. Farewell.");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Plays one turn, showing its live events and then its narrative.
+fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
+    let played = rt.block_on(async {
+        let printer = tokio::spawn(async move {
+            let mut streamed = String::new();
+            while let Some(ev) = rx.recv().await {
+                show(&ev, &mut streamed);
+            }
+            streamed
+        });
+        let played = app.play(line, Some(tx)).await;
+        (played, printer.await.unwrap_or_default())
+    });
+    match played {
+        (Ok(view), streamed) => {
+            if streamed.trim() != view.turn.narrative.trim() {
+                say(&format!("\n{}", view.turn.narrative));
+            }
+        }
+        (Err(e), _) => say(&format!("  {e}")),
+    }
 }
 
 /// Prints one live event for the player; returns nothing, keeps the streamed narration.

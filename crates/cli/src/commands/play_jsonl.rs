@@ -33,7 +33,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         if input.starts_with('/') {
-            eprintln!("narratoria: note: skipped {input:?}: --jsonl reads no commands");
+            tracing::warn!("skipped {input:?}: --jsonl reads no commands");
             continue;
         }
         let played = rt.block_on(app.play(input, None))?;

@@ -20,11 +20,7 @@ pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::usage(e.code(), format!("{}: {e}", args.plan.display())))?;
     let catalog = discover(&args.roots)?;
     for p in &catalog.problems {
-        eprintln!(
-            "narratoria: note: skipped {}: {}",
-            p.path.display(),
-            p.reason
-        );
+        tracing::warn!("skipped {}: {}", p.path.display(), p.reason);
     }
     let state = match &args.state {
         None => Map::new(),

@@ -122,7 +122,7 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
                     let _ = out.flush();
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                    eprintln!("narratoria: note: {n} changes were too fast to print");
+                    tracing::warn!("{n} changes were too fast to print");
                 }
                 Err(_) => break,
             }

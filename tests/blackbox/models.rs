@@ -1,0 +1,120 @@
+//! `narratoria models …` and `narratoria logs path`: the model manager and
+//! the log folder, each in its own NARRATORIA_HOME.
+
+use std::path::Path;
+
+use narratoria_models::fixture::tiny_gguf;
+use serde_json::Value;
+
+use crate::support::narratoria;
+
+/// Runs narratoria with `home` as NARRATORIA_HOME and no model forced.
+fn run(home: &Path, args: &[&str]) -> crate::support::Run {
+    narratoria(
+        args,
+        &[
+            ("NARRATORIA_HOME", home.to_str().unwrap()),
+            ("NARRATORIA_MODEL", ""),
+            ("NARRATORIA_LOG", ""),
+        ],
+    )
+}
+
+fn installed<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
+    list["installed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+}
+
+#[test]
+fn add_list_use_and_remove_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let file = dir.path().join("tiny.gguf");
+    std::fs::write(&file, tiny_gguf(true)).unwrap();
+
+    let added = run(&home, &["models", "add", file.to_str().unwrap()]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    assert!(home.join("models/tiny.gguf").is_file());
+
+    let used = run(&home, &["models", "use", "tiny"]);
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+    assert!(settings.contains("\"tiny\""), "{settings}");
+
+    let list = run(&home, &["models", "list", "--json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let list = list.json();
+    let tiny = installed(&list, "tiny").expect("tiny is listed");
+    assert_eq!(tiny["quantization"], "Q4_1");
+    assert_eq!(tiny["contextLength"], 2048);
+    assert_eq!(tiny["chatTemplate"], true);
+    assert_eq!(tiny["inUse"], true);
+    assert_eq!(tiny["readOnly"], false);
+    let catalog: Vec<&str> = list["available"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(catalog.contains(&"all-minilm-l6-v2") || installed(&list, "all-minilm-l6-v2").is_some());
+
+    let text = run(&home, &["models", "list"]);
+    assert!(text.stdout.contains("tiny") && text.stdout.contains("(in use)"), "{}", text.stdout);
+
+    let removed = run(&home, &["models", "remove", "tiny"]);
+    assert_eq!(removed.code, 0, "{}", removed.stderr);
+    assert!(!home.join("models/tiny.gguf").exists());
+    let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+    assert!(!settings.contains("tiny"), "the choice goes with the model: {settings}");
+}
+
+#[test]
+fn files_the_narrator_cannot_use_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let base = dir.path().join("base.gguf");
+    std::fs::write(&base, tiny_gguf(false)).unwrap();
+    let run_add = run(&home, &["models", "add", base.to_str().unwrap()]);
+    assert_eq!(run_add.code, 2, "{}", run_add.stderr);
+    assert!(run_add.stderr.contains("chat template"), "{}", run_add.stderr);
+
+    let junk = dir.path().join("junk.gguf");
+    std::fs::write(&junk, "<html>this is a web page, not a model</html>").unwrap();
+    let run_add = run(&home, &["models", "add", junk.to_str().unwrap()]);
+    assert_eq!(run_add.code, 2, "{}", run_add.stderr);
+    assert!(run_add.stderr.contains("not a GGUF model"), "{}", run_add.stderr);
+    assert!(!home.join("models/junk.gguf").exists());
+
+    let unknown = run(&home, &["models", "use", "no-such-model"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("no model called"), "{}", unknown.stderr);
+    let unknown = run(&home, &["models", "download", "no-such-model"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+}
+
+#[test]
+fn logs_go_to_the_log_folder_and_the_level_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let path = run(&home, &["logs", "path"]);
+    assert_eq!(path.code, 0, "{}", path.stderr);
+    assert_eq!(Path::new(path.stdout.trim()), home.join("logs"));
+
+    let listed = run(&home, &["--log-level", "debug", "models", "list"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let files: Vec<String> = std::fs::read_dir(home.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files.iter().any(|f| f.starts_with("narratoria.") && f.ends_with(".log")),
+        "{files:?}"
+    );
+
+    let bad = run(&home, &["--log-level", "loud", "logs", "path"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("loud"), "{}", bad.stderr);
+}
