@@ -15,6 +15,7 @@ const COMMANDS: &[&str] = &[
     "session_rewind",
     "session_export",
     "play",
+    "open_log_folder",
 ];
 
 fn main() {

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod logs;
 mod model;
 mod play;
 mod sessions;
@@ -15,5 +16,13 @@ mod startup;
 fn main() {
     // llama.cpp's OpenMP threads must not spin while idle (see docs/narrator.md).
     narratoria_app::calm_openmp();
+    // The log file (level from NARRATORIA_LOG); the folder opens from the
+    // settings view. A bad level leaves the default.
+    let _log = narratoria_app::logging::init("narratoria-desktop", None)
+        .or_else(|e| {
+            eprintln!("narratoria-desktop: {e}");
+            narratoria_app::logging::init("narratoria-desktop", Some("info"))
+        })
+        .ok();
     startup::run();
 }

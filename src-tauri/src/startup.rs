@@ -7,7 +7,7 @@ use std::sync::Arc;
 use narratoria_app::desktop::{DesktopPaths, SharedApp};
 use tauri::Manager;
 
-use crate::{model, play, sessions, skills};
+use crate::{logs, model, play, sessions, skills};
 
 /// The app as every command sees it.
 pub type AppState = Arc<SharedApp>;
@@ -53,6 +53,7 @@ pub fn run() {
             sessions::commands::session_rewind,
             sessions::commands::session_export,
             play::commands::play,
+            logs::commands::open_log_folder,
         ])
         .run(tauri::generate_context!())
         .expect("the window could not start");

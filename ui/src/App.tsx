@@ -11,6 +11,7 @@ import { SkillsList } from "./views/Skills";
 import { SettingsView } from "./views/Settings";
 import { InspectorView } from "./views/Inspector";
 import { ModelPanel } from "./views/Model";
+import { ModelStatusBar } from "./views/ModelStatus";
 
 const TABS = ["play", "sessions", "skills", "settings", "inspector", "model"] as const;
 export type Tab = (typeof TABS)[number];
@@ -139,9 +140,7 @@ export function App() {
           {busy && <span className="spinner" aria-hidden />}
           {status}
         </span>
-        <span className="planner" title={model?.model.path ?? "rule-based planner"} data-testid="planner">
-          {model?.loading.active ? `Loading model ${Math.round((model.loading.progress ?? 0) * 100)}%` : `Narrator: ${model?.model.planner ?? "…"}`}
-        </span>
+        <ModelStatusBar model={model} />
       </header>
       {error && (
         <div className="banner error" role="alert" data-testid="error-banner">

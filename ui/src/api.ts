@@ -157,6 +157,8 @@ export const api = {
       path,
     }),
   modelStatus: () => call<ModelView>("model_status"),
+  /** Opens the log folder in the file manager; resolves to its path. */
+  openLogFolder: () => call<string>("open_log_folder"),
   loadModel: (path: string | null) => call<void>("model_load", { path }),
   folders: () =>
     call<{ skillRoots: string[]; sessionDb: string; skillsState: string }>("app_folders"),

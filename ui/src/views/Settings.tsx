@@ -102,14 +102,50 @@ export function errorSchemaOf(errors: { pointer: string; message: string }[]): E
 
 export function SettingsView({ skills, onSaved }: { skills: SkillsView | null; onSaved: () => void }) {
   const configurable = (skills?.skills ?? []).filter((s) => s.configSchema);
-  if (!skills) return <p className="muted">Loading…</p>;
-  if (!configurable.length) return <p className="muted">No skill has settings.</p>;
   return (
     <section className="settings" aria-label="Settings">
+      <LogsCard />
+      {!skills && <p className="muted">Loading…</p>}
+      {skills && !configurable.length && <p className="muted">No skill has settings.</p>}
       {configurable.map((s) => (
         <SkillForm key={`${s.name}:${s.path}`} skill={s} onSaved={onSaved} />
       ))}
     </section>
+  );
+}
+
+/** Where the app's log files are, with a button that opens the folder. */
+function LogsCard() {
+  const [opened, setOpened] = useState<string | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+  return (
+    <article className="card settings-card" data-testid="logs-card">
+      <h2>Logs</h2>
+      <p className="muted">One log file a day; the last seven are kept.</p>
+      <button
+        data-testid="open-log-folder"
+        onClick={async () => {
+          try {
+            setOpened(await api.openLogFolder());
+            setError(null);
+          } catch (err) {
+            setError(asAppError(err));
+          }
+        }}
+      >
+        Open log folder
+      </button>
+      {opened && (
+        <p className="muted" role="status" data-testid="log-folder">
+          {opened}
+        </p>
+      )}
+      {error && (
+        <p className="error-text" role="alert">
+          {sentenceOf(error)} <span className="error-message">{error.message}</span>
+        </p>
+      )}
+    </article>
   );
 }
 
