@@ -101,6 +101,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
     let md_text = read_inside(&dir, &md_path).map_err(|p| vec![p])?;
 
     let mut front_prompt = None;
+    let mut shared_examples = (Vec::new(), Vec::new());
     let (format, manifest_path, manifest) = if let Some(text) = json_text {
         match parse_manifest(&text) {
             Ok(m) => (ManifestFormat::SkillJson, json_path.clone(), m),
@@ -114,6 +115,7 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
         match parse_skill_md(text, &folder) {
             Ok((fm, body)) => {
                 front_prompt = Some(body);
+                shared_examples = fm.shared_examples();
                 (ManifestFormat::SkillMd, md_path.clone(), fm.into_manifest())
             }
             Err(errs) => {
@@ -150,7 +152,15 @@ pub fn load_skill(dir: &Path) -> Result<Loaded, Vec<Problem>> {
 
     let (config_schema, user_config) = load_config(&dir, &mut problems);
 
-    let scripts = discover_scripts(&dir, &script_meta, &mut warnings);
+    let mut scripts = discover_scripts(&dir, &script_meta, &mut warnings);
+    for script in &mut scripts {
+        if script.examples.is_empty() {
+            script.examples = shared_examples.0.clone();
+        }
+        if script.counter_examples.is_empty() {
+            script.counter_examples = shared_examples.1.clone();
+        }
+    }
     for name in script_meta.keys() {
         if !scripts.iter().any(|s| &s.name == name) {
             warnings.push(Problem::new(
@@ -306,6 +316,8 @@ fn discover_scripts(
             description: m.description,
             input_schema: m.input_schema,
             timeout_seconds: m.timeout_seconds,
+            examples: m.examples,
+            counter_examples: m.counter_examples,
         });
     }
     scripts

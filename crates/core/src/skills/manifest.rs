@@ -67,6 +67,15 @@ pub struct ScriptManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.001, max = 3600.0))]
     pub timeout_seconds: Option<f64>,
+    /// Player inputs that call for this script, written the way players
+    /// talk; the narrator routes a turn to the script by their meaning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 500), inner(length(min = 1, max = 300)))]
+    pub examples: Vec<String>,
+    /// Player inputs that resemble the examples but must not call this script.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 500), inner(length(min = 1, max = 300)))]
+    pub counter_examples: Vec<String>,
 }
 
 /// The skill manifest schema, generated from the types.
@@ -144,9 +153,28 @@ pub struct Frontmatter {
 impl Frontmatter {
     /// The manifest this frontmatter amounts to (`metadata.version`,
     /// `metadata.author`, `metadata.displayName` and `metadata.capabilities`
-    /// are read when present).
+    /// are read when present; `metadata.examples` and
+    /// `metadata.counterExamples` given per script, as maps from script
+    /// name to a list, become those scripts' examples).
     pub fn into_manifest(self) -> SkillManifest {
         let capabilities = self.capabilities();
+        let mut scripts: BTreeMap<String, ScriptManifest> = BTreeMap::new();
+        for (key, counter) in [("examples", false), ("counterExamples", true)] {
+            if let Some(serde_norway::Value::Mapping(by_script)) =
+                self.metadata.as_ref().and_then(|m| m.get(key))
+            {
+                for (name, list) in by_script {
+                    let Some(name) = name.as_str() else { continue };
+                    let entry = scripts.entry(name.to_string()).or_default();
+                    let texts = texts_of(list);
+                    if counter {
+                        entry.counter_examples = texts;
+                    } else {
+                        entry.examples = texts;
+                    }
+                }
+            }
+        }
         let meta = |k: &str| {
             self.metadata
                 .as_ref()
@@ -167,8 +195,20 @@ impl Frontmatter {
             timeout_seconds: None,
             protocol: None,
             capabilities,
-            scripts: BTreeMap::new(),
+            scripts,
         }
+    }
+
+    /// `metadata.examples` and `metadata.counterExamples` given as plain
+    /// lists (or one text, a line each): they hold for every script of the skill.
+    pub fn shared_examples(&self) -> (Vec<String>, Vec<String>) {
+        let list = |key: &str| match self.metadata.as_ref().and_then(|m| m.get(key)) {
+            Some(v @ (serde_norway::Value::Sequence(_) | serde_norway::Value::String(_))) => {
+                texts_of(v)
+            }
+            _ => Vec::new(),
+        };
+        (list("examples"), list("counterExamples"))
     }
 
     /// `metadata.capabilities`: a list, or one text of names separated by
@@ -189,6 +229,20 @@ impl Frontmatter {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+}
+
+/// The non-empty texts of a YAML list, or of one text's lines.
+fn texts_of(value: &serde_norway::Value) -> Vec<String> {
+    let clean = |t: &str| Some(t.trim().to_string()).filter(|t| !t.is_empty());
+    match value {
+        serde_norway::Value::String(text) => text.lines().filter_map(clean).collect(),
+        serde_norway::Value::Sequence(items) => items
+            .iter()
+            .filter_map(|v| v.as_str())
+            .filter_map(clean)
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -350,6 +404,39 @@ mod tests {
         );
         assert_eq!(caps("  capabilities: [generate]\n"), vec!["generate"]);
         assert!(caps("  version: \"1\"\n").is_empty());
+    }
+
+    #[test]
+    fn script_examples_from_skill_json_and_skill_md() {
+        let m = parse_manifest(r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"examples":["I attack the orc"],"counterExamples":["I sit down"]}}}"#).unwrap();
+        assert_eq!(m.scripts["roll"].examples, ["I attack the orc"]);
+        assert_eq!(m.scripts["roll"].counter_examples, ["I sit down"]);
+        let errs = parse_manifest(
+            r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"examples":[""]}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(errs[0].pointer, "/scripts/roll/examples/0", "{errs:?}");
+
+        let text = "---\nname: shop\ndescription: d\nmetadata:\n  examples:\n    buy: [\"I buy a rope\", \"how much for the sword?\"]\n  counterExamples:\n    buy:\n      - I walk past the shop\n---\n";
+        let (fm, _) = parse_skill_md(text, "shop").unwrap();
+        assert_eq!(fm.shared_examples(), (vec![], vec![]));
+        let m = fm.into_manifest();
+        assert_eq!(
+            m.scripts["buy"].examples,
+            ["I buy a rope", "how much for the sword?"]
+        );
+        assert_eq!(m.scripts["buy"].counter_examples, ["I walk past the shop"]);
+
+        let text = "---\nname: shop\ndescription: d\nmetadata:\n  examples: [\"I buy a rope\"]\n  counterExamples: \"I walk past\\nI wave\"\n---\n";
+        let (fm, _) = parse_skill_md(text, "shop").unwrap();
+        assert_eq!(
+            fm.shared_examples(),
+            (
+                vec!["I buy a rope".to_string()],
+                vec!["I walk past".to_string(), "I wave".to_string()]
+            )
+        );
+        assert!(fm.into_manifest().scripts.is_empty());
     }
 
     #[test]

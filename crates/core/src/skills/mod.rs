@@ -64,6 +64,10 @@ pub struct SkillScript {
     pub description: Option<String>,
     pub input_schema: Option<Value>,
     pub timeout_seconds: Option<f64>,
+    /// Player inputs that call for this script (manifest `examples`).
+    pub examples: Vec<String>,
+    /// Player inputs that must not call it (manifest `counterExamples`).
+    pub counter_examples: Vec<String>,
 }
 
 impl Skill {
