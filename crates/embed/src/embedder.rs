@@ -1,0 +1,192 @@
+//! Sentence embeddings with all-MiniLM-L6-v2: candle's BERT over the
+//! model's safetensors, the `tokenizers` crate, mean pooling and L2
+//! normalisation — as sentence-transformers computes them. Runs on the CPU
+//! and never touches the network.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config, DTYPE};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+/// Length of an embedding.
+pub const DIMENSIONS: usize = 384;
+/// Longest input, in tokens (the model's `max_seq_length`).
+pub const MAX_TOKENS: usize = 256;
+
+/// Why the model could not be loaded or run.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedderError {
+    #[error("the embedding model is missing: {0} not found (run scripts/fetch-embedder.sh)")]
+    Missing(PathBuf),
+    #[error("the embedding model in {dir} cannot be loaded: {message}")]
+    Load { dir: PathBuf, message: String },
+    #[error("embedding failed: {0}")]
+    Run(String),
+}
+
+impl From<candle_core::Error> for EmbedderError {
+    fn from(e: candle_core::Error) -> EmbedderError {
+        EmbedderError::Run(e.to_string())
+    }
+}
+
+/// The model's weights, memory-mapped from `weights` for `device`.
+#[allow(unsafe_code)]
+fn map_weights(weights: &Path, device: &Device) -> candle_core::Result<VarBuilder<'static>> {
+    // SAFETY: the weights file is memory-mapped read-only; it is a model
+    // file installed by scripts/fetch-embedder.sh that nothing rewrites
+    // while a script runs (the fetch script replaces files by rename).
+    unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DTYPE, device) }
+}
+
+/// A loaded model and its tokenizer.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+}
+
+impl Embedder {
+    /// Loads `model.safetensors`, `tokenizer.json` and `config.json` from `dir`.
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedderError> {
+        let file = |name: &str| {
+            let p = dir.join(name);
+            if p.is_file() {
+                Ok(p)
+            } else {
+                Err(EmbedderError::Missing(p))
+            }
+        };
+        let (weights, tok, cfg) = (
+            file("model.safetensors")?,
+            file("tokenizer.json")?,
+            file("config.json")?,
+        );
+        let load_err = |message: String| EmbedderError::Load {
+            dir: dir.to_path_buf(),
+            message,
+        };
+        let config: Config = std::fs::read_to_string(&cfg)
+            .map_err(|e| load_err(e.to_string()))
+            .and_then(|t| {
+                serde_json::from_str(&t).map_err(|e| load_err(format!("config.json: {e}")))
+            })?;
+        let mut tokenizer =
+            Tokenizer::from_file(&tok).map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| load_err(format!("tokenizer truncation: {e}")))?;
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..Default::default()
+        }));
+        let device = Device::Cpu;
+        let vb = map_weights(&weights, &device)
+            .map_err(|e| load_err(format!("model.safetensors: {e}")))?;
+        let model =
+            BertModel::load(vb, &config).map_err(|e| load_err(format!("BERT weights: {e}")))?;
+        Ok(Embedder {
+            model,
+            tokenizer,
+            device,
+        })
+    }
+
+    /// One unit-length 384-dimension embedding per text, in order.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedderError::Run(format!("tokenizer: {e}")))?;
+        let rows =
+            |f: &dyn Fn(&tokenizers::Encoding) -> Vec<u32>| -> Result<Tensor, EmbedderError> {
+                let data: Vec<Tensor> = encodings
+                    .iter()
+                    .map(|e| Tensor::new(f(e).as_slice(), &self.device))
+                    .collect::<Result<_, _>>()?;
+                Ok(Tensor::stack(&data, 0)?)
+            };
+        let ids = rows(&|e| e.get_ids().to_vec())?;
+        let type_ids = rows(&|e| e.get_type_ids().to_vec())?;
+        let mask = rows(&|e| e.get_attention_mask().to_vec())?;
+        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (batch, tokens, 384)
+                                                                        // mean over real tokens only
+        let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (batch, tokens, 1)
+        let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?; // (batch, 384)
+        let counts = mask_f.sum(1)?.clamp(1e-9, f64::MAX)?; // (batch, 1)
+        let mean = summed.broadcast_div(&counts)?;
+        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        let unit = mean.broadcast_div(&norm)?;
+        let out: Vec<Vec<f32>> = unit.to_vec2()?;
+        if out.first().map(Vec::len) != Some(DIMENSIONS) {
+            return Err(EmbedderError::Run(format!(
+                "the model gives {} dimensions, not {DIMENSIONS}",
+                out.first().map_or(0, Vec::len)
+            )));
+        }
+        Ok(out)
+    }
+
+    /// The embedding of one text.
+    pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedderError> {
+        Ok(self.embed(&[text])?.remove(0))
+    }
+}
+
+/// Cosine similarity of two unit vectors (their dot product).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_model_is_reported_with_its_path() {
+        let Err(e) = Embedder::load(Path::new("/nonexistent/model")) else {
+            panic!("loaded a model from nowhere")
+        };
+        assert!(matches!(e, EmbedderError::Missing(_)));
+        assert!(e.to_string().contains("fetch-embedder"));
+    }
+
+    /// Runs when `models/all-MiniLM-L6-v2` has been fetched.
+    #[test]
+    fn related_sentences_are_closer_than_unrelated_ones() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2");
+        if !dir.join("model.safetensors").is_file() {
+            eprintln!("skipped: no model at {}", dir.display());
+            return;
+        }
+        let e = Embedder::load(&dir).unwrap();
+        let v = e
+            .embed(&[
+                "The dragon burned the village to the ground.",
+                "A huge fire-breathing beast set the town ablaze.",
+                "The merchant sold us three loaves of bread.",
+            ])
+            .unwrap();
+        let norm: f32 = v[0].iter().map(|x| x * x).sum();
+        assert!((norm - 1.0).abs() < 1e-4);
+        let related = cosine(&v[0], &v[1]);
+        let unrelated = cosine(&v[0], &v[2]);
+        assert!(
+            related > 0.5 && unrelated < 0.3,
+            "related {related}, unrelated {unrelated}"
+        );
+        // batching and padding do not change a text's embedding
+        let alone = e
+            .embed_one("The merchant sold us three loaves of bread.")
+            .unwrap();
+        assert!(cosine(&alone, &v[2]) > 0.9999);
+    }
+}
