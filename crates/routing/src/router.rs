@@ -1,0 +1,190 @@
+//! The router a host loads once and keeps: the embedding model, and the
+//! example index of the catalog it last saw.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use narratoria_core::skills::Catalog;
+use sha2::{Digest, Sha256};
+
+use crate::cache;
+use crate::candidates::{candidates, Candidate};
+use crate::clauses::clauses;
+use crate::decision::{Calibration, Routed, ScriptScore};
+use crate::index::{decide_signals, Embed, ExampleIndex, ScriptSignals};
+use crate::RouteError;
+
+/// Which skills one input needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The skills to use, best first, each with its chosen script; empty
+    /// when the turn needs narration only.
+    pub skills: Vec<Routed>,
+    /// Every routable script's score, in catalog order.
+    pub scores: Vec<ScriptScore>,
+}
+
+/// Routes player input to skills by meaning and words.
+pub struct Router {
+    embedder: Box<dyn Embed>,
+    model_key: String,
+    cache_dir: Option<PathBuf>,
+    calibration: Calibration,
+    index: Mutex<Option<(String, Arc<ExampleIndex>)>>,
+}
+
+impl std::fmt::Debug for Router {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Router")
+            .field("model_key", &self.model_key)
+            .field("cache_dir", &self.cache_dir)
+            .field("calibration", &self.calibration)
+            .finish()
+    }
+}
+
+impl Router {
+    /// Loads all-MiniLM-L6-v2 from `model_dir`; example embeddings are
+    /// cached in [`cache::default_cache_dir`].
+    pub fn load(model_dir: &Path) -> Result<Router, RouteError> {
+        let embedder = narratoria_embed::Embedder::load(model_dir)?;
+        Ok(Router::new(Box::new(embedder), model_key(model_dir))
+            .with_cache_dir(Some(cache::default_cache_dir())))
+    }
+
+    /// A router over any embedder; `model_key` names the model in cache keys.
+    pub fn new(embedder: Box<dyn Embed>, model_key: String) -> Router {
+        Router {
+            embedder,
+            model_key,
+            cache_dir: None,
+            calibration: Calibration::default(),
+            index: Mutex::new(None),
+        }
+    }
+
+    /// Where example embeddings are cached (`None`: not cached).
+    pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Router {
+        self.cache_dir = dir;
+        self
+    }
+
+    /// Replaces the calibration.
+    pub fn with_calibration(mut self, calibration: Calibration) -> Router {
+        self.calibration = calibration;
+        self
+    }
+
+    pub fn calibration(&self) -> Calibration {
+        self.calibration
+    }
+
+    /// The example index of `catalog`'s routable scripts, built (from the
+    /// cache where it can) when the catalog's texts changed since the last call.
+    pub fn prepare(&self, catalog: &Catalog) -> Result<Arc<ExampleIndex>, RouteError> {
+        let found = candidates(catalog);
+        let fingerprint = fingerprint(&found);
+        let mut slot = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((f, index)) = slot.as_ref() {
+            if *f == fingerprint {
+                return Ok(index.clone());
+            }
+        }
+        let index = Arc::new(ExampleIndex::build(
+            &found,
+            self.embedder.as_ref(),
+            &self.model_key,
+            self.cache_dir.as_deref(),
+        )?);
+        *slot = Some((fingerprint, index.clone()));
+        Ok(index)
+    }
+
+    /// The embeddings of `texts`, cached on disk like the examples'.
+    pub fn embed_texts(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, RouteError> {
+        crate::index::embed_cached(
+            self.embedder.as_ref(),
+            &self.model_key,
+            self.cache_dir.as_deref(),
+            texts,
+        )
+    }
+
+    /// The embeddings of `input` and of its clauses (whole input first).
+    pub fn embed_input(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
+        let mut texts = vec![input.to_string()];
+        if self.calibration.clauses {
+            texts.extend(clauses(input));
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.embedder.embed(&refs)
+    }
+
+    /// The skills `input` needs among `catalog`'s usable skills not in `disabled`.
+    pub fn route(
+        &self,
+        catalog: &Catalog,
+        input: &str,
+        disabled: &[String],
+    ) -> Result<Decision, RouteError> {
+        let index = self.prepare(catalog)?;
+        let vectors = self.embed_input(input)?;
+        let texts = if self.calibration.clauses {
+            &vectors[..]
+        } else {
+            &vectors[..1]
+        };
+        let signals: Vec<ScriptSignals> = index
+            .signals(input, texts, self.calibration.top_k)
+            .into_iter()
+            .filter(|s| !disabled.contains(&s.skill))
+            .collect();
+        Ok(Decision {
+            skills: decide_signals(&signals, &self.calibration),
+            scores: signals.iter().map(|s| s.score(&self.calibration)).collect(),
+        })
+    }
+}
+
+/// The embedding model's folder for a planner whose model file is
+/// `planner_model`: `$NARRATORIA_MODELS_DIR/all-MiniLM-L6-v2`, else the
+/// folder beside that file.
+pub fn model_dir_beside(planner_model: &Path) -> PathBuf {
+    match std::env::var_os("NARRATORIA_MODELS_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d).join(crate::MODEL_FOLDER),
+        None => planner_model
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(crate::MODEL_FOLDER),
+    }
+}
+
+/// Identifies the candidates' texts: a changed example, description or
+/// guide gives another fingerprint.
+fn fingerprint(found: &[Candidate]) -> String {
+    let texts: Vec<String> = found
+        .iter()
+        .flat_map(|c| {
+            [c.tool_path(), c.description.clone(), c.keyword_text.clone()]
+                .into_iter()
+                .chain(c.examples.iter().cloned())
+                .chain(std::iter::once(String::new()))
+                .chain(c.counter_examples.iter().cloned())
+                .chain(std::iter::once(String::new()))
+        })
+        .collect();
+    cache::key("", &texts)
+}
+
+/// Names the model in `model_dir` by its configuration, tokenizer and
+/// weights' size (hashing 90 MB of weights at every start would cost more
+/// than it protects).
+pub fn model_key(model_dir: &Path) -> String {
+    let mut h = Sha256::new();
+    for name in ["config.json", "tokenizer.json"] {
+        h.update(std::fs::read(model_dir.join(name)).unwrap_or_default());
+    }
+    let weights = std::fs::metadata(model_dir.join("model.safetensors")).map_or(0, |m| m.len());
+    h.update(weights.to_le_bytes());
+    format!("all-MiniLM-L6-v2:{}", cache::hex(&h.finalize()))
+}

@@ -1,0 +1,64 @@
+//! The keyword router the narrator used before routing by meaning (rare
+//! shared word stems between the input and each script's descriptions and
+//! guide; a second skill needs half the first one's score), over the same
+//! labelled sets, for comparison in docs/narrator.md. Needs no model.
+
+mod support;
+
+use narratoria_core::skills::Catalog;
+use narratoria_routing::keywords::{without_code_blocks, KeywordIndex};
+use support::{Labelled, Score};
+
+fn keyword_route(catalog: &Catalog, input: &str) -> Vec<String> {
+    let docs = catalog.usable(&[]).flat_map(|skill| {
+        skill
+            .scripts
+            .iter()
+            .filter(move |s| s.is_executable && !narratoria_routing::is_narration(skill, s))
+            .map(move |s| {
+                let mut text = format!(
+                    "{} {} {} {}",
+                    skill.name.replace('-', " "),
+                    s.name.replace('-', " "),
+                    skill.description,
+                    s.description.as_deref().unwrap_or("")
+                );
+                if let Some(g) = &skill.prompt {
+                    text.push(' ');
+                    text.push_str(&without_code_blocks(g));
+                }
+                (format!("{}/{}", skill.name, s.name), text)
+            })
+    });
+    let scores = KeywordIndex::new(docs).scores(input, 3);
+    let top = scores.first().map_or(0.0, |(_, s)| *s);
+    let mut skills: Vec<String> = Vec::new();
+    for (path, s) in &scores {
+        let skill = path.split('/').next().unwrap_or_default().to_string();
+        if skills.contains(&skill) {
+            continue;
+        }
+        if skills.len() == 2 || *s < 0.5 * top - 1e-9 {
+            break;
+        }
+        skills.push(skill);
+    }
+    skills
+}
+
+fn score(catalog: &Catalog, items: &[Labelled]) -> Score {
+    let mut s = Score::default();
+    for item in items {
+        s.add(&item.input, &item.skills, &keyword_route(catalog, &item.input));
+    }
+    s
+}
+
+#[test]
+fn the_keyword_router_on_the_labelled_sets() {
+    let (_a, shipped) = support::shipped_skills();
+    let (_b, reworded) = support::reworded_skills();
+    println!("keywords, shipped skills, tuning half: {}", score(&shipped, &support::tune()).line());
+    println!("keywords, shipped skills, held-out half: {}", score(&shipped, &support::heldout()).line());
+    println!("keywords, reworded skills, held-out half: {}", score(&reworded, &support::heldout()).line());
+}

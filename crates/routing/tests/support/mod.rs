@@ -1,0 +1,174 @@
+//! Shared by the routing tests and the benchmark: the real embedding model,
+//! catalogs of the built-in skills (as shipped, or reworded by a fixture),
+//! and the labelled input sets.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use narratoria_core::skills::{discover, Catalog};
+use narratoria_routing::{Calibration, Router};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The all-MiniLM-L6-v2 folder, or `None` (with a note) when it was never fetched.
+pub fn model_dir() -> Option<PathBuf> {
+    let dir = root().join("models").join(narratoria_routing::MODEL_FOLDER);
+    if dir.join("model.safetensors").is_file() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: no embedding model at {} (run scripts/fetch-embedder.sh)", dir.display());
+        None
+    }
+}
+
+/// A router over the real model, caching in `cache` (`None`: no cache).
+pub fn router(cache: Option<&Path>, calibration: Calibration) -> Option<Router> {
+    let dir = model_dir()?;
+    Some(
+        Router::load(&dir)
+            .expect("the embedding model loads")
+            .with_cache_dir(cache.map(Path::to_path_buf))
+            .with_calibration(calibration),
+    )
+}
+
+/// One labelled player input.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    pub input: String,
+    pub skills: Vec<String>,
+    pub tools: Vec<String>,
+}
+
+fn labelled(file: &str) -> Vec<Labelled> {
+    let path = root().join("crates/narrator/tests/data/routing").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            let list = |k: &str| -> Vec<String> {
+                v[k].as_array()
+                    .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                    .unwrap_or_default()
+            };
+            Labelled {
+                input: v["input"].as_str().expect("input").to_string(),
+                skills: list("skills"),
+                tools: list("tools"),
+            }
+        })
+        .collect()
+}
+
+/// The tuning half of the labelled set (thresholds were chosen on it).
+pub fn tune() -> Vec<Labelled> {
+    labelled("tune.jsonl")
+}
+
+/// The held-out half, never tuned on.
+pub fn heldout() -> Vec<Labelled> {
+    labelled("heldout.jsonl")
+}
+
+/// A temporary skills folder with the built-in skills' `skill.json` and
+/// `prompt.md` as shipped (storyteller included), with stub scripts.
+pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["storyteller", "dice-roller", "memory", "reputation"] {
+        copy_skill(&root().join("skills").join(name), &dir.path().join(name));
+    }
+    let catalog = discover(&[dir.path().to_path_buf()]).expect("skills folder is usable");
+    assert_eq!(catalog.skills().len(), 4, "problems: {:?}", catalog.problems);
+    (dir, catalog)
+}
+
+/// The built-in skills reworded (descriptions and examples in other words),
+/// from tests/fixtures/reworded, plus the shipped storyteller.
+pub fn reworded_skills() -> (tempfile::TempDir, Catalog) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_skill(&root().join("skills/storyteller"), &dir.path().join("storyteller"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reworded");
+    let catalog = discover(&[dir.path().to_path_buf(), fixtures]).expect("skills folders are usable");
+    assert_eq!(catalog.skills().len(), 4, "problems: {:?}", catalog.problems);
+    (dir, catalog)
+}
+
+/// Copies a skill's manifest and guide, with a stub for each script.
+fn copy_skill(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.join("scripts")).unwrap();
+    let manifest = std::fs::read_to_string(from.join("skill.json")).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    for script in parsed["scripts"].as_object().unwrap().keys() {
+        let path = to.join("scripts").join(script);
+        std::fs::write(&path, "#!/bin/sh\ncat >/dev/null\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    std::fs::write(to.join("skill.json"), manifest).unwrap();
+    if from.join("prompt.md").is_file() {
+        std::fs::copy(from.join("prompt.md"), to.join("prompt.md")).unwrap();
+    }
+}
+
+/// Exact-set accuracy and per-skill precision and recall of a router.
+#[derive(Debug, Default)]
+pub struct Score {
+    pub exact: usize,
+    pub total: usize,
+    /// skill → (true positives, false positives, false negatives)
+    pub per_skill: std::collections::BTreeMap<String, (usize, usize, usize)>,
+    pub misses: Vec<String>,
+}
+
+impl Score {
+    pub fn add(&mut self, input: &str, want: &[String], got: &[String]) {
+        let mut want = want.to_vec();
+        want.sort();
+        let mut got = got.to_vec();
+        got.sort();
+        got.dedup();
+        self.total += 1;
+        if want == got {
+            self.exact += 1;
+        } else {
+            self.misses.push(format!("{input:?}: want {want:?}, routed {got:?}"));
+        }
+        for s in ["dice-roller", "memory", "reputation"] {
+            let e = self.per_skill.entry(s.to_string()).or_default();
+            let (w, g) = (want.iter().any(|x| x == s), got.iter().any(|x| x == s));
+            match (w, g) {
+                (true, true) => e.0 += 1,
+                (false, true) => e.1 += 1,
+                (true, false) => e.2 += 1,
+                _ => {}
+            }
+        }
+    }
+
+    pub fn accuracy(&self) -> f64 {
+        self.exact as f64 / self.total.max(1) as f64
+    }
+
+    /// One line: exact, then precision / recall per skill.
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "exact {}/{} = {:.0} %",
+            self.exact,
+            self.total,
+            100.0 * self.accuracy()
+        );
+        for (skill, (tp, fp, fn_)) in &self.per_skill {
+            let p = *tp as f64 / (tp + fp).max(1) as f64;
+            let r = *tp as f64 / (tp + fn_).max(1) as f64;
+            s.push_str(&format!("; {skill} P {:.0} % R {:.0} %", 100.0 * p, 100.0 * r));
+        }
+        s
+    }
+}
