@@ -132,6 +132,8 @@ pub struct LlamaPlanner {
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
     options: Mutex<PlannerOptions>,
     prefix: Mutex<Option<CachedPrefix>>,
+    /// Routes input to skills by meaning; `None`: by keywords alone.
+    router: Mutex<Option<Arc<narratoria_routing::Router>>>,
     name: String,
     report: LoadReport,
 }
@@ -203,6 +205,7 @@ impl LlamaPlanner {
             worker: Mutex::new(Some(handle)),
             options: Mutex::new(PlannerOptions::default()),
             prefix: Mutex::new(None),
+            router: Mutex::new(crate::routing::load_router(path).map(Arc::new)),
             name,
             report: LoadReport {
                 path: path.to_path_buf(),
@@ -223,6 +226,16 @@ impl LlamaPlanner {
     /// The loaded model, for callers that need its tokenizer.
     pub fn model(&self) -> &LlamaModel {
         &self.model
+    }
+
+    /// The router that chooses a plan's skills by meaning, when its model loaded.
+    pub fn router(&self) -> Option<Arc<narratoria_routing::Router>> {
+        lock(&self.router).clone()
+    }
+
+    /// Replaces the router (`None`: route by keywords alone).
+    pub fn set_router(&self, router: Option<Arc<narratoria_routing::Router>>) {
+        *lock(&self.router) = router;
     }
 
     /// The current generation options.
@@ -294,9 +307,15 @@ impl LlamaPlanner {
             .map_err(|_| NarratorError::WorkerGone)
     }
 
-    /// Reads the prompt prefix for `catalog` into the cache, so the first
-    /// plan starts quickly. Returns the prefix length in tokens.
+    /// Reads the prompt prefix for `catalog` into the cache and embeds its
+    /// skills' examples for routing, so the first plan starts quickly.
+    /// Returns the prefix length in tokens.
     pub fn warm_up(&self, catalog: &Catalog, deadline: Instant) -> Result<usize, NarratorError> {
+        if let Some(router) = self.router() {
+            if let Err(e) = router.prepare(catalog) {
+                tracing::warn!("the skills' examples could not be embedded: {e}");
+            }
+        }
         let opts = self.options();
         let prefix = self.prefix_for(catalog, &opts);
         let text = self.render(&prefix, None)?;
@@ -341,7 +360,14 @@ impl LlamaPlanner {
         };
         let (allowed, first, next) = if require {
             // Each routed skill gets one tool, written segment by segment.
-            let groups = prompt::route(&usable, request.input, opts.limits.max_tools);
+            let groups = crate::routing::route_skills(
+                self.router().as_deref(),
+                request.catalog,
+                &usable,
+                request.input,
+                request.disabled_skills,
+                opts.limits.max_tools,
+            );
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
             let (first, next) =
                 segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);

@@ -1,12 +1,13 @@
 //! Which skills a turn is likely about, from the player's input and the
-//! skills' texts. Tools are scored by keywords today; the skills a plan must
-//! use are then picked from those scores by [`route`].
+//! skills' texts: by meaning ([`route_skills`] with the embedding router),
+//! else by keywords, whose scores [`route`] turns into skills.
 
+mod by_meaning;
 mod keywords;
-mod stop_words;
 
 use crate::catalog::{SkillCard, ToolCard};
 
+pub use self::by_meaning::{load_router, route_skills};
 pub use self::keywords::{keyword_hints, keyword_scores};
 
 /// A skill after the first is routed to only when its prefilter score is at

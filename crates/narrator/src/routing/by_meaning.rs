@@ -1,0 +1,74 @@
+//! Routing by meaning in the planner: the skills a plan must use come from
+//! [`narratoria_routing::Router`] (authors' examples, embedded) when the
+//! embedding model is loaded, else from keywords alone. The narration step
+//! is never routed: the host adds it to every plan.
+
+use std::path::Path;
+
+use narratoria_core::skills::Catalog;
+use narratoria_routing::{model_dir_beside, Router};
+
+use crate::catalog::{SkillCard, ToolCard};
+
+/// The router over the embedding model beside `planner_model`, or `None`
+/// (logged) when it cannot be loaded: routing then uses keywords alone.
+pub fn load_router(planner_model: &Path) -> Option<Router> {
+    let dir = model_dir_beside(planner_model);
+    match Router::load(&dir) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            tracing::warn!("{e}; skills are routed by keywords alone");
+            None
+        }
+    }
+}
+
+/// The skills a plan with `Prefilter::Require` must use, best first, at
+/// most `max_skills`, each as the tools the model may choose among: by
+/// `router` when given (its chosen script), else by keywords
+/// ([`super::route`]) over the cards other than narration.
+pub fn route_skills(
+    router: Option<&Router>,
+    catalog: &Catalog,
+    usable: &[SkillCard],
+    input: &str,
+    disabled: &[String],
+    max_skills: usize,
+) -> Vec<Vec<ToolCard>> {
+    let tool = |path: &str| {
+        usable
+            .iter()
+            .flat_map(|c| &c.tools)
+            .find(|t| t.path == path)
+            .cloned()
+    };
+    if let Some(router) = router {
+        match router.route(catalog, input, disabled) {
+            Ok(decision) => {
+                return decision
+                    .skills
+                    .iter()
+                    .filter_map(|r| tool(&format!("{}/{}", r.skill, r.script)))
+                    .map(|t| vec![t])
+                    .take(max_skills)
+                    .collect();
+            }
+            Err(e) => tracing::warn!("routing by meaning failed ({e}); routing by keywords"),
+        }
+    }
+    let routable: Vec<SkillCard> = usable
+        .iter()
+        .filter(|c| {
+            catalog.get(&c.name).is_none_or(|skill| {
+                !c.tools.iter().all(|t| {
+                    let script = t.path.split_once('/').map_or("", |(_, s)| s);
+                    skill
+                        .script(script)
+                        .is_some_and(|s| narratoria_routing::is_narration(skill, s))
+                })
+            })
+        })
+        .cloned()
+        .collect();
+    super::route(&routable, input, max_skills)
+}
