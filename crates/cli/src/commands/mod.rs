@@ -1,5 +1,6 @@
 //! One function per command; each calls plain engine functions.
 
+mod example_advice;
 mod logs;
 mod models;
 mod narrate;

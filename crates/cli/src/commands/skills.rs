@@ -63,16 +63,23 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
 
 /// `skills check DIR`: 0 when the folder is a valid skill, 1 with every problem otherwise.
 pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
-    let (name, problems): (Option<String>, Vec<Problem>) = match check_skill(dir) {
-        Ok(skill) => (Some(skill.name), Vec::new()),
-        Err(problems) => (None, problems),
-    };
+    let (name, problems, advice): (Option<String>, Vec<Problem>, Vec<String>) =
+        match check_skill(dir) {
+            Ok(skill) => {
+                let advice = super::example_advice::advice(&skill);
+                (Some(skill.name), Vec::new(), advice)
+            }
+            Err(problems) => (None, problems, Vec::new()),
+        };
+    for a in &advice {
+        eprintln!("warning: {a}");
+    }
     let valid = problems.is_empty();
     let listed: Vec<_> = problems
         .iter()
         .map(|p| json!({"path": p.path, "message": p.reason}))
         .collect();
-    print_json(&json!({ "valid": valid, "name": name, "path": dir, "problems": listed }));
+    print_json(&json!({ "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice }));
     if valid {
         eprintln!(
             "{}: valid skill {:?}",
