@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod schema;
 pub mod skills;
 pub mod state;
+pub mod stop;
 pub mod store;
 pub mod sync;
 pub mod turn;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::generate::HostCapabilities;
+use crate::story::StoryPlace;
 use crate::version::{ProtocolVersion, VersionError};
 
 /// The single JSON line written to a script's stdin. Every field has a
@@ -44,6 +45,10 @@ pub struct Envelope {
     /// loaded; absent for `narratoria/1` scripts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostCapabilities>,
+    /// Where the script acts: the story, branch and turn being played and the
+    /// turns it follows. Absent when a plan runs outside a story.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub story: Option<StoryPlace>,
 }
 
 /// Leaves the readers' defaults out of the envelope's schema: it describes
@@ -116,12 +121,14 @@ mod tests {
             config: json!({}),
             state: json!({}),
             host: None,
+            story: None,
         };
         let v = serde_json::to_value(&env).unwrap();
         assert_eq!(v["requestId"], "r");
         assert_eq!(v["toolId"], "t");
         assert_eq!(v["protocol"], "narratoria/1");
         assert!(v.get("host").is_none());
+        assert!(v.get("story").is_none());
     }
 
     #[test]

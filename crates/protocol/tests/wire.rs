@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use narratoria_protocol::{
     parse_line, Asset, AssetKind, Completion, Envelope, Event, FailureCode, FinishReason,
     GenerateRequest, Generated, GenerationError, HostCapabilities, HostMessage, HostModel, Line,
-    LogLevel, Message, ProtocolVersion, Reply, Role, ScriptError, Usage,
+    LogLevel, Message, ProtocolVersion, Reply, Role, ScriptError, StoryPlace, Usage,
 };
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -55,6 +55,7 @@ fn envelope(protocol: ProtocolVersion, host: Option<HostCapabilities>) -> Envelo
         config: json!({"maxDice": 100}),
         state: json!({"player": {"hp": 7}}),
         host,
+        story: None,
     }
 }
 
@@ -78,6 +79,22 @@ fn envelopes() {
         (
             "envelope-v1.1-no-model",
             envelope(ProtocolVersion::V1_1, Some(HostCapabilities::default())),
+        ),
+        (
+            "envelope-v1-story",
+            Envelope {
+                story: Some(StoryPlace {
+                    id: "0b6f3f7e-5d1a-4f7e-9c7a-2d4b8e1f6a90".into(),
+                    branch: "main".into(),
+                    turn: 3,
+                    turn_id: "7c1e9a52-2b4d-4c8f-a1e6-93d0f5b27c14".into(),
+                    path: vec![
+                        "5a0d2c8e-1f3b-4e6a-9d7c-0b2e4f6a8c1d".into(),
+                        "e3b1c5d7-9f2a-4b6c-8d0e-1a3c5e7f9b2d".into(),
+                    ],
+                }),
+                ..envelope(ProtocolVersion::V1, None)
+            },
         ),
     ];
     for (name, env) in cases {

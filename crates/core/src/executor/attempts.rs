@@ -40,6 +40,21 @@ pub(super) struct ToolRun {
 
 impl ToolRun {
     /// A tool that failed before any attempt.
+    /// A tool not run because its output is already known (`settled`).
+    pub fn settled(output: Value) -> ToolRun {
+        ToolRun {
+            ok: true,
+            state: ExecutionState::Completed,
+            output: Some(output),
+            patches: Vec::new(),
+            events: Vec::new(),
+            retry_count: 0,
+            execution_time_ms: 0,
+            error: None,
+            stderr: String::new(),
+        }
+    }
+
     pub fn not_run(error: ToolError) -> ToolRun {
         ToolRun {
             ok: false,

@@ -76,11 +76,16 @@ pub async fn execute(
     // A tool that must run alone is running.
     let mut exclusive = false;
     let mut plan_timed_out = false;
+    let mut stopped = false;
 
     loop {
         // Start what may start now.
         let mut not_started = None;
         while let Some(i) = queue.peek() {
+            if opts.stop.is_stopped() {
+                stopped = true;
+                break;
+            }
             if run.skip_if_a_dependency_failed(i) {
                 queue.pop();
                 queue.finish(i);
@@ -96,6 +101,10 @@ pub async fn execute(
                 break;
             }
             queue.pop();
+            if let Some(output) = opts.settled.get(&plan.tools[i].tool_id) {
+                not_started = Some((i, ToolRun::settled(output.clone())));
+                break;
+            }
             match run.start_tool(i) {
                 Ok(job) => {
                     exclusive = !concurrent;
@@ -116,24 +125,41 @@ pub async fn execute(
 
         let (i, tool_run) = match not_started {
             Some(done) => done,
+            None if stopped => break,
             None if running.is_empty() => {
                 if queue.is_done() || plan_timed_out || queue.peek().is_none() {
                     break;
                 }
                 continue;
             }
-            None => match running.next().await {
-                Some(done) => {
-                    exclusive = false;
-                    done
+            None => {
+                let next = tokio::select! {
+                    biased;
+                    () = opts.stop.stopped() => None,
+                    done = running.next() => done,
+                };
+                match next {
+                    Some(done) => {
+                        exclusive = false;
+                        done
+                    }
+                    None if opts.stop.is_stopped() => {
+                        stopped = true;
+                        break;
+                    }
+                    None => continue,
                 }
-                None => continue,
-            },
+            }
         };
         run.finish_tool(i, tool_run);
         queue.finish(i);
     }
 
+    if stopped {
+        // Ends the scripts still running (their processes are killed).
+        drop(running);
+        run.stopped();
+    }
     run.finish(plan_timed_out)
 }
 

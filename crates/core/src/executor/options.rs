@@ -3,8 +3,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
+
 use crate::host::serve::HostLink;
+use crate::protocol::StoryPlace;
 use crate::runner::Limits;
+use crate::stop::Stop;
 
 /// How the executor runs plans.
 #[derive(Debug, Clone)]
@@ -23,6 +27,16 @@ pub struct ExecutorOptions {
     /// The host's model, lent to skills that declare the `generate`
     /// capability (docs/protocol.md, "Host generation").
     pub host: HostLink,
+    /// Where the plan's scripts act in a story (the envelope's `story`);
+    /// `None` outside a story.
+    pub story: Option<StoryPlace>,
+    /// Once stopped, no tool starts and running ones are ended; what
+    /// finished is kept.
+    pub stop: Stop,
+    /// Outputs of tools already run, by toolId: such a tool is not run
+    /// again, and its dependents read this output (e.g. to tell a turn anew
+    /// from the same mechanics).
+    pub settled: Map<String, Value>,
 }
 
 impl Default for ExecutorOptions {
@@ -36,6 +50,9 @@ impl Default for ExecutorOptions {
             data_root: None,
             settings_dir: None,
             host: HostLink::default(),
+            story: None,
+            stop: Stop::default(),
+            settled: Map::new(),
         }
     }
 }

@@ -115,6 +115,7 @@ pub(super) fn prepare(
         config,
         state: Value::Object(state.clone()),
         host: host.as_ref().map(HostLink::capabilities),
+        story: opts.story.clone(),
     };
     let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
     line.push(b'\n');

@@ -222,6 +222,42 @@ impl<'a> PlanRun<'a> {
         }
     }
 
+    /// Records that the player stopped the plan: tools still running were
+    /// ended (failed, by a signal) and tools not started are skipped; the
+    /// plan fails unless it already had.
+    pub fn stopped(&mut self) {
+        for t in self.result.execution_trace.iter_mut() {
+            let (state, error_type, message) = match t.state {
+                ExecutionState::Running => (
+                    ExecutionState::Failed,
+                    ToolErrorType::Signal,
+                    "ended: the player stopped the turn",
+                ),
+                ExecutionState::Pending => (
+                    ExecutionState::Skipped,
+                    ToolErrorType::PlanTimeout,
+                    "not started: the player stopped the turn",
+                ),
+                _ => continue,
+            };
+            t.state = state;
+            t.ok = false;
+            t.error = Some(ToolError {
+                error_type,
+                message: message.into(),
+                exit_code: None,
+                code: None,
+                recoverable: true,
+            });
+            emit_finished(&self.sink, t);
+            self.result.failed_tools.push(t.tool_id.clone());
+        }
+        if self.result.failure_reason.is_none() {
+            self.result.failure_reason = Some(FailureReason::Timeout);
+            self.result.failure_message = Some("the player stopped the turn".into());
+        }
+    }
+
     /// Closes the books: tools that never started are skipped for lack of
     /// time, the plan's success is decided, and its end announced.
     pub fn finish(mut self, mut plan_timed_out: bool) -> ExecutionResult {

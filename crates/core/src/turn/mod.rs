@@ -144,6 +144,10 @@ pub async fn play_turn(
     let mut last_result: Option<ExecutionResult> = None;
     let mut last_disabled: Vec<String> = Vec::new();
     loop {
+        let done = matches!(replan.phase(), Phase::Succeeded { .. });
+        if opts.exec.stop.is_stopped() && !done {
+            return turn.stopped(last_result, log);
+        }
         match replan.phase() {
             Phase::Generating { attempt } => {
                 let next = replan.next_plan();
@@ -151,7 +155,15 @@ pub async fn play_turn(
                     attempt,
                     disabled_skills: next.disabled_skills.clone(),
                 });
-                match turn.generate(next).await {
+                let generated = tokio::select! {
+                    biased;
+                    () = opts.exec.stop.stopped() => None,
+                    generated = turn.generate(next) => Some(generated),
+                };
+                let Some(generated) = generated else {
+                    return turn.stopped(last_result, log);
+                };
+                match generated {
                     Ok(outcome) => {
                         let plan = turn.shaped(replan.planned(outcome.plan));
                         ready = Some((plan, outcome.transcript));
@@ -178,6 +190,17 @@ pub async fn play_turn(
                     plan: plan_json.clone(),
                 });
                 let result = turn.execute(&plan, attempt).await;
+                if opts.exec.stop.is_stopped() {
+                    // Ended by the player, not failed: no skill's health changes.
+                    log.attempts.push(AttemptRecord {
+                        attempt,
+                        plan: Some(plan_json),
+                        result: Some(result.clone()),
+                        error: None,
+                        transcript: Some(transcript),
+                    });
+                    return turn.stopped(Some(result), log);
+                }
                 for change in skills.record(&result) {
                     turn.send(TurnEvent::HealthChanged(change.clone()));
                     log.health_changes.push(change);
@@ -350,6 +373,30 @@ impl Turn<'_> {
         result.narrative = Some(narrative.clone());
         let state_after = result.final_state.clone();
         self.outcome(result, narrative, false, state_after, log)
+    }
+
+    /// The turn the player stopped: what its tools finished stays (their
+    /// state changes too) and it is told by the outcome template from what
+    /// they decided — nothing half-written. Without any tool run, the
+    /// template alone, with no state change.
+    fn stopped(self, last: Option<ExecutionResult>, log: TurnLog) -> TurnOutcome {
+        let Some(mut result) = last else {
+            return self.fell_back(None, None, log);
+        };
+        let narrative = narration::told(
+            self.input,
+            result
+                .execution_trace
+                .iter()
+                .filter(|t| t.state == crate::result::ExecutionState::Completed)
+                .filter_map(|t| t.output.as_ref()),
+        );
+        self.send(TurnEvent::Fallback {
+            narrative: narrative.clone(),
+        });
+        result.narrative = Some(narrative.clone());
+        let state_after = result.final_state.clone();
+        self.outcome(result, narrative, true, state_after, log)
     }
 
     /// The turn told by the template after every plan failed; no state changes.

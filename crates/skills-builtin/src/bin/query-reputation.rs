@@ -29,7 +29,7 @@ fn query(ctx: &mut Context) -> Result<Outcome, SkillError> {
     cfg.check()?;
     let input: Input = ctx.input()?;
     let day = cfg.current_day(input.day, &ctx.envelope.state);
-    let ledger = Ledger::open(&ctx.data_dir()?)?;
+    let ledger = Ledger::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
     match &input.faction_id {
         Some(faction) => {
             if !cfg.faction_list.is_empty() {

@@ -41,7 +41,7 @@ fn recall(ctx: &mut Context) -> Result<Outcome, SkillError> {
         None => None,
     };
     let embed_time = t.elapsed();
-    let db = MemoryStore::open(&ctx.data_dir()?)?;
+    let db = MemoryStore::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
     let (memories, timings) = db.recall(
         &input.query,
         query_vec.as_deref(),

@@ -42,7 +42,7 @@ fn store(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let timestamp = input
         .timestamp
         .unwrap_or_else(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-    let mut db = MemoryStore::open(&ctx.data_dir()?)?;
+    let mut db = MemoryStore::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
     let id = db.insert(&NewMemory {
         summary,
         timestamp: &timestamp,

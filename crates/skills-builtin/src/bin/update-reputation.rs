@@ -29,7 +29,7 @@ fn update(ctx: &mut Context) -> Result<Outcome, SkillError> {
     cfg.check()?;
     let input: Input = ctx.input()?;
     cfg.check_delta(input.delta)?;
-    let mut ledger = Ledger::open(&ctx.data_dir()?)?;
+    let mut ledger = Ledger::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
     let mut known = ledger.factions()?;
     known.extend(factions::in_state(&ctx.envelope.state));
     cfg.check_faction(&input.faction_id, &known)?;
