@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod desktop;
+mod controls;
 mod error;
 pub mod locate;
 pub mod logging;
@@ -17,8 +18,11 @@ mod model;
 pub mod planner;
 mod play;
 mod process;
+mod regen;
+mod running;
 mod sessions;
 mod skills;
+mod turn_locks;
 mod views;
 
 pub use error::AppError;
@@ -86,6 +90,10 @@ pub struct App {
     /// Where skill choices are saved; `None`: they are not remembered.
     state_path: Option<PathBuf>,
     skill_data: Option<PathBuf>,
+    /// Turns and story moves of one session wait for each other.
+    turn_locks: turn_locks::TurnLocks,
+    /// The turns running now, with their stop buttons.
+    running: running::RunningTurns,
     _watch: Option<Watch>,
 }
 
@@ -125,6 +133,8 @@ impl App {
             session: Mutex::new(None),
             state_path,
             skill_data: cfg.skill_data,
+            turn_locks: Default::default(),
+            running: Default::default(),
             _watch: watch,
         })
     }

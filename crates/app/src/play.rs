@@ -2,6 +2,8 @@
 //! terminal story, `narratoria turn` and `play --jsonl`).
 
 use narratoria_core::error::ErrorCode;
+use narratoria_core::protocol::StoryPlace;
+use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
 use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
 use tokio::sync::mpsc::UnboundedSender;
@@ -10,6 +12,26 @@ use crate::{App, AppError, TurnView};
 
 /// How many earlier turns the narrator sees.
 pub const RECENT_TURNS: usize = 6;
+
+/// Where a turn goes on the current branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placing {
+    /// After the head.
+    Next,
+    /// Beside the head (same parent): the head stays as an alternative.
+    BesideHead,
+}
+
+/// Where a turn at `place` acts, as its scripts are told.
+pub(crate) fn story_place(place: &TurnPlace) -> StoryPlace {
+    StoryPlace {
+        id: place.session.clone(),
+        branch: place.branch_name.clone(),
+        turn: place.number,
+        turn_id: place.key.clone(),
+        path: place.path.clone(),
+    }
+}
 
 impl App {
     /// Plays one turn in the current session and saves it; `events` receives
@@ -28,16 +50,41 @@ impl App {
             ));
         }
         let session = self.current_session()?.session.id;
-        let (state, recent) = {
+        self.play_placed(&session, input, Placing::Next, events)
+            .await
+    }
+
+    /// Plays `input` as a turn of `session` at `placing` and saves it there,
+    /// moving the branch's head to it. Waits for anything else changing the
+    /// session in this process; refuses to save (`session_changed`) when the
+    /// branch moved meanwhile all the same (another process). The turn can be
+    /// stopped with [`App::stop_turn`]: what the tools finished is kept, the
+    /// narration is cut short and told from the outcomes instead.
+    pub(crate) async fn play_placed(
+        &self,
+        session: &str,
+        input: &str,
+        placing: Placing,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        let _held = self.turn_locks.hold(session).await;
+        let (place, state, recent) = {
             let store = sync::lock(&self.store);
-            (
-                store.current_state(&session)?,
-                store.recent_turns(&session, RECENT_TURNS)?,
-            )
+            let place = match placing {
+                Placing::Next => store.place_next(session)?,
+                Placing::BesideHead => store.place_beside_head(session)?,
+            };
+            let state = store.state_for(&place)?;
+            let recent = store.recent_for(&place, RECENT_TURNS)?;
+            (place, state, recent)
         };
+        let session = session.to_string();
         let mut skills = self.registry.state();
         let mut opts = TurnOptions::default();
         opts.exec.data_root = self.skill_data.clone();
+        opts.exec.story = Some(story_place(&place));
+        let stopping = self.running.begin(&session);
+        opts.exec.stop = stopping.stop().clone();
         let outcome = play_turn(
             input,
             self.planner(),
@@ -49,7 +96,8 @@ impl App {
             events,
         )
         .await;
-        let number = sync::lock(&self.store).commit_turn(&session, &outcome.turn)?;
+        drop(stopping);
+        let number = sync::lock(&self.store).commit_at(&place, &outcome.turn)?;
         self.registry
             .update_state(|s| s.health = skills.health.clone());
         self.save_skill_state()?;

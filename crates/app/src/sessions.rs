@@ -48,7 +48,7 @@ impl App {
         }
     }
 
-    fn session_view(&self, id: &str) -> Result<SessionView, AppError> {
+    pub(crate) fn session_view(&self, id: &str) -> Result<SessionView, AppError> {
         let store = sync::lock(&self.store);
         Ok(SessionView {
             session: store.session(id)?,
@@ -59,6 +59,7 @@ impl App {
 
     /// Rewinds a session to just after turn `turn` (0 = its start).
     pub fn rewind(&self, id: &str, turn: u32) -> Result<SessionView, AppError> {
+        let _held = self.turn_locks.hold_blocking(id);
         sync::lock(&self.store).rewind(id, turn)?;
         self.session_view(id)
     }
@@ -71,9 +72,12 @@ impl App {
                 Ok(serde_json::to_string_pretty(&store.export_json(id)?).expect("serialises"))
             }
             "md" | "markdown" => Ok(store.export_markdown(id)?),
+            "tree" => {
+                Ok(serde_json::to_string_pretty(&store.export_tree_json(id)?).expect("serialises"))
+            }
             other => Err(AppError::new(
                 ErrorCode::ExportFormatUnknown,
-                format!("unknown export format {other:?} (md or json)"),
+                format!("unknown export format {other:?} (md, json or tree)"),
             )),
         }
     }

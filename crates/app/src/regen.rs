@@ -1,0 +1,248 @@
+//! Playing the last turn again: its narration alone (the same mechanics,
+//! told anew: a new alternative of the turn), more of its narration, the
+//! whole turn (a new plan and new rolls: a turn beside it), or an earlier
+//! turn with other words (a new branch from there) (docs/stories.md).
+
+use narratoria_core::error::ErrorCode;
+use narratoria_core::executor::{execute, ExecEvent};
+use narratoria_core::narration::{self, step};
+use narratoria_core::plan::Plan;
+use narratoria_core::result::{ExecutionResult, ExecutionState};
+use narratoria_core::store::TurnRecord;
+use narratoria_core::sync;
+use narratoria_core::turn::{TurnEvent, TurnOptions};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::play::{story_place, Placing, RECENT_TURNS};
+use crate::{App, AppError, SessionView, TurnView};
+
+/// What the narration step is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retelling {
+    /// The turn told again from the start.
+    Anew,
+    /// More of the same turn, following what is told so far.
+    More,
+}
+
+impl App {
+    /// Tells the current branch's last turn again: the same mechanics (their
+    /// recorded outputs), a new narration, kept as an alternative of the
+    /// turn and made the active one.
+    pub async fn regenerate_narration(
+        &self,
+        session: &str,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<SessionView, AppError> {
+        self.retell(session, Retelling::Anew, events).await
+    }
+
+    /// Writes more narration for the current branch's last turn (the same
+    /// mechanics), appended to what is told so far as a new alternative.
+    pub async fn continue_narration(
+        &self,
+        session: &str,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<SessionView, AppError> {
+        self.retell(session, Retelling::More, events).await
+    }
+
+    /// Plays the current branch's last turn again from scratch (a new plan,
+    /// new rolls) as a turn beside it; the old one stays an alternative.
+    pub async fn regenerate_turn(
+        &self,
+        session: &str,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        let last = self.last_turn(session)?;
+        self.play_placed(session, &last.input, Placing::BesideHead, events)
+            .await
+    }
+
+    /// Plays turn `turn` of the current branch again with `input` instead,
+    /// on a new branch from the turn before it (the old turns stay on their
+    /// branch); the new branch becomes current.
+    pub async fn edit_turn(
+        &self,
+        session: &str,
+        turn: u32,
+        input: &str,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        let input = input.trim();
+        if input.is_empty() {
+            return Err(AppError::new(
+                ErrorCode::InputEmpty,
+                "say what your character does instead",
+            ));
+        }
+        let turns = sync::lock(&self.store).turns(session)?.len() as u32;
+        if turn == 0 || turn > turns {
+            return Err(AppError::new(
+                ErrorCode::SessionNotFound,
+                format!("the story has no turn {turn} on this branch"),
+            ));
+        }
+        {
+            let branches = self.branches(session)?;
+            let mut name = format!("edit of turn {turn}");
+            let mut n = 2;
+            while branches.iter().any(|b| b.name == name) {
+                name = format!("edit of turn {turn} ({n})");
+                n += 1;
+            }
+            self.branch(session, turn - 1, Some(&name))?;
+        }
+        self.play_placed(session, input, Placing::Next, events)
+            .await
+    }
+
+    fn last_turn(&self, session: &str) -> Result<TurnRecord, AppError> {
+        sync::lock(&self.store)
+            .turns(session)?
+            .pop()
+            .ok_or_else(|| AppError::new(ErrorCode::SessionNotFound, "the story has no turn yet"))
+    }
+
+    async fn retell(
+        &self,
+        session: &str,
+        how: Retelling,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<SessionView, AppError> {
+        let _held = self.turn_locks.hold(session).await;
+        let (last, place, recent) = {
+            let store = sync::lock(&self.store);
+            let mut turns = store.turns(session)?;
+            let last = turns.pop().ok_or_else(|| {
+                AppError::new(ErrorCode::SessionNotFound, "the story has no turn yet")
+            })?;
+            let place = store.place_beside_head(session)?;
+            let recent = store.recent_for(&place, RECENT_TURNS)?;
+            (last, place, recent)
+        };
+        let catalog = self.registry.snapshot();
+        let (plan, told) = told_plan(&last).ok_or_else(|| {
+            AppError::new(
+                ErrorCode::PlanInvalid,
+                "the turn has no plan to tell again (it fell back on the template)",
+            )
+        })?;
+        let mut plan = plan;
+        let mut recent = recent;
+        let input = match how {
+            Retelling::Anew => last.input.clone(),
+            Retelling::More => {
+                recent.push(narratoria_core::planner::TurnSummary {
+                    input: last.input.clone(),
+                    narrative: last.narrative.clone(),
+                });
+                format!(
+                    "{} (go on: tell what happens next, without repeating what was told)",
+                    last.input
+                )
+            }
+        };
+        step::shape(
+            &mut plan,
+            &catalog,
+            &step::Telling {
+                input: &input,
+                recent: &recent,
+                scenario: None,
+            },
+        );
+        plan.request_id = uuid::Uuid::new_v4();
+        plan.narrative = None;
+        let mut opts = TurnOptions::default().exec;
+        opts.data_root = self.skill_data.clone();
+        // The narration belongs to the turn it tells.
+        let mut story = story_place(&place);
+        story.turn_id = last.id.clone();
+        opts.story = Some(story);
+        opts.settled = told
+            .into_iter()
+            .filter(|(id, _)| plan.tools.iter().any(|t| &t.tool_id == id))
+            .collect();
+        let stopping = self.running.begin(session);
+        opts.stop = stopping.stop().clone();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ExecEvent>();
+        let forward = events.map(|sink| {
+            tokio::spawn(async move {
+                while let Some(event) = rx.recv().await {
+                    let _ = sink.send(TurnEvent::Execution { attempt: 1, event });
+                }
+            })
+        });
+        let result = execute(&plan, &catalog, last.state_after.clone(), &opts, Some(tx)).await;
+        drop(stopping);
+        if let Some(f) = forward {
+            let _ = f.await;
+        }
+        let fresh = narrative_of(&result)
+            .unwrap_or_else(|| narration::told(&input, outputs(&result).iter()));
+        let narrative = match how {
+            Retelling::Anew => fresh,
+            Retelling::More => format!("{}\n\n{}", last.narrative.trim_end(), fresh.trim()),
+        };
+        sync::lock(&self.store).add_narration(session, last.number, &narrative)?;
+        self.session_view(session)
+    }
+}
+
+/// The plan that told `turn` (its last attempt with a plan and a result)
+/// and the outputs of its tools other than the narration, by tool id (`null`
+/// for one that gave nothing).
+fn told_plan(turn: &TurnRecord) -> Option<(Plan, Map<String, Value>)> {
+    let attempt = turn
+        .attempts
+        .iter()
+        .rev()
+        .find(|a| a.plan.is_some() && a.result.is_some())?;
+    let plan: Plan = serde_json::from_value(attempt.plan.clone()?).ok()?;
+    let result = attempt.result.as_ref()?;
+    let narrate = format!("{}/{}", step::STORYTELLER, step::NARRATE);
+    let outputs = plan
+        .tools
+        .iter()
+        .filter(|t| t.tool_path != narrate)
+        .map(|t| {
+            let output = result
+                .execution_trace
+                .iter()
+                .find(|r| r.tool_id == t.tool_id && r.state == ExecutionState::Completed)
+                .and_then(|r| r.output.clone())
+                .unwrap_or(Value::Null);
+            (t.tool_id.clone(), output)
+        })
+        .collect();
+    Some((plan, outputs))
+}
+
+/// The narration a run wrote, if any.
+fn narrative_of(result: &ExecutionResult) -> Option<String> {
+    result
+        .narrative
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .or_else(|| {
+            result.execution_trace.iter().rev().find_map(|t| {
+                t.output
+                    .as_ref()?
+                    .get("narrative")?
+                    .as_str()
+                    .filter(|n| !n.trim().is_empty())
+                    .map(str::to_string)
+            })
+        })
+}
+
+/// The outputs of a run's tools in plan order (`null` for one that gave nothing).
+fn outputs(result: &ExecutionResult) -> Vec<Value> {
+    result
+        .execution_trace
+        .iter()
+        .map(|t| t.output.clone().unwrap_or(json!(null)))
+        .collect()
+}
