@@ -8,9 +8,11 @@
 
 mod support;
 
+mod crash_safety;
 mod game;
 mod models;
 mod plans;
 mod protocol;
+mod reliability;
 mod settings;
 mod skills_cli;

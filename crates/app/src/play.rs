@@ -1,7 +1,10 @@
 //! Playing a turn: the one path every front end takes (the window, the
 //! terminal story, `narratoria turn` and `play --jsonl`).
 
+use std::collections::BTreeMap;
+
 use narratoria_core::error::ErrorCode;
+use narratoria_core::skills::health::Health;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
@@ -80,6 +83,7 @@ impl App {
         };
         let session = session.to_string();
         let mut skills = self.registry.state();
+        let health_before = skills.health.clone();
         let mut opts = TurnOptions::default();
         opts.exec.data_root = self.skill_data.clone();
         opts.exec.story = Some(story_place(&place));
@@ -98,9 +102,22 @@ impl App {
         .await;
         drop(stopping);
         let number = sync::lock(&self.store).commit_at(&place, &outcome.turn)?;
-        self.registry
-            .update_state(|s| s.health = skills.health.clone());
-        self.save_skill_state()?;
+        // Only the health this turn changed is written: the file may hold
+        // choices made while the turn ran.
+        let changed: BTreeMap<String, Option<Health>> = health_before
+            .keys()
+            .chain(skills.health.keys())
+            .filter(|name| health_before.get(*name) != skills.health.get(*name))
+            .map(|name| (name.clone(), skills.health.get(name).copied()))
+            .collect();
+        self.change_skill_state(|s| {
+            for (name, health) in &changed {
+                match health {
+                    Some(h) => s.health.insert(name.clone(), *h),
+                    None => s.health.remove(name),
+                };
+            }
+        })?;
         let turn = sync::lock(&self.store)
             .turns(&session)?
             .into_iter()

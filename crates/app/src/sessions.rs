@@ -28,8 +28,7 @@ impl App {
     pub fn open_session(&self, id: &str) -> Result<SessionView, AppError> {
         let view = self.session_view(id)?;
         *sync::lock(&self.session) = Some(id.to_string());
-        self.registry.update_state(|s| s.enter_session(id));
-        self.save_skill_state()?;
+        self.change_skill_state(|s| s.enter_session(id))?;
         Ok(view)
     }
 

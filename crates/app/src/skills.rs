@@ -2,7 +2,7 @@
 
 use narratoria_core::error::ErrorCode;
 use narratoria_core::skills::config::{self, REDACTED};
-use narratoria_core::skills::{Registry, SkillChange};
+use narratoria_core::skills::{Registry, SkillChange, SkillsState};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -53,8 +53,7 @@ impl App {
                 format!("no skill named {name:?}"),
             ));
         }
-        self.registry.update_state(|s| s.set_enabled(name, enabled));
-        self.save_skill_state()?;
+        self.change_skill_state(|s| s.set_enabled(name, enabled))?;
         Ok(self.skills())
     }
 
@@ -85,17 +84,28 @@ impl App {
         Ok(shown)
     }
 
-    /// Writes the skill choices (on/off, health) to their file, unless this
-    /// app was told not to remember them.
-    pub(crate) fn save_skill_state(&self) -> Result<(), AppError> {
+    /// Applies `change` to the skill choices (on/off, health) in memory and,
+    /// unless this app was told not to remember them, to their file: re-read
+    /// under its lock, changed and written back, so that a choice another
+    /// program saved meanwhile is kept, and applies here from now on.
+    pub(crate) fn change_skill_state(
+        &self,
+        change: impl Fn(&mut SkillsState),
+    ) -> Result<(), AppError> {
         let Some(path) = &self.state_path else {
+            self.registry.update_state(|s| change(s));
             return Ok(());
         };
-        self.registry.state().save(path).map_err(|e| {
+        let (written, warning) = SkillsState::update(path, &change).map_err(|e| {
             AppError::new(
                 ErrorCode::Io,
                 format!("cannot save {}: {e}", path.display()),
             )
-        })
+        })?;
+        if let Some(w) = warning {
+            eprintln!("narratoria: note: {w}");
+        }
+        self.registry.update_state(|s| *s = written);
+        Ok(())
     }
 }

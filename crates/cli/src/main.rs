@@ -6,6 +6,7 @@
 mod bench;
 mod cli;
 mod commands;
+mod load_bench;
 mod progress;
 
 use std::process::ExitCode;
@@ -14,6 +15,8 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     narratoria_app::calm_openmp();
+    // Ctrl-C or a SIGTERM ends the skill scripts of a running plan too.
+    narratoria_core::process_groups::kill_all_on_termination_signals();
     let cli = cli::Cli::parse();
     let _log = match narratoria_app::logging::init("narratoria", cli.log_level.as_deref()) {
         Ok(guard) => guard,

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use narratoria_core::skills::{check_skill, Problem};
+use narratoria_core::skills::{check_skill, Problem, SkillsState};
 use narratoria_core::ErrorCode;
 use serde_json::json;
 
@@ -230,14 +230,17 @@ pub fn set_enabled(name: &str, roots: &SkillRoots, enabled: bool) -> Result<Exit
         ));
     }
     let path = narratoria_app::locate::skills_state_file();
-    let mut state = super::user_state();
-    state.set_enabled(name, enabled);
-    state.save(&path).map_err(|e| {
-        CliError::usage(
-            ErrorCode::Io,
-            format!("cannot save {}: {e}", path.display()),
-        )
-    })?;
+    // Re-read under the file's lock: a turn running meanwhile keeps this choice.
+    let (_, warning) = SkillsState::update(&path, |state| state.set_enabled(name, enabled))
+        .map_err(|e| {
+            CliError::usage(
+                ErrorCode::Io,
+                format!("cannot save {}: {e}", path.display()),
+            )
+        })?;
+    if let Some(w) = warning {
+        eprintln!("narratoria: note: {w}");
+    }
     eprintln!(
         "narratoria: {name} {}",
         if enabled { "enabled" } else { "disabled" }
