@@ -1,0 +1,150 @@
+//! `narratoria bench load`: the figures a long game would show — turn latency
+//! as a saved story grows to 1,000 turns (rule-based planner, no model), the
+//! wall time of a 500-tool plan at concurrency 16, and the host's peak
+//! memory. Not a test: it judges nothing, it reports.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use narratoria_app::{App, AppConfig, SessionDb, SkillChoices};
+use narratoria_core::skills::discover;
+use narratoria_core::{ErrorCode, ExecutorOptions, Plan, ToolInvocation};
+use serde_json::Map;
+
+use crate::cli::BenchArgs;
+use crate::commands::{runtime, CliError};
+
+const TURNS: usize = 1_000;
+const WINDOW: usize = 100;
+const WIDE_PLAN_TOOLS: usize = 500;
+const WIDE_PLAN_CONCURRENCY: usize = 16;
+
+const STORYTELLER: &str = "#!/bin/sh
+read -r line
+printf '{\"type\":\"state_patch\",\"patch\":{\"scene\":\"the road\"}}\\n'
+printf '{\"type\":\"done\",\"ok\":true,\"output\":{\"narrative\":\"The tale goes on.\"}}\\n'
+";
+const DICE: &str = "#!/bin/sh
+read -r line
+printf '{\"type\":\"done\",\"ok\":true,\"output\":{\"formula\":\"1d20\",\"rolls\":[17],\"total\":17}}\\n'
+";
+const NOOP: &str = "#!/bin/sh\nread -r line\nprintf '{\"type\":\"done\",\"ok\":true}\\n'\n";
+
+/// Runs the load benchmark and prints its figures.
+pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
+    let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
+    let tmp = tempfile::tempdir().map_err(io)?;
+    let skills = tmp.path().join("skills");
+    write_skill(&skills, "storyteller", "narrate", STORYTELLER).map_err(io)?;
+    write_skill(&skills, "dice-roller", "roll-dice", DICE).map_err(io)?;
+    write_skill(&skills, "bench", "noop", NOOP).map_err(io)?;
+    let rt = runtime();
+    println!("narratoria load benchmark");
+
+    // 1. A 1,000-turn story, saved turn by turn.
+    let app = App::open(AppConfig {
+        skill_roots: vec![skills.clone()],
+        session_db: SessionDb::File(tmp.path().join("story.db")),
+        skills_state: SkillChoices::File(tmp.path().join("skills-state.json")),
+        skill_data: Some(tmp.path().join("data")),
+        ..AppConfig::default()
+    })?;
+    let mut latencies = Vec::with_capacity(TURNS);
+    let story = Instant::now();
+    for n in 0..TURNS {
+        let input = if n % 2 == 0 {
+            "I attack the goblin"
+        } else {
+            "I look around"
+        };
+        let t = Instant::now();
+        rt.block_on(app.play(input, None))?;
+        latencies.push(t.elapsed());
+    }
+    println!(
+        "{TURNS}-turn story, rule-based planner: {:.1} s in all",
+        story.elapsed().as_secs_f64()
+    );
+    report(
+        &format!("  turns 1–{WINDOW}: median turn"),
+        &latencies[..WINDOW],
+    );
+    report(
+        &format!("  turns {}–{TURNS}: median turn", TURNS - WINDOW + 1),
+        &latencies[TURNS - WINDOW..],
+    );
+    drop(app);
+
+    // 2. One plan of 500 independent tools at concurrency 16.
+    let catalog = discover(&[skills])
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let mut opts = ExecutorOptions::default();
+    opts.max_concurrency = WIDE_PLAN_CONCURRENCY;
+    opts.plan_timeout = Duration::from_secs(600);
+    let plan = wide_plan(WIDE_PLAN_TOOLS);
+    let t = Instant::now();
+    let result = rt.block_on(narratoria_core::execute(
+        &plan,
+        &catalog,
+        Map::new(),
+        &opts,
+        None,
+    ));
+    let wall = t.elapsed();
+    let completed = result.execution_trace.iter().filter(|t| t.ok).count();
+    println!(
+        "{WIDE_PLAN_TOOLS}-tool plan at concurrency {WIDE_PLAN_CONCURRENCY}: {:.0} ms ({completed} tools completed, {:.1} tools/s)",
+        wall.as_secs_f64() * 1000.0,
+        completed as f64 / wall.as_secs_f64()
+    );
+
+    // 3. Peak memory of this process (the scripts are separate processes).
+    match peak_rss_kib() {
+        Some(kib) => println!("peak RSS of the host: {:.1} MiB", kib as f64 / 1024.0),
+        None => println!("peak RSS of the host: unknown on this system"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_skill(root: &Path, name: &str, script: &str, body: &str) -> std::io::Result<()> {
+    let dir = root.join(name);
+    std::fs::create_dir_all(dir.join("scripts"))?;
+    std::fs::write(
+        dir.join("skill.json"),
+        format!(r#"{{"name":"{name}","version":"1.0.0","description":"benchmark skill {name}"}}"#),
+    )?;
+    let path = dir.join("scripts").join(format!("{script}.sh"));
+    std::fs::write(&path, body)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+}
+
+fn wide_plan(n: usize) -> Plan {
+    let tools = (0..n)
+        .map(|i| {
+            let mut t = ToolInvocation::new(format!("w{i}"), "bench/noop");
+            t.is_async = true;
+            t
+        })
+        .collect();
+    let mut plan = Plan::new(tools);
+    plan.parallel = true;
+    plan
+}
+
+fn report(label: &str, times: &[Duration]) {
+    let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    ms.sort_by(|a, b| a.total_cmp(b));
+    let (med, min, max) = (ms[ms.len() / 2], ms[0], ms[ms.len() - 1]);
+    println!("{label:<45} {med:>9.1} ms  [{min:.1}–{max:.1}]");
+}
+
+/// The most resident memory this process has used (`VmHWM`), in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
