@@ -106,6 +106,18 @@ impl CharacterCard {
             ("", _) => (&root, "", "v1"),
             (other, _) => return Err(bad(format!("unknown card spec {other:?}"))),
         };
+        const CARD_FIELDS: [&str; 5] = [
+            "description",
+            "personality",
+            "scenario",
+            "first_mes",
+            "mes_example",
+        ];
+        if spec == "v1" && !CARD_FIELDS.iter().any(|k| fields.contains_key(*k)) {
+            return Err(bad(
+                "not a character card: it has none of the card fields (description, personality, scenario, first_mes)",
+            ));
+        }
         let text = |key: &str| text_field(fields, key, at);
         let name = text("name")?;
         if name.trim().is_empty() {
@@ -404,6 +416,9 @@ mod tests {
         assert!(err(br#"{"description": "no name"}"#).contains("no character name (`name`)"));
         assert!(err(br#"{"spec": "chara_card_v2"}"#).contains("needs a `data` object"));
         assert!(err(br#"{"name": "X", "first_mes": 3}"#).contains("`first_mes` must be text"));
+        assert!(
+            err(br#"{"name": "A lorebook", "entries": {}}"#).contains("none of the card fields")
+        );
         assert!(err(b"{ not json").contains("not valid JSON"));
         assert!(err(&vec![b'{'; MAX_CARD_BYTES + 1]).contains("5 MiB"));
     }

@@ -82,8 +82,13 @@ impl Scenario {
     /// Reads a scenario file's JSON. Promises: unknown fields, missing
     /// fields and failed [`Scenario::check`]s are refused with the field named.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let scenario: Scenario = serde_json::from_str(text).map_err(|e| {
-            ScenarioError::Invalid(format!("the file does not read as a scenario: {e}"))
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::Invalid(format!("the file is not JSON ({e})")))?;
+        let scenario: Scenario = serde_json::from_value(value.clone()).map_err(|e| {
+            ScenarioError::Invalid(
+                part_error(&value)
+                    .unwrap_or_else(|| format!("the file does not read as a scenario: {e}")),
+            )
         })?;
         scenario.check()?;
         Ok(scenario)
@@ -140,6 +145,34 @@ impl Scenario {
         lore::check_all(&self.lore, "lore")
             .map_err(|e| ScenarioError::Invalid(e.to_string().replacen("lorebook: ", "", 1)))
     }
+}
+
+/// The first nested part of a scenario that does not read, named by its
+/// place (e.g. `player: missing field `name``).
+fn part_error(value: &serde_json::Value) -> Option<String> {
+    fn first<T: serde::de::DeserializeOwned>(
+        v: Option<&serde_json::Value>,
+        at: &str,
+    ) -> Option<String> {
+        let v = v?;
+        let items: Vec<(String, &serde_json::Value)> = match v.as_array() {
+            Some(list) => list
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (format!("{at}[{i}]"), x))
+                .collect(),
+            None => vec![(at.to_string(), v)],
+        };
+        items.into_iter().find_map(|(at, x)| {
+            serde_json::from_value::<T>(x.clone())
+                .err()
+                .map(|e| format!("{at}: {e}"))
+        })
+    }
+    first::<PlayerCharacter>(value.get("player"), "player")
+        .or_else(|| first::<Faction>(value.get("factions"), "factions"))
+        .or_else(|| first::<Person>(value.get("people"), "people"))
+        .or_else(|| first::<LoreEntry>(value.get("lore"), "lore"))
 }
 
 /// Refuses a scenario name that is not a plain file name.
@@ -232,6 +265,18 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("missing field `premise`"));
+        let mut nameless = sample();
+        nameless["player"] = json!({"description": "who?"});
+        assert_eq!(
+            check(nameless).unwrap_err().to_string(),
+            "scenario: player: missing field `name`"
+        );
+        let mut bad_faction = sample();
+        bad_faction["factions"][0]["standing"] = json!("high");
+        assert!(check(bad_faction)
+            .unwrap_err()
+            .to_string()
+            .starts_with("scenario: factions[0]: invalid type"));
         let mut bad_lore = sample();
         bad_lore["lore"] = json!([{"name": "x", "keys": [], "content": "c"}]);
         assert!(check(bad_lore).unwrap_err().to_string().contains("lore[0]"));
