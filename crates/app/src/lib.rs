@@ -22,6 +22,7 @@ mod regen;
 mod running;
 mod sessions;
 mod skills;
+pub mod stories;
 mod turn_locks;
 mod views;
 

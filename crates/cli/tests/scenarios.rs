@@ -1,0 +1,472 @@
+//! Black-box tests of `narratoria scenarios|cards|lore` and of starting a
+//! story from a scenario: the real binary, with valid and broken files
+//! (a real PNG character card built here with the png crate).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine;
+use serde_json::{json, Value};
+
+/// What one run of the binary produced.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e})\n{}\n--- stderr ---\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// A home folder for the user's data, and the session database in it.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        Home {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("sessions.db")
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_narratoria"))
+            .args(args)
+            .env("NARRATORIA_HOME", self.dir.path())
+            .env_remove("XDG_DATA_HOME")
+            .output()
+            .expect("narratoria runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs and expects success.
+    fn ok(&self, args: &[&str]) -> Run {
+        let run = self.run(args);
+        assert_eq!(
+            run.code, 0,
+            "{args:?} failed:\n{}\n{}",
+            run.stdout, run.stderr
+        );
+        run
+    }
+
+    /// Runs and expects exit 2 with `code` and `words` on stderr.
+    fn refused(&self, args: &[&str], code: &str, words: &str) {
+        let run = self.run(args);
+        assert_eq!(
+            run.code, 2,
+            "{args:?} should fail:\n{}\n{}",
+            run.stdout, run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("error[{code}]")) && run.stderr.contains(words),
+            "{args:?}: expected [{code}] and {words:?} on stderr, got:\n{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+}
+
+fn card_v2() -> Value {
+    json!({
+        "spec": "chara_card_v2",
+        "spec_version": "2.0",
+        "data": {
+            "name": "Old Tom",
+            "description": "{{char}} is a ferryman who never seems to sleep.",
+            "personality": "patient, sly",
+            "scenario": "{{user}} needs to cross the river tonight.",
+            "first_mes": "*{{char}} leans on his pole.* Fare's a copper, {{user}}.",
+            "mes_example": "", "creator_notes": "", "system_prompt": "",
+            "post_history_instructions": "", "alternate_greetings": [],
+            "tags": [], "creator": "test", "character_version": "1", "extensions": {},
+            "character_book": {"extensions": {}, "entries": [
+                {"keys": ["eel", "eels"], "content": "Eels swarm under the ferry in spring.",
+                 "extensions": {}, "enabled": true, "insertion_order": 1}
+            ]}
+        }
+    })
+}
+
+/// A real 2×2 PNG with these tEXt chunks.
+fn png_with(chunks: &[(&str, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, 2, 2);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        for (k, t) in chunks {
+            enc.add_text_chunk(k.to_string(), t.clone()).unwrap();
+        }
+        let mut w = enc.write_header().unwrap();
+        w.write_image_data(&[30, 60, 90, 30, 60, 90, 200, 10, 10, 200, 10, 10])
+            .unwrap();
+        w.finish().unwrap();
+    }
+    out
+}
+
+fn b64(v: &Value) -> String {
+    base64::engine::general_purpose::STANDARD.encode(v.to_string())
+}
+
+fn state_of(home: &Home, id: &str) -> Value {
+    let export = home.ok(&[
+        "sessions",
+        "export",
+        id,
+        "--format",
+        "json",
+        "--session",
+        &path(&home.db()),
+    ]);
+    export.json()
+}
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[test]
+fn scenarios_list_names_the_built_in_ones() {
+    let home = Home::new();
+    let list = home.ok(&["scenarios", "list", "--json"]).json();
+    let names: Vec<&str> = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ashford", "tithonus"]);
+    assert!(home
+        .ok(&["scenarios", "list"])
+        .stdout
+        .contains("The Lantern at Ashford"));
+}
+
+#[test]
+fn a_story_starts_from_a_scenario_with_its_factions_and_opening() {
+    let home = Home::new();
+    let db = path(&home.db());
+    let made = home
+        .ok(&[
+            "sessions",
+            "new",
+            "--scenario",
+            "tithonus",
+            "--session",
+            &db,
+            "--json",
+        ])
+        .json();
+    let state = &made["state"];
+    assert_eq!(state["scenario"]["title"], "The Quiet on Tithonus Station");
+    assert!(state["scenario"]["opening"]
+        .as_str()
+        .unwrap()
+        .contains("airlock"));
+    assert_eq!(state["reputation"]["salvage-guild"]["score"], 20);
+    assert!(state["factions"].as_array().unwrap().len() >= 3);
+    home.refused(
+        &[
+            "sessions",
+            "new",
+            "--scenario",
+            "atlantis",
+            "--session",
+            &db,
+        ],
+        "scenario_not_found",
+        "no scenario named \"atlantis\"",
+    );
+}
+
+#[test]
+fn a_png_card_joins_a_story_and_json_prints_the_card() {
+    let home = Home::new();
+    let db = path(&home.db());
+    let id = home
+        .ok(&["sessions", "new", "--session", &db])
+        .stdout
+        .trim()
+        .to_string();
+    let png = home.file("tom.png", &png_with(&[("chara", b64(&card_v2()))]));
+    let card = home
+        .ok(&[
+            "cards",
+            "import",
+            &path(&png),
+            "--as",
+            "npc",
+            "--session",
+            &id,
+            "--db",
+            &db,
+            "--json",
+        ])
+        .json();
+    assert_eq!(card["name"], "Old Tom");
+    assert_eq!(card["spec"], "chara_card_v2");
+    assert_eq!(card["lore"][0]["keys"], json!(["eel", "eels"]));
+    let story = state_of(&home, &id);
+    let turns = story["turns"].as_array().unwrap();
+    let last = turns.last().unwrap();
+    assert_eq!(last["input"], "/card Old Tom (npc)");
+    assert!(last["narrative"]
+        .as_str()
+        .unwrap()
+        .contains("Fare's a copper, Wren Ashdown."));
+    let lore = last["stateAfter"]["lore"].as_array().unwrap();
+    assert!(lore.iter().any(|e| e["name"] == "Old Tom"));
+    assert!(lore.iter().any(|e| e["name"] == "eel"));
+
+    // A V1 JSON card as the player's character.
+    let v1 = home.file(
+        "me.json",
+        br#"{"name": "Sal", "description": "A tinker.", "first_mes": "Hello."}"#,
+    );
+    home.ok(&[
+        "cards",
+        "import",
+        &path(&v1),
+        "--as",
+        "player",
+        "--session",
+        &id,
+        "--db",
+        &db,
+    ]);
+    let story = state_of(&home, &id);
+    let last = story["turns"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["stateAfter"]["player"]["name"], "Sal");
+
+    // Checking alone saves nothing.
+    let checked = home.ok(&["cards", "import", &path(&png)]);
+    assert!(checked
+        .stdout
+        .contains("Old Tom (chara_card_v2): 1 lore entry"));
+}
+
+#[test]
+fn broken_cards_are_refused_with_the_problem_named() {
+    let home = Home::new();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "a.gif",
+            b"GIF89a\x01\x00".to_vec(),
+            "neither a PNG image nor JSON",
+        ),
+        (
+            "b.png",
+            png_with(&[("Comment", "just a picture".into())]),
+            "no `chara` text chunk",
+        ),
+        (
+            "c.png",
+            png_with(&[("chara", "%%% not base64 %%%".into())]),
+            "not valid base64",
+        ),
+        (
+            "d.png",
+            png_with(&[(
+                "chara",
+                b64(&json!({"spec": "chara_card_v2", "data": {"description": "x"}})),
+            )]),
+            "no character name (`data.name`)",
+        ),
+        (
+            "e.json",
+            br#"{"description": "nameless"}"#.to_vec(),
+            "no character name (`name`)",
+        ),
+        ("f.json", b"{ broken".to_vec(), "not valid JSON"),
+        (
+            "g.png",
+            b"\x89PNG\r\n\x1a\nrest-is-garbage".to_vec(),
+            "PNG image cannot be read",
+        ),
+    ];
+    for (name, bytes, words) in cases {
+        let file = home.file(name, &bytes);
+        home.refused(&["cards", "import", &path(&file)], "card_invalid", words);
+    }
+    let big = home.file("big.json", &vec![b' '; 5 * 1024 * 1024 + 1]);
+    home.refused(&["cards", "import", &path(&big)], "card_invalid", "5 MiB");
+    home.refused(
+        &["cards", "import", "/no/such/card.png"],
+        "io",
+        "/no/such/card.png",
+    );
+    let good = home.file("ok.json", br#"{"name": "X", "description": "Someone."}"#);
+    home.refused(
+        &[
+            "cards",
+            "import",
+            &path(&good),
+            "--session",
+            "no-such-story",
+            "--db",
+            &path(&home.db()),
+        ],
+        "session_not_found",
+        "no-such-story",
+    );
+}
+
+#[test]
+fn lorebooks_join_a_story_or_a_scenario_and_broken_ones_are_refused() {
+    let home = Home::new();
+    let db = path(&home.db());
+    let id = home
+        .ok(&["sessions", "new", "--session", &db])
+        .stdout
+        .trim()
+        .to_string();
+    let book = home.file(
+        "world.json",
+        json!({"entries": {
+            "0": {"uid": 0, "key": ["eel"], "keysecondary": [], "comment": "Eels", "content": "Eels swarm in spring.",
+                  "constant": false, "selective": true, "order": 100, "disable": false},
+            "1": {"uid": 1, "key": [], "content": "", "constant": false}
+        }})
+        .to_string()
+        .as_bytes(),
+    );
+    let added = home
+        .ok(&[
+            "lore",
+            "import",
+            &path(&book),
+            "--session",
+            &id,
+            "--db",
+            &db,
+            "--json",
+        ])
+        .json();
+    assert_eq!(added["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(added["skipped"].as_array().unwrap().len(), 1);
+    let story = state_of(&home, &id);
+    let last = story["turns"].as_array().unwrap().last().unwrap().clone();
+    assert!(last["stateAfter"]["lore"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "Eels"));
+
+    let saved = home
+        .ok(&[
+            "lore",
+            "import",
+            &path(&book),
+            "--scenario",
+            "ashford",
+            "--json",
+        ])
+        .json();
+    let file = PathBuf::from(saved["scenarioFile"].as_str().unwrap());
+    assert!(file.starts_with(home.dir.path().join("scenarios")));
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(scenario["lore"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "Eels"));
+
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("x.json", b"not json", "not JSON"),
+        ("y.json", b"{\"name\": \"no entries\"}", "no `entries`"),
+        (
+            "z.json",
+            br#"{"entries": {"0": {"key": "x", "content": 5}}}"#,
+            "entries[0].content must be text",
+        ),
+        ("w.json", br#"{"entries": {}}"#, "has no entries"),
+    ];
+    for (name, bytes, words) in cases {
+        let f = home.file(name, bytes);
+        home.refused(&["lore", "import", &path(&f)], "lore_invalid", words);
+    }
+    home.refused(
+        &["lore", "import", &path(&book), "--scenario", "atlantis"],
+        "scenario_not_found",
+        "atlantis",
+    );
+}
+
+#[test]
+fn new_scenarios_from_a_starter_or_a_card_can_start_stories() {
+    let home = Home::new();
+    let made = home.ok(&["scenarios", "new", "my-tale", "--json"]).json();
+    assert!(Path::new(made["path"].as_str().unwrap()).is_file());
+    home.refused(
+        &["scenarios", "new", "my-tale"],
+        "scenario_invalid",
+        "already exists",
+    );
+    home.refused(
+        &["scenarios", "new", "Bad Name"],
+        "scenario_invalid",
+        "must be lower-case",
+    );
+    let png = home.file("tom.png", &png_with(&[("chara", b64(&card_v2()))]));
+    home.ok(&["scenarios", "new", "ferry", "--from", &path(&png)]);
+    let list = home.ok(&["scenarios", "list", "--json"]).json();
+    let ferry = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "ferry")
+        .cloned()
+        .unwrap();
+    assert_eq!(ferry["title"], "Old Tom");
+    assert_eq!(ferry["builtin"], false);
+    let db = path(&home.db());
+    let story = home
+        .ok(&[
+            "sessions",
+            "new",
+            "--scenario",
+            "ferry",
+            "--session",
+            &db,
+            "--json",
+        ])
+        .json();
+    assert!(story["state"]["scenario"]["opening"]
+        .as_str()
+        .unwrap()
+        .contains("Fare's a copper, Traveller."));
+    let broken = home.file(
+        "broken.json",
+        br#"{"title": "x", "premise": "y", "player": {}}"#,
+    );
+    home.refused(
+        &["scenarios", "new", "oops", "--from", &path(&broken)],
+        "scenario_invalid",
+        "player",
+    );
+}
