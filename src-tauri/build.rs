@@ -15,6 +15,10 @@ const COMMANDS: &[&str] = &[
     "session_rewind",
     "session_export",
     "play",
+    "scenarios_list",
+    "story_new",
+    "card_import",
+    "lore_import",
     "open_log_folder",
 ];
 

@@ -12,6 +12,7 @@ mod play;
 mod sessions;
 mod skills;
 mod startup;
+mod stories;
 
 fn main() {
     // llama.cpp's OpenMP threads must not spin while idle (see docs/narrator.md).

@@ -53,6 +53,10 @@ pub fn run() {
             sessions::commands::session_rewind,
             sessions::commands::session_export,
             play::commands::play,
+            stories::commands::scenarios_list,
+            stories::commands::story_new,
+            stories::commands::card_import,
+            stories::commands::lore_import,
             logs::commands::open_log_folder,
         ])
         .run(tauri::generate_context!())

@@ -1,0 +1,65 @@
+//! Story commands: the scenarios a story starts from, a new story from one,
+//! and importing character cards and lorebooks (docs/scenarios.md).
+
+use std::path::PathBuf;
+
+use narratoria_app::stories::{CardImport, LoreImport, LoreTarget, ScenarioList};
+use narratoria_app::{AppError, SessionView};
+use narratoria_core::scenario::CardRole;
+use serde::Serialize;
+use tauri::State;
+
+use crate::startup::AppState;
+
+/// The built-in and saved scenarios.
+#[tauri::command]
+pub fn scenarios_list(app: State<'_, AppState>) -> ScenarioList {
+    app.scenarios()
+}
+
+/// Starts a story from a scenario (the first built-in one when none is
+/// named) and makes it current.
+#[tauri::command]
+pub fn story_new(
+    app: State<'_, AppState>,
+    scenario: Option<String>,
+) -> Result<SessionView, AppError> {
+    app.new_story(scenario.as_deref())
+}
+
+/// A card imported, with the story it is now part of.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardImported {
+    pub import: CardImport,
+    pub session: SessionView,
+}
+
+/// Imports a character card as the player or someone in the story: into
+/// the given story, or into a new story built around it.
+#[tauri::command]
+pub fn card_import(
+    app: State<'_, AppState>,
+    path: PathBuf,
+    role: CardRole,
+    session: Option<String>,
+) -> Result<CardImported, AppError> {
+    let (import, session) = app.import_card(&path, role, session.as_deref())?;
+    Ok(CardImported { import, session })
+}
+
+/// Imports a lorebook into a story (by id) or a scenario (by name).
+#[tauri::command]
+pub fn lore_import(
+    app: State<'_, AppState>,
+    path: PathBuf,
+    session: Option<String>,
+    scenario: Option<String>,
+) -> Result<LoreImport, AppError> {
+    let target = match (session, scenario) {
+        (Some(id), _) => LoreTarget::Session(id),
+        (None, Some(name)) => LoreTarget::Scenario(name),
+        (None, None) => LoreTarget::Nowhere,
+    };
+    app.import_lore(&path, &target)
+}
