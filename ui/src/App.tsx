@@ -12,6 +12,8 @@ import { SettingsView } from "./views/Settings";
 import { InspectorView } from "./views/Inspector";
 import { ModelPanel } from "./views/Model";
 import { ModelStatusBar } from "./views/ModelStatus";
+import { NewStoryDialog } from "./views/NewStory";
+import { DeveloperToggle, useDeveloperTools } from "./views/DeveloperToggle";
 
 const TABS = ["play", "sessions", "skills", "settings", "inspector", "model"] as const;
 export type Tab = (typeof TABS)[number];
@@ -34,6 +36,10 @@ export function App() {
   const [changes, setChanges] = useState<SkillChange[]>([]);
   const [model, setModel] = useState<ModelView | null>(null);
   const liveRef = useRef<TurnModel | null>(null);
+  const [developer, setDeveloper] = useDeveloperTools();
+  const [newStory, setNewStory] = useState(false);
+  // The Inspector is a tab only with developer tools on.
+  const tabs = TABS.filter((t) => t !== "inspector" || developer);
 
   const refreshSkills = useCallback(() => {
     api.skills().then(setSkills, (e) => setError(asAppError(e)));
@@ -62,14 +68,18 @@ export function App() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.altKey && e.key >= "1" && e.key <= String(TABS.length)) {
-        setTab(TABS[Number(e.key) - 1]);
+      if (e.altKey && e.key >= "1" && e.key <= String(tabs.length)) {
+        setTab(tabs[Number(e.key) - 1]);
         e.preventDefault();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [tabs.length, developer]);
+
+  useEffect(() => {
+    if (!developer && tab === "inspector") setTab("play");
+  }, [developer, tab]);
 
   const play = useCallback(async (input: string) => {
     setBusy(true);
@@ -122,7 +132,7 @@ export function App() {
       <header className="topbar">
         <span className="brand">Narratoria</span>
         <nav role="tablist" aria-label="Views">
-          {TABS.map((t, i) => (
+          {tabs.map((t, i) => (
             <button
               key={t}
               role="tab"
@@ -136,6 +146,9 @@ export function App() {
             </button>
           ))}
         </nav>
+        <button className="new-story-button" onClick={() => setNewStory(true)} disabled={busy} data-testid="new-story">
+          New story…
+        </button>
         <span className={busy ? "status busy" : "status"} role="status" data-testid="status">
           {busy && <span className="spinner" aria-hidden />}
           {status}
@@ -161,10 +174,23 @@ export function App() {
         {tab === "skills" && (
           <SkillsList skills={skills} changes={changes} onSkills={setSkills} onError={setError} />
         )}
-        {tab === "settings" && <SettingsView skills={skills} onSaved={refreshSkills} />}
-        {tab === "inspector" && <InspectorView turn={inspected} />}
+        {tab === "settings" && (
+          <>
+            <DeveloperToggle on={developer} onChange={setDeveloper} />
+            <SettingsView skills={skills} onSaved={refreshSkills} />
+          </>
+        )}
+        {tab === "inspector" && developer && <InspectorView turn={inspected} />}
         {tab === "model" && <ModelPanel model={model} onError={setError} onRefresh={refreshModel} />}
       </main>
+      {newStory && (
+        <NewStoryDialog
+          current={session}
+          onClose={() => setNewStory(false)}
+          onStory={showSession}
+          onError={setError}
+        />
+      )}
     </div>
   );
 }

@@ -1,10 +1,14 @@
-// Play: the story so far, the turn being played (streamed narration, dice,
-// images and sounds), and the input box (Enter sends).
+// Play: the story so far (the scenario's opening, then each turn's
+// narration as sanitised Markdown), the turn being played (streamed
+// narration, dice, images and sounds), and the input box (Enter sends).
+// New narration is announced politely to screen readers.
 
 import { useEffect, useMemo, useRef, useState } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
 import type { SessionView } from "../api";
 import { fromRecord, type AssetView, type DiceRoll, type TurnModel } from "../turn";
+import { openingOf } from "../stories";
+import { Prose } from "./Prose";
 
 interface Props {
   session: SessionView | null;
@@ -20,6 +24,7 @@ export function PlayView({ session, live, busy, onPlay, onRewind }: Props) {
   const endRef = useRef<HTMLDivElement>(null);
   const past = useMemo(() => (session?.turns ?? []).map((t) => fromRecord(t)), [session]);
   const liveIsSaved = live?.number !== undefined && past.some((t) => t.number === live.number);
+  const opening = openingOf(session);
 
   useEffect(() => {
     if (!busy) inputRef.current?.focus();
@@ -38,7 +43,8 @@ export function PlayView({ session, live, busy, onPlay, onRewind }: Props) {
   return (
     <section className="play" aria-label="Play">
       <h1 className="session-title">{session?.session.title ?? "…"}</h1>
-      <div className="story" data-testid="story">
+      <div className="story" data-testid="story" aria-live="polite" aria-relevant="additions text">
+        {opening && <Prose className="opening" text={opening} testId="opening" />}
         {past.length === 0 && !live && (
           <p className="hint">Type what your character does and press Enter.</p>
         )}
@@ -102,7 +108,14 @@ function TurnBlock({
       <p className="player-input">
         <span aria-hidden>›</span> {turn.input}
         {onRewind && (
-          <button className="link rewind" onClick={onRewind} title="Rewind the story to just after this turn" data-testid={`rewind-${turn.number}`}>
+          <button
+            type="button"
+            className="link rewind"
+            onClick={onRewind}
+            title="Rewind the story to just after this turn"
+            aria-label={`Rewind the story to just after turn ${turn.number}`}
+            data-testid={`rewind-${turn.number}`}
+          >
             rewind here
           </button>
         )}
@@ -123,11 +136,7 @@ function TurnBlock({
       {turn.assets.map((a) => (
         <Asset key={a.key} asset={a} />
       ))}
-      {text && (
-        <p className={turn.fallback ? "narration fallback" : "narration"} data-testid="narration">
-          {text}
-        </p>
-      )}
+      {text && <Prose className={turn.fallback ? "narration fallback" : "narration"} text={text} testId="narration" />}
     </article>
   );
 }
