@@ -14,6 +14,7 @@ pub mod echo;
 pub mod error;
 mod examples;
 pub mod gguf;
+pub mod host;
 pub mod planner;
 pub mod prose;
 pub mod prompt;

@@ -11,6 +11,7 @@
 
 pub mod dice;
 pub mod error;
+pub mod host;
 pub mod input;
 pub mod memory;
 pub mod memory_model;

@@ -65,6 +65,9 @@ pub enum ProviderError {
     /// llama.cpp could not load the model or generate.
     #[error("the local model failed: {0}")]
     Local(#[from] NarratorError),
+    /// The host's model (protocol 1.1) gave no text.
+    #[error("{message}")]
+    Host { code: FailureCode, message: String },
 }
 
 /// What was wrong with an answer.
@@ -104,6 +107,7 @@ impl ProviderError {
                 FailureCode::ValidationError
             }
             ProviderError::Local(_) => FailureCode::InternalError,
+            ProviderError::Host { code, .. } => *code,
         }
     }
 

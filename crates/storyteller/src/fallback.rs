@@ -1,5 +1,5 @@
-//! The fallback chain (seed 002 §6.1): the configured provider, then the
-//! local model, then the template. Each step down is reported — an `error`
+//! The fallback chain (docs/storyteller.md): the configured provider, then
+//! the local model (the host's, or one this script loads), then the template. Each step down is reported — an `error`
 //! event with the failure's code, then a `log` warning saying why and what
 //! answers next — and the narrative comes from the first step that answers.
 
@@ -14,6 +14,7 @@ use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
 use crate::sentences::SentenceStream;
 use crate::error::{BadAnswer, ProviderError};
 use crate::prompt::Prompt;
+use crate::providers::host::{self, Host};
 use crate::providers::{anthropic, local, openai, HostedRequest};
 
 /// Where the script's events go.
@@ -47,6 +48,8 @@ impl<W: Write> Sink for Events<W> {
 pub enum Step {
     OpenAi,
     Anthropic,
+    /// The player's model, loaded in the host (protocol 1.1).
+    Host,
     Local,
     Template,
 }
@@ -57,6 +60,7 @@ impl Step {
         match self {
             Step::OpenAi => openai::NAME,
             Step::Anthropic => anthropic::NAME,
+            Step::Host => host::NAME,
             Step::Local => local::NAME,
             Step::Template => "template",
         }
@@ -65,18 +69,21 @@ impl Step {
     fn describe(self) -> &'static str {
         match self {
             Step::OpenAi | Step::Anthropic => "the hosted provider",
+            Step::Host => "the host's model",
             Step::Local => "the local model",
             Step::Template => "the plain template",
         }
     }
 }
 
-/// The steps tried for a configured provider, in order.
-pub fn steps(provider: Provider) -> Vec<Step> {
+/// The steps tried for a configured provider, in order. The local model is
+/// the host's when it offers one (warm, shared), else loaded by this script.
+pub fn steps(provider: Provider, host_offered: bool) -> Vec<Step> {
+    let local = if host_offered { Step::Host } else { Step::Local };
     match provider {
-        Provider::Local => vec![Step::Local, Step::Template],
-        Provider::OpenAi => vec![Step::OpenAi, Step::Local, Step::Template],
-        Provider::Anthropic => vec![Step::Anthropic, Step::Local, Step::Template],
+        Provider::Local => vec![local, Step::Template],
+        Provider::OpenAi => vec![Step::OpenAi, local, Step::Template],
+        Provider::Anthropic => vec![Step::Anthropic, local, Step::Template],
     }
 }
 
@@ -102,10 +109,15 @@ pub struct Answer {
 /// narrative is exactly the concatenation of the `narration_delta` pieces
 /// sent since the last `narration_reset`, and that the API key appears in no
 /// event.
-pub fn run(config: &StoryConfig, job: &Job, sink: &mut dyn Sink) -> Answer {
+pub fn run(
+    config: &StoryConfig,
+    job: &Job,
+    sink: &mut dyn Sink,
+    mut host: Option<&mut dyn Host>,
+) -> Answer {
     let key = config.key();
     let scrub = |t: &str| key.map(|k| k.scrub(t)).unwrap_or_else(|| t.to_string());
-    let chain = steps(config.provider);
+    let chain = steps(config.provider, host.is_some());
     for (i, &step) in chain.iter().enumerate() {
         if step == Step::Template {
             break;
@@ -118,7 +130,7 @@ pub fn run(config: &StoryConfig, job: &Job, sink: &mut dyn Sink) -> Answer {
                     sink.delta(&shown);
                 }
             };
-            attempt(step, config, key, job, &mut on_piece)
+            attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
         };
         if result.is_ok() {
             let last = stream.finish();
@@ -175,11 +187,12 @@ fn code_name(e: &SkillError) -> String {
 }
 
 /// One provider's try.
-fn attempt(
+fn attempt<'h>(
     step: Step,
     config: &StoryConfig,
     key: Option<&ApiKey>,
     job: &Job,
+    host: Option<&mut (dyn Host + 'h)>,
     on_piece: &mut dyn FnMut(&str),
 ) -> Result<(), ProviderError> {
     let temperature = config.temperature.clamp(0.0, 2.0);
@@ -217,6 +230,10 @@ fn attempt(
                 anthropic::stream(&req, on_piece)
             }
         }
+        Step::Host => match host {
+            Some(host) => host::generate(host, job.prompt, temperature, max_tokens, on_piece),
+            None => Err(ProviderError::ModelMissing("the host offers no model".into())),
+        },
         Step::Local => {
             let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
                 ProviderError::ModelMissing(format!(
@@ -278,10 +295,15 @@ mod tests {
 
     #[test]
     fn chains_step_down_to_the_template() {
-        assert_eq!(steps(Provider::Local), vec![Step::Local, Step::Template]);
+        assert_eq!(steps(Provider::Local, false), vec![Step::Local, Step::Template]);
+        assert_eq!(steps(Provider::Local, true), vec![Step::Host, Step::Template]);
         assert_eq!(
-            steps(Provider::Anthropic),
+            steps(Provider::Anthropic, false),
             vec![Step::Anthropic, Step::Local, Step::Template]
+        );
+        assert_eq!(
+            steps(Provider::OpenAi, true),
+            vec![Step::OpenAi, Step::Host, Step::Template]
         );
     }
 
@@ -296,7 +318,7 @@ mod tests {
             ..StoryConfig::default()
         };
         let mut rec = Recorder::default();
-        let answer = run(&config, &job(&prompt), &mut rec);
+        let answer = run(&config, &job(&prompt), &mut rec, None);
         assert_eq!(answer.provider, "template");
         assert_eq!(answer.narrative, "You wait. Nothing stirs.");
         let e = &rec.events;

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
 use crate::prompt::{self, Facts, RecentTurn};
+use crate::providers::host;
 use crate::template;
 
 /// The script as its skill declares it (schemas compiled in).
@@ -76,7 +77,15 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         deadline: started + LOCAL_BUDGET,
     };
     ctx.log(LogLevel::Info, describe(&config, style));
-    let answer = fallback::run(&config, &job, &mut *ctx.events);
+    let mut stdio = narratoria_skills_builtin::host::offered(&ctx.envelope)
+        .cloned()
+        .map(|model| host::Stdio { model });
+    let answer = fallback::run(
+        &config,
+        &job,
+        &mut *ctx.events,
+        stdio.as_mut().map(|h| h as &mut dyn host::Host),
+    );
     let words = answer.narrative.split_whitespace().count();
     Ok(Outcome {
         output: json!({"narrative": answer.narrative, "provider": answer.provider}),

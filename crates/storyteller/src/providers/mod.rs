@@ -4,6 +4,7 @@
 //! arrive and reports failures as [`ProviderError`](crate::ProviderError)s.
 
 pub mod anthropic;
+pub mod host;
 pub mod http;
 pub mod local;
 pub mod openai;

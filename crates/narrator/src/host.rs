@@ -1,0 +1,128 @@
+//! The loaded model offered to skill scripts (protocol `narratoria/1.1`,
+//! docs/protocol.md "Host generation"): a script's `generate` request becomes
+//! a prose request on the same worker, queued behind any plan.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use narratoria_core::host::{Generator, Written};
+use narratoria_core::protocol::{
+    FailureCode, FinishReason, GenerateRequest, GenerationError, HostModel, Role as WireRole, Usage,
+};
+
+use crate::error::NarratorError;
+use crate::planner::LlamaPlanner;
+use crate::prose::{Finish, ProseSampling};
+use crate::writer::{ProseRequest, Role};
+
+/// The most tokens one script request may ask for.
+pub const HOST_MAX_TOKENS: u32 = 512;
+
+/// No run of this many tokens of the request's own messages is copied into
+/// the answer: small models otherwise echo their prompt (the player's words,
+/// the story so far) instead of continuing it.
+pub const ECHO_NGRAM: usize = 8;
+
+impl Generator for LlamaPlanner {
+    fn offer(&self) -> HostModel {
+        HostModel {
+            model: self
+                .load_report()
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            context_tokens: self
+                .load_report()
+                .n_ctx
+                .min(self.model().n_ctx_train().max(512)),
+            max_tokens: HOST_MAX_TOKENS,
+        }
+    }
+
+    fn generate(
+        &self,
+        request: &GenerateRequest,
+        on_delta: &mut dyn FnMut(&str),
+        cancel: &Arc<AtomicBool>,
+        deadline: Instant,
+    ) -> Result<Written, GenerationError> {
+        let prose = self
+            .write(&prose_request(request, cancel.clone(), deadline), on_delta)
+            .map_err(generation_error)?;
+        Ok(Written {
+            text: prose.text,
+            finish_reason: match prose.finish {
+                Finish::Stop => FinishReason::Stop,
+                Finish::Length => FinishReason::Length,
+                Finish::Deadline => FinishReason::Deadline,
+                Finish::Cancelled => FinishReason::Cancelled,
+            },
+            usage: Usage {
+                prompt_tokens: prose.prompt_tokens as u32,
+                cached_tokens: prose.cached_tokens as u32,
+                completion_tokens: prose.completion_tokens as u32,
+                ms: prose.total.as_millis() as u64,
+            },
+        })
+    }
+}
+
+/// The prose request a script's `generate` request asks for.
+pub fn prose_request(
+    request: &GenerateRequest,
+    cancel: Arc<AtomicBool>,
+    deadline: Instant,
+) -> ProseRequest {
+    let messages: Vec<(Role, String)> = request
+        .messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                WireRole::System => Role::System,
+                WireRole::User => Role::User,
+                WireRole::Assistant => Role::Assistant,
+            };
+            (role, m.content.clone())
+        })
+        .collect();
+    let avoid = messages
+        .iter()
+        .filter(|(role, _)| *role != Role::Assistant)
+        .map(|(_, text)| text.clone())
+        .collect();
+    let defaults = ProseSampling::default();
+    ProseRequest {
+        messages,
+        max_tokens: request.max_tokens.min(HOST_MAX_TOKENS) as usize,
+        sampling: ProseSampling {
+            temperature: request
+                .temperature
+                .map(|t| t.clamp(0.0, 2.0) as f32)
+                .unwrap_or(defaults.temperature),
+            ..defaults
+        },
+        stops: request.stop.clone(),
+        echo_ngram: ECHO_NGRAM,
+        avoid,
+        json_schema: request.json_schema.as_ref().map(|s| s.to_string()),
+        deadline,
+        cancel,
+    }
+}
+
+/// The protocol's failure for a request the model could not serve.
+fn generation_error(error: NarratorError) -> GenerationError {
+    let code = match &error {
+        NarratorError::PromptTooLong { .. } | NarratorError::Grammar(_) | NarratorError::InvalidOutput(_) => {
+            FailureCode::ValidationError
+        }
+        NarratorError::Deadline => FailureCode::Timeout,
+        _ => FailureCode::InternalError,
+    };
+    GenerationError {
+        code: code.as_str().into(),
+        message: error.to_string(),
+    }
+}
