@@ -2,10 +2,11 @@
 //! terminal story, `narratoria turn` and `play --jsonl`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::skills::health::Health;
 use narratoria_core::protocol::StoryPlace;
+use narratoria_core::skills::health::Health;
 use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
 use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
@@ -86,6 +87,7 @@ impl App {
         let health_before = skills.health.clone();
         let mut opts = TurnOptions::default();
         opts.exec.data_root = self.skill_data.clone();
+        opts.exec.settings_dir = self.skill_settings.clone();
         opts.exec.story = Some(story_place(&place));
         let stopping = self.running.begin(&session);
         opts.exec.stop = stopping.stop().clone();

@@ -2,6 +2,7 @@
 //! llama.cpp planner (crate `narratoria-narrator`) and the rule-based
 //! fallback (`crate::rules`) both implement it.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -125,6 +126,12 @@ pub trait Planner: Send + Sync {
         request: &PlanRequest<'_>,
         on_narrative: &mut dyn FnMut(&str),
     ) -> Result<PlanOutcome, PlannerError>;
+
+    /// The same loaded model as a writer of text for skill scripts (docs/
+    /// protocol.md, "Host generation"); `None` for a planner without a model.
+    fn generator(self: Arc<Self>) -> Option<Arc<dyn crate::host::Generator>> {
+        None
+    }
 }
 
 /// Receives a model's loading progress, 0.0 ..= 1.0 (for a bar or a window).

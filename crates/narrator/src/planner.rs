@@ -524,6 +524,10 @@ impl Planner for LlamaPlanner {
         self.generate(request, on_narrative)
             .map_err(PlannerError::from)
     }
+
+    fn generator(self: Arc<Self>) -> Option<Arc<dyn narratoria_core::host::Generator>> {
+        Some(self)
+    }
 }
 
 impl Drop for LlamaPlanner {
