@@ -8,11 +8,10 @@
 
 mod support;
 
-mod crash_safety;
 mod game;
 mod models;
 mod plans;
 mod protocol;
-mod reliability;
 mod settings;
 mod skills_cli;
+mod stories;

@@ -37,15 +37,6 @@ pub enum Command {
     /// List, export and rewind saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
-    /// The scenarios a story starts from: list, new.
-    #[command(subcommand)]
-    Scenarios(ScenariosCommand),
-    /// Character cards: import as the player or someone in the story.
-    #[command(subcommand)]
-    Cards(CardsCommand),
-    /// Lorebooks (world info): import into a story or a scenario.
-    #[command(subcommand)]
-    Lore(LoreCommand),
     /// The narrator's models: list, add, download, remove, choose.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -192,9 +183,6 @@ pub struct PlayArgs {
     /// Start a new story instead of continuing the latest one.
     #[arg(long)]
     pub new: bool,
-    /// The scenario a new story starts from (see `scenarios list`).
-    #[arg(long, value_name = "NAME", requires = "new")]
-    pub scenario: Option<String>,
     /// For programs: read one player input per line on stdin and print each
     /// turn's ExecutionResult as one JSON line (lines starting with `/` are skipped).
     #[arg(long)]
@@ -203,18 +191,6 @@ pub struct PlayArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
-    /// Start a story from a scenario (default: the first built-in one);
-    /// prints its id.
-    New {
-        /// The scenario (see `scenarios list`).
-        #[arg(long, value_name = "NAME")]
-        scenario: Option<String>,
-        #[arg(long, value_name = "DB")]
-        session: Option<PathBuf>,
-        /// Print the new story's id, scenario and state as JSON.
-        #[arg(long)]
-        json: bool,
-    },
     /// Every saved session, most recent first.
     List {
         #[arg(long, value_name = "DB")]
@@ -228,13 +204,67 @@ pub enum SessionsCommand {
         id: String,
         #[arg(long, value_name = "DB")]
         session: Option<PathBuf>,
-        #[arg(long, value_parser = ["md", "json"], default_value = "md")]
+        /// `md` and `json`: the current branch; `tree`: every branch and turn (JSON).
+        #[arg(long, value_parser = ["md", "json", "tree"], default_value = "md")]
         format: String,
     },
-    /// Go back to just after turn N (0 = the start); later turns are removed.
+    /// Go back to just after turn N (0 = the start) on the current branch;
+    /// later turns stay in the story (redo brings them back).
     Rewind {
         id: String,
         turn: u32,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// The story's tree: its branches and every turn.
+    Tree {
+        id: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a branch at turn TURN of the current branch (0 = the start)
+    /// and play on it from now on.
+    Branch {
+        id: String,
+        turn: u32,
+        /// Its name (default: the next free "branch N").
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// Play on branch BRANCH from now on.
+    Switch {
+        id: String,
+        branch: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// Give a story another title.
+    Rename {
+        id: String,
+        title: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// Delete a story with all its turns and branches.
+    Delete {
+        id: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// Take the current branch's last turn back (redo brings it back).
+    Undo {
+        id: String,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+    },
+    /// Bring back the turn undone last on the current branch.
+    Redo {
+        id: String,
         #[arg(long, value_name = "DB")]
         session: Option<PathBuf>,
     },

@@ -32,18 +32,13 @@ pub fn open_app(args: &PlayArgs) -> Result<App, CliError> {
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let app = open_app(&args)?;
     let model = app.load_model(args.model.as_deref(), Some(stderr_progress_bar()))?;
-    let view = if let Some(scenario) = &args.scenario {
-        app.new_story(Some(scenario))?
-    } else if args.new {
+    let view = if args.new {
         app.new_session("")?
     } else {
         app.current_session()?
     };
     if view.turns.is_empty() {
         say("A new story begins. Type what your character does; /help for commands.");
-        if let Some(opening) = narratoria_app::stories::opening(&view.state) {
-            say(&format!("\n{opening}"));
-        }
     } else {
         say(&format!(
             "Continuing “{}” ({} turns). Type /new for a new story, /help for commands.",
@@ -67,6 +62,12 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         if let Some(cmd) = line.strip_prefix('/') {
+            if let Some(done) = super::story_controls::run(cmd, &app, &rt) {
+                if let Err(msg) = done {
+                    say(&format!("  {msg}"));
+                }
+                continue;
+            }
             match command(cmd, &app) {
                 Ok(true) => continue,
                 Ok(false) => break,
@@ -107,7 +108,7 @@ fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
 }
 
 /// Prints one live event for the player; returns nothing, keeps the streamed narration.
-fn show(ev: &TurnEvent, streamed: &mut String) {
+pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
     match ev {
         TurnEvent::Planning { attempt, .. } if *attempt == 1 => dim("  … thinking"),
         TurnEvent::Planning { attempt, .. } => {
@@ -173,7 +174,10 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
     let e = |e: narratoria_app::AppError| e.to_string();
     match name {
         "quit" | "exit" | "q" => return Ok(false),
-        "help" | "?" => say(HELP),
+        "help" | "?" => {
+            say(HELP);
+            say(super::story_controls::HELP);
+        }
         "skills" => {
             for s in app.registry().snapshot().skills() {
                 say(&format!(
@@ -203,7 +207,7 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
                 ));
             }
         }
-        "rewind" | "undo" => {
+        "rewind" => {
             let view = app.current_session().map_err(e)?;
             let target = if arg.is_empty() {
                 view.turns.len().saturating_sub(1) as u32

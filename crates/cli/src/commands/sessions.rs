@@ -19,11 +19,6 @@ pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
 pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
     let fail = |e: store::StoreError| CliError::usage(e.code(), e.to_string());
     match cmd {
-        SessionsCommand::New {
-            scenario,
-            session,
-            json,
-        } => return super::stories::new_session(scenario.as_deref(), session.as_deref(), json),
         SessionsCommand::List { session, json } => {
             let store = open_store(session.as_deref())?;
             let sessions = store.sessions().map_err(fail)?;
@@ -48,6 +43,8 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             let store = open_store(session.as_deref())?;
             if format == "json" {
                 print_json(&store.export_json(&id).map_err(fail)?);
+            } else if format == "tree" {
+                print_json(&store.export_tree_json(&id).map_err(fail)?);
             } else {
                 print!("{}", store.export_markdown(&id).map_err(fail)?);
             }
@@ -57,6 +54,7 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             let state = store.rewind(&id, turn).map_err(fail)?;
             print_json(&serde_json::json!({ "session": id, "turn": turn, "state": state }));
         }
+        other => return super::story_tree::run(other),
     }
     Ok(ExitCode::SUCCESS)
 }

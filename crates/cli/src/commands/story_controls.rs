@@ -1,0 +1,174 @@
+//! The story's controls at the terminal: `/regen [all]`, `/continue`,
+//! `/swipe [N]`, `/edit N TEXT`, `/edit-narration N TEXT`, `/undo`,
+//! `/redo`, `/branch [NAME]`, `/branches`, `/switch NAME` (docs/stories.md).
+
+use narratoria_app::{App, AppError, SessionView};
+use narratoria_core::turn::TurnEvent;
+use tokio::runtime::Runtime;
+
+use super::play::show;
+
+/// What the controls add to `/help`.
+pub const HELP: &str =
+    "  /regen             tell the last turn again (same rolls)   /regen all  play it again
+  /continue          more narration for the last turn
+  /swipe [N]         flip between the last turn's versions
+  /edit N TEXT       play turn N again with other words, on a new branch
+  /edit-narration N TEXT   rewrite turn N's narration
+  /undo  /redo       take the last turn back, bring it back
+  /branch [NAME]     start a branch here    /branches   list them   /switch NAME";
+
+/// Runs `/cmd` when it is one of the story's controls; `None` when it is not.
+pub fn run(cmd: &str, app: &App, rt: &Runtime) -> Option<Result<(), String>> {
+    let (name, arg) = match cmd.trim().split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (cmd.trim(), ""),
+    };
+    let known = [
+        "regen",
+        "continue",
+        "swipe",
+        "edit",
+        "edit-narration",
+        "undo",
+        "redo",
+        "branch",
+        "branches",
+        "switch",
+    ];
+    if !known.contains(&name) {
+        return None;
+    }
+    Some(control(name, arg, app, rt).map_err(|e| e.to_string()))
+}
+
+fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppError> {
+    let session = app.current_session()?.session.id;
+    match name {
+        "regen" if arg == "all" => {
+            let view = live(rt, |tx| app.regenerate_turn(&session, Some(tx)))?;
+            println!("\n{}", view.turn.narrative);
+        }
+        "regen" => {
+            let view = live(rt, |tx| app.regenerate_narration(&session, Some(tx)))?;
+            last(&view);
+            versions(app, &session)?;
+        }
+        "continue" => {
+            let view = live(rt, |tx| app.continue_narration(&session, Some(tx)))?;
+            last(&view);
+        }
+        "swipe" => {
+            let number = match arg {
+                "" => None,
+                n => Some(
+                    n.parse::<u32>()
+                        .map_err(|_| usage("/swipe takes a number"))?,
+                ),
+            };
+            last(&app.swipe(&session, number)?);
+            versions(app, &session)?;
+        }
+        "edit" => {
+            let (n, text) = numbered(arg, "/edit N TEXT")?;
+            let view = live(rt, |tx| app.edit_turn(&session, n, text, Some(tx)))?;
+            println!("\n{}", view.turn.narrative);
+            println!("  (on branch “{}”)", app.current_session()?.session.branch);
+        }
+        "edit-narration" => {
+            let (n, text) = numbered(arg, "/edit-narration N TEXT")?;
+            app.edit_narration(&session, n, text)?;
+            println!("  Turn {n} now reads as you wrote it.");
+        }
+        "undo" => match app.undo(&session)? {
+            Some(view) => {
+                println!("  Took the last turn back (/redo brings it back).");
+                last(&view);
+            }
+            None => println!("  Nothing to take back: the story is at its start."),
+        },
+        "redo" => match app.redo(&session)? {
+            Some(view) => last(&view),
+            None => println!("  Nothing to bring back."),
+        },
+        "branch" => {
+            let at = app.current_session()?.turns.len() as u32;
+            let name = (!arg.is_empty()).then_some(arg);
+            let made = app.branch(&session, at, name)?;
+            println!("  Now on branch “{}” (from turn {at}).", made.name);
+        }
+        "branches" => {
+            for b in app.branches(&session)? {
+                let mark = if b.current { "*" } else { " " };
+                println!("  {mark} {:<24} {:>3} turn(s)", b.name, b.turns);
+            }
+        }
+        "switch" => {
+            let view = app.switch_branch(&session, arg)?;
+            println!(
+                "  Now on branch “{}” ({} turns).",
+                view.session.branch,
+                view.turns.len()
+            );
+            last(&view);
+        }
+        _ => unreachable!("only known controls get here"),
+    }
+    Ok(())
+}
+
+/// Runs a turn control with its live events shown as they come.
+fn live<T, F, Fut>(rt: &Runtime, f: F) -> Result<T, AppError>
+where
+    F: FnOnce(tokio::sync::mpsc::UnboundedSender<TurnEvent>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, AppError>>,
+{
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
+    rt.block_on(async {
+        let printer = tokio::spawn(async move {
+            let mut streamed = String::new();
+            while let Some(ev) = rx.recv().await {
+                show(&ev, &mut streamed);
+            }
+        });
+        let done = f(tx).await;
+        let _ = printer.await;
+        done
+    })
+}
+
+fn last(view: &SessionView) {
+    if let Some(t) = view.turns.last() {
+        println!("\n{}", t.narrative);
+    }
+}
+
+/// "version 2 of 3" for the last turn, when it has more than one.
+fn versions(app: &App, session: &str) -> Result<(), AppError> {
+    let all = app.alternatives(session)?;
+    if let Some(active) = all.iter().find(|a| a.active) {
+        if all.len() > 1 {
+            println!(
+                "  (version {} of {}; /swipe N to choose)",
+                active.number,
+                all.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn numbered<'a>(arg: &'a str, how: &str) -> Result<(u32, &'a str), AppError> {
+    let (n, text) = arg
+        .split_once(char::is_whitespace)
+        .ok_or_else(|| usage(how))?;
+    let n = n.parse::<u32>().map_err(|_| usage(how))?;
+    Ok((n, text.trim()))
+}
+
+fn usage(how: &str) -> AppError {
+    AppError::new(
+        narratoria_core::ErrorCode::InputEmpty,
+        format!("usage: {how}"),
+    )
+}
