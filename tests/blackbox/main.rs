@@ -8,10 +8,12 @@
 
 mod support;
 
+mod crash_safety;
 mod game;
 mod models;
 mod plans;
 mod protocol;
+mod reliability;
 mod settings;
 mod skills_cli;
 mod stories;

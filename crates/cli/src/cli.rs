@@ -37,6 +37,15 @@ pub enum Command {
     /// List, export and rewind saved sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// The scenarios a story starts from: list, new.
+    #[command(subcommand)]
+    Scenarios(ScenariosCommand),
+    /// Character cards: import as the player or someone in the story.
+    #[command(subcommand)]
+    Cards(CardsCommand),
+    /// Lorebooks (world info): import into a story or a scenario.
+    #[command(subcommand)]
+    Lore(LoreCommand),
     /// The narrator's models: list, add, download, remove, choose.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -183,6 +192,9 @@ pub struct PlayArgs {
     /// Start a new story instead of continuing the latest one.
     #[arg(long)]
     pub new: bool,
+    /// The scenario a new story starts from (see `scenarios list`).
+    #[arg(long, value_name = "NAME", requires = "new")]
+    pub scenario: Option<String>,
     /// For programs: read one player input per line on stdin and print each
     /// turn's ExecutionResult as one JSON line (lines starting with `/` are skipped).
     #[arg(long)]
@@ -191,6 +203,18 @@ pub struct PlayArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
+    /// Start a story from a scenario (default: the first built-in one);
+    /// prints its id.
+    New {
+        /// The scenario (see `scenarios list`).
+        #[arg(long, value_name = "NAME")]
+        scenario: Option<String>,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+        /// Print the new story's id, scenario and state as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every saved session, most recent first.
     List {
         #[arg(long, value_name = "DB")]

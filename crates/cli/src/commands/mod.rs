@@ -10,6 +10,7 @@ mod prompt;
 mod run_plan;
 mod sessions;
 mod skills;
+mod stories;
 mod story_controls;
 mod story_tree;
 mod turn;
@@ -78,6 +79,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Play(args) if args.jsonl => play_jsonl::run(args),
         Command::Play(args) => play::play(args),
         Command::Sessions(cmd) => sessions::run(cmd),
+        Command::Scenarios(cmd) => stories::scenarios(cmd),
+        Command::Cards(cmd) => stories::cards(cmd),
+        Command::Lore(cmd) => stories::lore(cmd),
         Command::Models(cmd) => models::run(cmd),
         Command::Logs(LogsCommand::Path) => logs::path(),
     }

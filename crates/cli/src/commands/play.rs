@@ -32,13 +32,18 @@ pub fn open_app(args: &PlayArgs) -> Result<App, CliError> {
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let app = open_app(&args)?;
     let model = app.load_model(args.model.as_deref(), Some(stderr_progress_bar()))?;
-    let view = if args.new {
+    let view = if let Some(scenario) = &args.scenario {
+        app.new_story(Some(scenario))?
+    } else if args.new {
         app.new_session("")?
     } else {
         app.current_session()?
     };
     if view.turns.is_empty() {
         say("A new story begins. Type what your character does; /help for commands.");
+        if let Some(opening) = narratoria_app::stories::opening(&view.state) {
+            say(&format!("\n{opening}"));
+        }
     } else {
         say(&format!(
             "Continuing “{}” ({} turns). Type /new for a new story, /help for commands.",

@@ -19,6 +19,11 @@ pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
 pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
     let fail = |e: store::StoreError| CliError::usage(e.code(), e.to_string());
     match cmd {
+        SessionsCommand::New {
+            scenario,
+            session,
+            json,
+        } => return super::stories::new_session(scenario.as_deref(), session.as_deref(), json),
         SessionsCommand::List { session, json } => {
             let store = open_store(session.as_deref())?;
             let sessions = store.sessions().map_err(fail)?;
