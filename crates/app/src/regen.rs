@@ -157,6 +157,7 @@ impl App {
         plan.narrative = None;
         let mut opts = TurnOptions::default().exec;
         opts.data_root = self.skill_data.clone();
+        opts.settings_dir = self.skill_settings.clone();
         // The narration belongs to the turn it tells.
         let mut story = story_place(&place);
         story.turn_id = last.id.clone();

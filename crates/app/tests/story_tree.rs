@@ -81,6 +81,7 @@ fn app(dir: &Path) -> App {
         session_db: SessionDb::File(dir.join("s.db")),
         skills_state: SkillChoices::File(dir.join("state.json")),
         skill_data: Some(dir.join("data")),
+        skill_settings: Some(dir.join("skill-settings")),
         ..AppConfig::default()
     })
     .unwrap()
