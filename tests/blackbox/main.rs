@@ -14,6 +14,7 @@ mod models;
 mod plans;
 mod protocol;
 mod reliability;
+mod security;
 mod settings;
 mod skills_cli;
 mod stories;

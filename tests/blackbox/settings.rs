@@ -22,11 +22,14 @@ const SCHEMA: &str = r#"{
   "additionalProperties": false
 }"#;
 
-/// A script that prints its config as output and leaks the key on stderr and in a log.
+/// A script that prints its config as output and leaks the key on stderr and in a log;
+/// it keeps the key it got in `seen-key` in its data folder.
 const ECHO_CONFIG: &str = r#"#!/usr/bin/env python3
-import json, sys
+import json, os, sys
 req = json.loads(sys.stdin.readline())
 key = req["config"].get("apiKey", "")
+with open(os.path.join(os.environ["NARRATORIA_DATA_DIR"], "seen-key"), "w") as f:
+    f.write(key)
 sys.stderr.write("debug: key is %s\n" % key)
 print(json.dumps({"type": "log", "level": "info", "message": "using key " + key}))
 print(json.dumps({"type": "done", "ok": True, "output": {"config": req["config"]}}))
@@ -48,18 +51,30 @@ fn configured_skill(root: &Path) -> std::path::PathBuf {
     dir
 }
 
-/// The script receives schema defaults and `${VAR}` resolved from the
-/// environment; the secret never shows in events or the stderr tail.
+/// The player's own settings of a skill, as `skills config --set` and
+/// `--allow-env` write them.
+fn player_settings(home: &Path, skill: &str, settings: Value, allow_env: &[&str]) {
+    write(
+        &home.join("skill-settings").join(format!("{skill}.json")),
+        serde_json::to_vec(&json!({"settings": settings, "allowEnv": allow_env})).unwrap(),
+    );
+}
+
+/// The script receives schema defaults and the `${VAR}` of the player's own
+/// settings resolved from the environment (the player allowed the variable);
+/// the secret never shows in events or the stderr tail.
 #[test]
 fn script_gets_resolved_config_and_secrets_are_scrubbed() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("skills");
     let teller = configured_skill(&root);
-    write(
-        &teller.join("config.json"),
-        r#"{"apiKey": "${TELLER_KEY}", "endpoint": "http://127.0.0.1:9"}"#,
-    );
     let h = home();
+    player_settings(
+        h.path(),
+        "teller",
+        json!({"apiKey": "${TELLER_KEY}", "endpoint": "http://127.0.0.1:9"}),
+        &["TELLER_KEY"],
+    );
     let plan_path = dir.path().join("plan.json");
     write(
         &plan_path,
@@ -78,8 +93,14 @@ fn script_gets_resolved_config_and_secrets_are_scrubbed() {
     assert_eq!(run.code, 0, "{}\n{}", pretty(&out), run.stderr);
     let t = trace(&out, "t");
     assert_eq!(
-        t["output"]["config"]["apiKey"], "sk-live-123456",
+        std::fs::read_to_string(teller.join("data/seen-key")).unwrap(),
+        "sk-live-123456",
         "the script itself gets the secret"
+    );
+    assert!(
+        !t["output"].to_string().contains("sk-live-123456"),
+        "but its output does not show it: {}",
+        t["output"]
     );
     assert_eq!(
         t["output"]["config"]["style"], "terse",
@@ -101,11 +122,13 @@ fn script_gets_resolved_config_and_secrets_are_scrubbed() {
         "{}",
         t["stderr"]
     );
-    // The config file still holds the placeholder.
-    let stored: Value =
-        serde_json::from_str(&std::fs::read_to_string(teller.join("config.json")).unwrap())
-            .unwrap();
-    assert_eq!(stored["apiKey"], "${TELLER_KEY}");
+    // The settings file still holds the placeholder, and the skill folder nothing.
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(h.path().join("skill-settings/teller.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stored["settings"]["apiKey"], "${TELLER_KEY}");
+    assert!(!teller.join("config.json").exists());
 }
 
 /// An unset `${VAR}` fails the tool with a message naming the variable, without running it.
@@ -113,12 +136,14 @@ fn script_gets_resolved_config_and_secrets_are_scrubbed() {
 fn unset_variable_fails_the_tool_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("skills");
-    let teller = configured_skill(&root);
-    write(
-        &teller.join("config.json"),
-        r#"{"apiKey": "${NARRATORIA_TEST_UNSET_VAR}"}"#,
-    );
+    configured_skill(&root);
     let h = home();
+    player_settings(
+        h.path(),
+        "teller",
+        json!({"apiKey": "${NARRATORIA_TEST_UNSET_VAR}"}),
+        &["NARRATORIA_TEST_UNSET_VAR"],
+    );
     let plan_path = dir.path().join("plan.json");
     write(
         &plan_path,
@@ -198,15 +223,17 @@ fn config_show_redacts_secrets() {
 }
 
 /// `--set` with an invalid value is refused with the field named, and the file is unchanged;
-/// a valid value is saved atomically, typed by the schema, with mode 0600 (the skill has secrets).
+/// a valid value is saved atomically, typed by the schema, with mode 0600, in
+/// the player's own settings file (the skill folder is never written).
 #[test]
 fn config_set_validates_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("skills");
     let teller = configured_skill(&root);
-    let before = r#"{"style": "terse"}"#;
-    write(&teller.join("config.json"), before);
     let h = home();
+    let settings_file = h.path().join("skill-settings/teller.json");
+    let before = r#"{"settings": {"style": "terse"}}"#;
+    write(&settings_file, before);
     let r = root.to_str().unwrap();
 
     let bad = narratoria(
@@ -230,10 +257,7 @@ fn config_set_validates_before_writing() {
         bad.stderr
     );
     assert!(bad.stderr.contains("/style"), "{}", bad.stderr);
-    assert_eq!(
-        std::fs::read_to_string(teller.join("config.json")).unwrap(),
-        before
-    );
+    assert_eq!(std::fs::read_to_string(&settings_file).unwrap(), before);
 
     let unknown = narratoria(
         [
@@ -270,16 +294,19 @@ fn config_set_validates_before_writing() {
     );
     assert_eq!(good.code, 0, "{}", good.stderr);
     let saved: Value =
-        serde_json::from_str(&std::fs::read_to_string(teller.join("config.json")).unwrap())
-            .unwrap();
-    assert_eq!(saved, json!({"style": "vivid", "maxTokens": 512}));
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    assert_eq!(
+        saved,
+        json!({"settings": {"style": "vivid", "maxTokens": 512}})
+    );
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(teller.join("config.json"))
+    let mode = std::fs::metadata(&settings_file)
         .unwrap()
         .permissions()
         .mode()
         & 0o777;
     assert_eq!(mode, 0o600);
+    assert!(!teller.join("config.json").exists());
 
     let missing = narratoria(
         ["skills", "config", "nobody", "--skills", r],

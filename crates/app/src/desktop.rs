@@ -85,11 +85,29 @@ impl DesktopPaths {
         }
     }
 
-    /// Folders the window may load images and sounds from: the skill folders
-    /// (their `data/` folders included) and the user's skill-data folder.
-    pub fn asset_folders(&self) -> Vec<PathBuf> {
-        let mut out = self.skill_roots.clone();
-        out.push(locate::skills_data_dir());
+    /// Where the window may load images and sounds from: each skill's own
+    /// folder (its `data/` included) and its folder in the user's skill-data
+    /// folder, judged file by file when read (see [`crate::assets`]).
+    pub fn asset_folders(&self) -> crate::assets::AssetFolders {
+        crate::assets::AssetFolders {
+            skill_roots: self.skill_roots.clone(),
+            data_root: Some(locate::skills_data_dir()),
+        }
+    }
+
+    /// The app's own folders, where the page may name files to write or
+    /// load without a dialog: the user's data folder (models, exports) and
+    /// the folder of the model chosen at start-up.
+    pub fn own_folders(&self) -> Vec<PathBuf> {
+        let mut out = vec![locate::user_data_dir()];
+        if let Some(dir) = self
+            .model
+            .as_ref()
+            .and_then(ModelChoice::path)
+            .and_then(Path::parent)
+        {
+            out.push(dir.to_path_buf());
+        }
         out
     }
 
@@ -101,6 +119,7 @@ impl DesktopPaths {
             session_db: SessionDb::File(self.session_db.clone()),
             skills_state: SkillChoices::File(self.skills_state.clone()),
             skill_data: Some(locate::skills_data_dir()),
+            skill_settings: None,
             watch_debounce: Some(Duration::from_millis(150)),
         }
     }

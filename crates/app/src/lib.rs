@@ -9,6 +9,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod assets;
+pub mod chosen_paths;
 pub mod desktop;
 mod controls;
 mod error;
@@ -53,6 +55,9 @@ pub struct AppConfig {
     /// Where skills keep their data (`DIR/<skill>`); `None`: each skill's own
     /// `data/` folder, or the user's skill-data folder when that is read-only.
     pub skill_data: Option<PathBuf>,
+    /// Where the player's own skill settings are (`DIR/<skill>.json`);
+    /// `None`: the user's `skill-settings` folder.
+    pub skill_settings: Option<PathBuf>,
     /// How long file changes must settle before skills reload.
     pub watch_debounce: Option<Duration>,
 }
@@ -91,6 +96,7 @@ pub struct App {
     /// Where skill choices are saved; `None`: they are not remembered.
     state_path: Option<PathBuf>,
     skill_data: Option<PathBuf>,
+    skill_settings: Option<PathBuf>,
     /// Turns and story moves of one session wait for each other.
     turn_locks: turn_locks::TurnLocks,
     /// The turns running now, with their stop buttons.
@@ -134,6 +140,7 @@ impl App {
             session: Mutex::new(None),
             state_path,
             skill_data: cfg.skill_data,
+            skill_settings: cfg.skill_settings,
             turn_locks: Default::default(),
             running: Default::default(),
             _watch: watch,
@@ -171,6 +178,7 @@ mod tests {
             skill_roots: vec![dir.join("skills")],
             session_db: SessionDb::File(dir.join("s.db")),
             skills_state: SkillChoices::File(dir.join("state.json")),
+            skill_settings: Some(dir.join("skill-settings")),
             ..AppConfig::default()
         })
         .unwrap()
@@ -215,10 +223,15 @@ mod tests {
         app.save_skill_config("teller", &json!({"apiKey": REDACTED, "n": 3}))
             .unwrap();
         let stored: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.path().join("skills/teller/config.json")).unwrap(),
+            &std::fs::read_to_string(dir.path().join("skill-settings/teller.json")).unwrap(),
         )
         .unwrap();
-        assert_eq!(stored, json!({"apiKey": "sk-999999", "n": 3}));
+        assert_eq!(
+            stored,
+            json!({"settings": {"apiKey": "sk-999999", "n": 3}}),
+            "the player's settings are saved in their own folder"
+        );
+        assert!(!dir.path().join("skills/teller/config.json").exists());
         let err = app
             .save_skill_config("teller", &json!({"n": 9}))
             .unwrap_err();

@@ -1,9 +1,9 @@
 //! The skills: which there are, their health and settings, on or off.
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::skills::config::{self, REDACTED};
+use narratoria_core::skills::config::{self, PlayerSettings, REDACTED};
 use narratoria_core::skills::{Registry, SkillChange, SkillsState};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 use crate::{App, AppError, SkillView, SkillsView};
@@ -26,7 +26,8 @@ impl App {
             .skills()
             .iter()
             .map(|s| {
-                let stored = s.user_config.clone().unwrap_or_else(|| json!({}));
+                let player = self.player_settings(&s.name).unwrap_or_default();
+                let stored = config::merged(s.user_config.as_ref(), Some(&player.settings));
                 let config = match &s.config_schema {
                     Some(schema) => config::redact(schema, &config::with_defaults(schema, &stored)),
                     None => stored,
@@ -57,15 +58,19 @@ impl App {
         Ok(self.skills())
     }
 
-    /// Validates and saves a skill's settings. A secret sent back as the
+    /// Validates and saves the player's own settings of a skill (never into
+    /// the skill folder; see [`PlayerSettings`]). A secret sent back as the
     /// redaction mark keeps its stored value. Nothing is written when invalid.
     pub fn save_skill_config(&self, name: &str, submitted: &Value) -> Result<Value, AppError> {
         let catalog = self.registry.snapshot();
         let skill = catalog.get(name).ok_or_else(|| {
             AppError::new(ErrorCode::SkillNotFound, format!("no skill named {name:?}"))
         })?;
+        let path = self.player_settings_file(name)?;
+        let mut player = PlayerSettings::load(&path)?.unwrap_or_default();
+        let stored = config::merged(skill.user_config.as_ref(), Some(&player.settings));
         let mut next = submitted.clone();
-        if let (Some(schema), Some(stored)) = (&skill.config_schema, &skill.user_config) {
+        if let Some(schema) = &skill.config_schema {
             for p in config::secret_pointers(schema, &next) {
                 if next.pointer(&p).and_then(Value::as_str) == Some(REDACTED) {
                     if let (Some(slot), Some(old)) = (next.pointer_mut(&p), stored.pointer(&p)) {
@@ -74,14 +79,37 @@ impl App {
                 }
             }
         }
-        let path = skill.dir.join("config.json");
-        config::save(&path, skill.config_schema.as_ref(), &next)?;
-        self.registry.reload(&[path]);
+        player.settings = next.clone();
+        player.save(
+            &path,
+            skill.config_schema.as_ref(),
+            skill.user_config.as_ref(),
+        )?;
+        let effective = config::merged(skill.user_config.as_ref(), Some(&next));
         let shown = match &skill.config_schema {
-            Some(schema) => config::redact(schema, &config::with_defaults(schema, &next)),
-            None => next,
+            Some(schema) => config::redact(schema, &config::with_defaults(schema, &effective)),
+            None => effective,
         };
         Ok(shown)
+    }
+
+    /// The player's own settings of skill `name`, when there are any.
+    fn player_settings(&self, name: &str) -> Option<PlayerSettings> {
+        let path = self.player_settings_file(name).ok()?;
+        PlayerSettings::load(&path).ok().flatten()
+    }
+
+    fn player_settings_file(&self, name: &str) -> Result<std::path::PathBuf, AppError> {
+        let dir = self
+            .skill_settings
+            .clone()
+            .unwrap_or_else(PlayerSettings::default_dir);
+        PlayerSettings::file_in(&dir, name).ok_or_else(|| {
+            AppError::new(
+                ErrorCode::SkillNotFound,
+                format!("{name:?} is not a skill name"),
+            )
+        })
     }
 
     /// Applies `change` to the skill choices (on/off, health) in memory and,

@@ -109,7 +109,8 @@ pub enum SkillsCommand {
         #[command(flatten)]
         roots: SkillRoots,
     },
-    /// Show a skill's settings (secrets redacted), or change them with --set.
+    /// Show a skill's settings (secrets redacted), or change the player's
+    /// own settings of it with --set, --allow-env and --revoke-env.
     Config {
         /// The skill's name.
         name: String,
@@ -118,6 +119,12 @@ pub enum SkillsCommand {
         /// key=value (dotted keys reach nested settings); may be repeated.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Let `${VAR}` in this skill's settings read environment variable VAR; may be repeated.
+        #[arg(long = "allow-env", value_name = "VAR")]
+        allow_env: Vec<String>,
+        /// Take back --allow-env VAR; may be repeated.
+        #[arg(long = "revoke-env", value_name = "VAR")]
+        revoke_env: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod load_bench;
 mod progress;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -21,7 +22,7 @@ fn main() -> ExitCode {
     let _log = match narratoria_app::logging::init("narratoria", cli.log_level.as_deref()) {
         Ok(guard) => guard,
         Err(e) => {
-            eprintln!("narratoria: error: {e}");
+            eprintln!("narratoria: error: {}", terminal::clean(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -34,7 +35,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // The message is for the person; the log keeps it too.
             tracing::info!(code = ?e.code, exit = e.exit, "command failed: {}", e.message);
-            eprintln!("narratoria: error[{}]: {}", e.code, e.message);
+            eprintln!(
+                "narratoria: error[{}]: {}",
+                e.code,
+                terminal::clean(&e.message)
+            );
             ExitCode::from(e.exit)
         }
     }

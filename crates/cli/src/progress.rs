@@ -65,6 +65,7 @@ impl DownloadBar {
 
     fn note(&self, text: &str) {
         tracing::info!("{text}");
-        self.bar.suspend(|| eprintln!("narratoria: {text}"));
+        self.bar
+            .suspend(|| eprintln!("narratoria: {}", crate::terminal::clean(text)));
     }
 }

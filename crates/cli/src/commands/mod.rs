@@ -65,8 +65,19 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             name,
             roots,
             set,
+            allow_env,
+            revoke_env,
             json,
-        }) => skills::config(&name, &roots, &set, json),
+        }) => skills::config(
+            &name,
+            &roots,
+            &skills::ConfigChange {
+                set,
+                allow_env,
+                revoke_env,
+            },
+            json,
+        ),
         Command::Skills(SkillsCommand::Enable { name, roots }) => {
             skills::set_enabled(&name, &roots, true)
         }
@@ -121,6 +132,6 @@ pub fn user_state() -> narratoria_core::skills::SkillsState {
 pub fn print_json<T: serde::Serialize>(value: &T) {
     println!(
         "{}",
-        serde_json::to_string_pretty(value).expect("serialises")
+        crate::terminal::clean_json(serde_json::to_string_pretty(value).expect("serialises"))
     );
 }

@@ -73,7 +73,7 @@ fn list(library: &Library, json: bool) -> Result<ExitCode, CliError> {
             "NAME", "SIZE", "QUANT", "CONTEXT", "WHERE"
         );
         for m in &listing.installed {
-            println!("{}", row(m));
+            println!("{}", crate::terminal::clean(&row(m)));
         }
     }
     if in_use.is_none() {
@@ -85,7 +85,12 @@ fn list(library: &Library, json: bool) -> Result<ExitCode, CliError> {
         println!("\nIn the catalog, not installed (narratoria models download NAME):");
         for e in &listing.available {
             let size = e.size.map(human_size).unwrap_or_else(|| "?".into());
-            println!("  {:<28} {:>9}  {}", e.name, size, e.description);
+            println!(
+                "  {:<28} {:>9}  {}",
+                crate::terminal::clean(&e.name),
+                size,
+                crate::terminal::clean(&e.description)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -58,7 +58,9 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                 let _ = writeln!(
                     out,
                     "{}",
-                    serde_json::to_string(&plan).expect("plan serialises")
+                    crate::terminal::clean_json(
+                        serde_json::to_string(&plan).expect("plan serialises")
+                    )
                 );
                 let _ = out.flush();
             }

@@ -1,6 +1,8 @@
 //! `narratoria play`: the story at the terminal.
 
 use std::io::{IsTerminal, Write};
+
+use crate::terminal::clean;
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
@@ -155,7 +157,7 @@ pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
                             println!();
                         }
                         streamed.push_str(t);
-                        print!("{t}");
+                        print!("{}", clean(t));
                         let _ = std::io::stdout().flush();
                     }
                 }
@@ -277,10 +279,11 @@ fn first_line(s: &str) -> String {
 }
 
 fn say(s: &str) {
-    println!("{s}");
+    println!("{}", clean(s));
 }
 
 fn dim(s: &str) {
+    let s = clean(s);
     if std::io::stdout().is_terminal() {
         println!("\x1b[2m{s}\x1b[0m");
     } else {

@@ -37,7 +37,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         let played = rt.block_on(app.play(input, None))?;
-        let json = serde_json::to_string(&played.result).expect("serialises");
+        let json =
+            crate::terminal::clean_json(serde_json::to_string(&played.result).expect("serialises"));
         // A reader that went away ends the story; the turns are saved.
         if writeln!(out, "{json}").and_then(|()| out.flush()).is_err() {
             break;

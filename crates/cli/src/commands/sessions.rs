@@ -7,6 +7,7 @@ use narratoria_core::store::{self, Store};
 
 use super::{print_json, CliError};
 use crate::cli::SessionsCommand;
+use crate::terminal::clean;
 
 /// Opens the session database (the user's default when none is given).
 pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
@@ -35,7 +36,10 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
                 for s in sessions {
                     println!(
                         "{}  {:<30} {:>3} turn(s)  last played {}",
-                        s.id, s.title, s.turns, s.updated_at
+                        s.id,
+                        clean(&s.title),
+                        s.turns,
+                        s.updated_at
                     );
                 }
             }
@@ -51,7 +55,7 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             } else if format == "tree" {
                 print_json(&store.export_tree_json(&id).map_err(fail)?);
             } else {
-                print!("{}", store.export_markdown(&id).map_err(fail)?);
+                print!("{}", clean(&store.export_markdown(&id).map_err(fail)?));
             }
         }
         SessionsCommand::Rewind { id, turn, session } => {

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::{discover, print_json, CliError};
 use crate::cli::SkillRoots;
+use crate::terminal::clean;
 
 /// `skills list [--json]`: every discovered skill, and the folders passed over.
 pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
@@ -31,7 +32,7 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
                     }
                 })
                 .collect();
-            println!(
+            let line = format!(
                 "{:<20} {:<8} {:<8} {:?}  {}\n{:<20} scripts: {}",
                 s.name,
                 s.version,
@@ -45,17 +46,20 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
                     scripts.join(", ")
                 }
             );
+            println!("{}", clean(&line));
         }
         for o in &catalog.overrides {
-            println!(
+            let line = format!(
                 "override: {} at {} replaces {}",
                 o.name,
                 o.path.display(),
                 o.overridden_path.display()
             );
+            println!("{}", clean(&line));
         }
         for p in &catalog.problems {
-            println!("problem: {}: {}", p.path.display(), p.reason);
+            let line = format!("problem: {}: {}", p.path.display(), p.reason);
+            println!("{}", clean(&line));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -81,16 +85,19 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
         .collect();
     print_json(&json!({ "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice }));
     if valid {
-        eprintln!(
+        let line = format!(
             "{}: valid skill {:?}",
             dir.display(),
             name.unwrap_or_default()
         );
+        eprintln!("{}", clean(&line));
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{}: {} problem(s):", dir.display(), problems.len());
+        let line = format!("{}: {} problem(s):", dir.display(), problems.len());
+        eprintln!("{}", clean(&line));
         for p in &problems {
-            eprintln!("  - {}: {}", p.path.display(), p.reason);
+            let line = format!("  - {}: {}", p.path.display(), p.reason);
+            eprintln!("{}", clean(&line));
         }
         Ok(ExitCode::from(1))
     }
@@ -124,7 +131,9 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
                     let _ = writeln!(
                         out,
                         "{}",
-                        serde_json::to_string(&change).unwrap_or_default()
+                        crate::terminal::clean_json(
+                            serde_json::to_string(&change).unwrap_or_default()
+                        )
                     );
                     let _ = out.flush();
                 }
@@ -138,14 +147,33 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `skills config NAME [--set k=v…] [--json]`: shows (redacted) or changes settings.
+/// What `skills config` is asked to change in the player's own settings.
+pub struct ConfigChange {
+    /// `key=value` assignments.
+    pub set: Vec<String>,
+    /// Environment variables `${VAR}` may now read.
+    pub allow_env: Vec<String>,
+    /// Environment variables `${VAR}` may no longer read.
+    pub revoke_env: Vec<String>,
+}
+
+impl ConfigChange {
+    fn is_empty(&self) -> bool {
+        self.set.is_empty() && self.allow_env.is_empty() && self.revoke_env.is_empty()
+    }
+}
+
+/// `skills config NAME [--set k=v…] [--allow-env VAR…] [--revoke-env VAR…] [--json]`:
+/// shows the settings (secrets redacted) or changes the player's own
+/// settings file (`<user data>/skill-settings/NAME.json`, mode 0600); the
+/// skill folder is never written.
 pub fn config(
     name: &str,
     roots: &SkillRoots,
-    set: &[String],
+    change: &ConfigChange,
     as_json: bool,
 ) -> Result<ExitCode, CliError> {
-    use narratoria_core::skills::config as cfg;
+    use narratoria_core::skills::config::{self as cfg, PlayerSettings};
     let catalog = discover(roots)?;
     let skill = catalog.get(name).ok_or_else(|| {
         CliError::usage(
@@ -154,15 +182,29 @@ pub fn config(
         )
     })?;
     let schema = skill.config_schema.as_ref();
-    let stored = skill.user_config.clone().unwrap_or_else(|| json!({}));
-    let config_path = skill.dir.join("config.json");
+    let shipped = skill.user_config.as_ref();
+    let settings_path =
+        PlayerSettings::file_in(&PlayerSettings::default_dir(), name).ok_or_else(|| {
+            CliError::usage(
+                ErrorCode::SkillNotFound,
+                format!("{name:?} is not a skill name"),
+            )
+        })?;
+    let io_error = |e: cfg::ConfigError| CliError::usage(e.code(), e.to_string());
+    let mut player = PlayerSettings::load(&settings_path)
+        .map_err(io_error)?
+        .unwrap_or_default();
 
-    let stored = if set.is_empty() {
-        stored
-    } else {
-        let updated = cfg::assign(schema, &stored, set)
+    if !change.is_empty() {
+        player.settings = cfg::assign(schema, &player.settings, &change.set)
             .map_err(|e| CliError::usage(e.code(), e.to_string()))?;
-        if let Err(e) = cfg::save(&config_path, schema, &updated) {
+        for var in &change.allow_env {
+            player.allow(var).map_err(io_error)?;
+        }
+        for var in &change.revoke_env {
+            player.revoke(var);
+        }
+        if let Err(e) = player.save(&settings_path, schema, shipped) {
             let errors: Vec<_> = e
                 .field_errors()
                 .iter()
@@ -175,17 +217,17 @@ pub fn config(
             }
             eprintln!("narratoria: settings of {name:?} not saved:");
             if e.field_errors().is_empty() {
-                eprintln!("  - {e}");
+                eprintln!("  - {}", clean(&e.to_string()));
             }
             for f in e.field_errors() {
-                eprintln!("  - {f}");
+                eprintln!("  - {}", clean(&f.to_string()));
             }
             return Ok(ExitCode::from(1));
         }
-        eprintln!("narratoria: saved {}", config_path.display());
-        updated
-    };
+        eprintln!("narratoria: saved {}", settings_path.display());
+    }
 
+    let stored = cfg::merged(shipped, Some(&player.settings));
     let effective = schema
         .map(|s| cfg::with_defaults(s, &stored))
         .unwrap_or_else(|| stored.clone());
@@ -195,14 +237,18 @@ pub fn config(
     if as_json {
         print_json(&json!({
             "skill": name,
-            "path": config_path,
-            "saved": !set.is_empty(),
+            "path": settings_path,
+            "saved": !change.is_empty(),
             "config": shown,
             "stored": schema.map(|s| cfg::redact(s, &stored)).unwrap_or(stored),
+            "allowEnv": player.allow_env,
             "schema": schema,
         }));
     } else {
-        println!("{name} settings ({}):", config_path.display());
+        println!(
+            "{name} settings ({}):",
+            clean(&settings_path.display().to_string())
+        );
         match shown.as_object() {
             Some(m) if !m.is_empty() => {
                 for (k, v) in m {
@@ -211,10 +257,16 @@ pub fn config(
                         .and_then(|t| t.as_str())
                         .map(|t| format!("  — {t}"))
                         .unwrap_or_default();
-                    println!("  {k} = {v}{title}");
+                    println!("{}", clean(&format!("  {k} = {v}{title}")));
                 }
             }
             _ => println!("  (no settings)"),
+        }
+        if !player.allow_env.is_empty() {
+            println!(
+                "  environment variables allowed: {}",
+                player.allow_env.join(", ")
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -36,7 +36,7 @@ pub fn run(args: TurnArgs) -> Result<ExitCode, CliError> {
     if args.json {
         print_json(&played.result);
     } else {
-        println!("{}", played.turn.narrative);
+        println!("{}", crate::terminal::clean(&played.turn.narrative));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,145 @@
+//! Text from skills, the model and the story, made safe to print at the
+//! player's terminal: a script or a model must not be able to set the
+//! clipboard (OSC 52), retitle the window, move the cursor or rewrite lines.
+
+use std::borrow::Cow;
+
+const ESC: char = '\u{1b}';
+const BEL: char = '\u{7}';
+
+/// `text` without terminal control: escape sequences (CSI, OSC, DCS and the
+/// like, as far as they are in `text`) are removed whole, and every other
+/// C0 or C1 control character but `\n` and `\t` is dropped. Text with none
+/// is returned as it is.
+pub fn clean(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ESC => skip_sequence(&mut chars),
+            // C1 introducers that open a string: skip to its end.
+            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            '\u{9b}' => skip_csi(&mut chars),
+            c if is_control(c) => {}
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A JSON document made safe to print: serde_json already writes C0
+/// controls as `\u00XX`, but leaves DEL and C1 controls (U+0080–U+009F,
+/// which some terminals obey) raw; these become `\u00XX` escapes too. The
+/// JSON means the same.
+pub fn clean_json(json: String) -> String {
+    if !json
+        .chars()
+        .any(|c| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c))
+    {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether `c` is a control character a terminal could act on.
+fn is_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}'
+}
+
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+/// Skips what follows an ESC: a CSI, a control string (OSC, DCS, SOS, PM,
+/// APC) or a two-character sequence.
+fn skip_sequence(chars: &mut Chars<'_>) {
+    match chars.next() {
+        Some('[') => skip_csi(chars),
+        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
+        // nF sequences: intermediates, then a final character.
+        Some(c) if ('\u{20}'..='\u{2f}').contains(&c) => {
+            while let Some(&n) = chars.peek() {
+                chars.next();
+                if !('\u{20}'..='\u{2f}').contains(&n) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Skips a CSI's parameters and intermediates and its final byte.
+fn skip_csi(chars: &mut Chars<'_>) {
+    while let Some(c) = chars.next() {
+        if ('\u{40}'..='\u{7e}').contains(&c) || (is_control(c) && c != ESC) {
+            return;
+        }
+    }
+}
+
+/// Skips a control string up to its terminator: BEL, ST (`ESC \` or U+009C).
+fn skip_string(chars: &mut Chars<'_>) {
+    while let Some(c) = chars.next() {
+        match c {
+            BEL | '\u{9c}' => return,
+            ESC => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_its_meaning_without_raw_controls() {
+        let value = serde_json::json!({"t": "a\u{1b}]52;c;SGVsbG8=\u{7}b\u{9b}31m\u{7f}"});
+        let text = clean_json(serde_json::to_string(&value).unwrap());
+        assert!(!text.chars().any(|c| c.is_control()), "{text:?}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            value
+        );
+    }
+
+    #[test]
+    fn plain_text_passes_untouched() {
+        let text = "The door opens.\n\tA draft — «cold» — blows in. 🎲";
+        assert!(matches!(clean(text), Cow::Borrowed(_)));
+        assert_eq!(clean(text), text);
+    }
+
+    #[test]
+    fn clipboard_title_and_cursor_sequences_are_removed_whole() {
+        assert_eq!(clean("a\u{1b}]52;c;SGVsbG8=\u{7}b"), "ab");
+        assert_eq!(clean("a\u{1b}]0;pwned\u{1b}\\b"), "ab");
+        assert_eq!(clean("a\u{1b}[2J\u{1b}[1;31mred\u{1b}[0mb"), "aredb");
+        assert_eq!(clean("a\u{9d}52;c;SGVsbG8=\u{9c}b"), "ab");
+        assert_eq!(clean("a\u{9b}31mb"), "ab");
+        assert_eq!(clean("a\u{1b}(Bb"), "ab");
+    }
+
+    #[test]
+    fn other_controls_are_dropped_but_newlines_and_tabs_stay() {
+        assert_eq!(clean("line\r\n\u{8}x\u{7}\u{0}\ty\u{7f}"), "line\nx\ty");
+        // A sequence cut off at the end of a piece of streamed text leaves nothing behind.
+        assert_eq!(clean("story\u{1b}]52;c;SGVs"), "story");
+        assert_eq!(clean("\u{1b}"), "");
+    }
+}
