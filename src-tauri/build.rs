@@ -14,6 +14,8 @@ const COMMANDS: &[&str] = &[
     "session_open",
     "session_rewind",
     "session_export",
+    "choose_export_file",
+    "choose_model_file",
     "play",
     "scenarios_list",
     "story_new",

@@ -4,10 +4,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use narratoria_app::assets::AssetFolders;
+use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::{DesktopPaths, SharedApp};
 use tauri::Manager;
 
-use crate::{logs, model, play, sessions, skills};
+use crate::{files, logs, model, play, sessions, skills};
 
 /// The app as every command sees it.
 pub type AppState = Arc<SharedApp>;
@@ -16,6 +18,11 @@ pub type AppState = Arc<SharedApp>;
 pub fn run() {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .manage(ChosenPaths::default())
+        .register_uri_scheme_protocol(files::assets::SCHEME, |ctx, request| {
+            let folders = ctx.app_handle().try_state::<AssetFolders>();
+            files::assets::respond(folders.as_deref(), &request)
+        })
         .manage(model::models::ModelStatus::default())
         .setup(|tauri_app| {
             let resources = tauri_app.path().resource_dir().ok();
@@ -24,11 +31,9 @@ pub fn run() {
                 eprintln!("narratoria-desktop: {} ({})", e.message, e.code);
                 Box::new(e) as Box<dyn std::error::Error>
             })?;
-            let scope = tauri_app.asset_protocol_scope();
-            for folder in paths.asset_folders() {
-                let _ = std::fs::create_dir_all(&folder);
-                scope.allow_directory(&folder, true)?;
-            }
+            // Assets are served by `narratoria-asset:` alone, each file
+            // judged when read; the built-in asset protocol's scope stays empty.
+            tauri_app.manage(paths.asset_folders());
             let app: AppState = Arc::new(app);
             tauri_app.manage(Arc::clone(&app));
             tauri_app.manage(paths.clone());
@@ -52,6 +57,8 @@ pub fn run() {
             sessions::commands::session_open,
             sessions::commands::session_rewind,
             sessions::commands::session_export,
+            files::commands::choose_export_file,
+            files::commands::choose_model_file,
             play::commands::play,
             stories::commands::scenarios_list,
             stories::commands::story_new,

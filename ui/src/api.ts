@@ -160,6 +160,11 @@ export const api = {
   /** Opens the log folder in the file manager; resolves to its path. */
   openLogFolder: () => call<string>("open_log_folder"),
   loadModel: (path: string | null) => call<void>("model_load", { path }),
+  /** The shell's own save dialog; only a file chosen there (or in the app's folders) can be exported to. */
+  chooseExportFile: (format: "md" | "json", name: string) =>
+    call<string | null>("choose_export_file", { format, name }),
+  /** The shell's own open dialog; only a file chosen there (or in the app's folders) can be loaded. */
+  chooseModelFile: () => call<string | null>("choose_model_file"),
   folders: () =>
     call<{ skillRoots: string[]; sessionDb: string; skillsState: string }>("app_folders"),
   /** Plays a turn; `onEvent` sees every live event before the promise resolves. */

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::AppError;
 use narratoria_core::sync::lock;
@@ -25,9 +26,21 @@ pub fn model_status(app: State<'_, AppState>, status: State<'_, ModelStatus>) ->
 /// Starts loading `path` (the default model when absent) in the background
 /// and returns at once; `model-progress`, then `model-loaded` or
 /// `model-failed` follow. The current planner answers until the load ends.
+/// `path` must be a file the player chose in the shell's dialog
+/// (`choose_model_file`) or one under the app's own folders.
 #[tauri::command]
-pub fn model_load(handle: AppHandle, path: Option<String>) {
-    load_in_background(handle, path.map(PathBuf::from));
+pub fn model_load(
+    handle: AppHandle,
+    chosen: State<'_, ChosenPaths>,
+    paths: State<'_, DesktopPaths>,
+    path: Option<String>,
+) -> Result<(), AppError> {
+    let path = match path {
+        Some(p) => Some(chosen.allow(&PathBuf::from(p), &paths.own_folders())?),
+        None => None,
+    };
+    load_in_background(handle, path);
+    Ok(())
 }
 
 /// Loads a model on its own thread, reporting progress as app events.

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use narratoria_app::chosen_paths::ChosenPaths;
+use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::{desktop, AppError, SessionView};
 use narratoria_core::store::SessionInfo;
 use serde::Serialize;
@@ -53,16 +55,20 @@ pub struct Exported {
 }
 
 /// Exports a session as `md` or `json`, to the file the player chose in the
-/// save dialog or back to the page.
+/// shell's save dialog (`choose_export_file`) or one under the app's own
+/// folders, or back to the page.
 #[tauri::command]
 pub fn session_export(
     app: State<'_, AppState>,
+    chosen: State<'_, ChosenPaths>,
+    paths: State<'_, DesktopPaths>,
     id: String,
     format: String,
     path: Option<PathBuf>,
 ) -> Result<Exported, AppError> {
     match path {
         Some(dest) => {
+            let dest = chosen.allow(&dest, &paths.own_folders())?;
             let bytes = desktop::export_to_file(&app, &id, &format, &dest)?;
             Ok(Exported {
                 path: Some(dest),

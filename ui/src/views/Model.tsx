@@ -2,7 +2,6 @@
 // file dialog to choose another GGUF file.
 
 import { useEffect, useState } from "react";
-import { open } from "@tauri-apps/plugin-dialog";
 import { api, asAppError, type AppError, type ModelView } from "../api";
 import { sentenceOf } from "../errors";
 
@@ -20,7 +19,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
 
   const choose = async () => {
     try {
-      const path = await open({ multiple: false, directory: false, filters: [{ name: "GGUF model", extensions: ["gguf"] }] });
+      const path = await api.chooseModelFile();
       if (typeof path === "string") {
         await api.loadModel(path);
         onRefresh();

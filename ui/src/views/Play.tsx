@@ -166,8 +166,9 @@ function Asset({ asset }: { asset: AssetView }) {
   if (!asset.path || !asset.path.startsWith("/")) {
     return <p className="asset-missing">[{asset.kind}: {asset.assetId}]</p>;
   }
-  // Served by the asset protocol, which only opens skill and data folders.
-  const src = convertFileSrc(asset.path);
+  // Served by the shell's narratoria-asset protocol: only images and sounds
+  // inside their own skill's folders, judged when read.
+  const src = convertFileSrc(asset.path, "narratoria-asset");
   if (asset.kind === "image") return <img className="asset" src={src} alt={asset.assetId} data-testid="asset-image" />;
   if (asset.kind === "audio") return <audio className="asset" src={src} controls data-testid="asset-audio" />;
   return <p className="asset-missing">[{asset.kind}: {asset.assetId}]</p>;

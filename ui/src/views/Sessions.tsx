@@ -1,7 +1,6 @@
 // Sessions: start, open, continue; rewind to any turn; export Markdown/JSON.
 
 import { useEffect, useState } from "react";
-import { save } from "@tauri-apps/plugin-dialog";
 import { api, asAppError, type AppError, type SessionInfo, type SessionView } from "../api";
 
 interface Props {
@@ -32,7 +31,7 @@ export function SessionsView({ session, onShow, onRewind, onError }: Props) {
     run(async () => {
       if (!session) return;
       const name = `${session.session.title.replace(/[^\w-]+/g, "-") || "story"}.${format}`;
-      const path = await save({ defaultPath: name, filters: [{ name: format === "md" ? "Markdown" : "JSON", extensions: [format] }] });
+      const path = await api.chooseExportFile(format, name);
       if (!path) return;
       const done = await api.exportSession(session.session.id, format, path);
       setNote(`Saved ${done.bytes} bytes to ${done.path}`);
