@@ -14,15 +14,21 @@ use crate::error::SkillError;
 const VISIBLE: &str = "SELECT id FROM memories
     WHERE story_id = ?1 AND turn_id IN (SELECT value FROM json_each(?2))";
 
-/// The vector candidates (every visible memory with an embedding, when a
-/// query embedding is given) and the keyword matches with their bm25, of
-/// the memories `story` sees.
+/// The memories of a story's turn worth scoring exactly for one query.
+pub(super) struct Candidates {
+    /// Every visible memory with an embedding, when a query embedding is given.
+    pub vector_ids: Vec<i64>,
+    /// The visible keyword matches, with their bm25.
+    pub keyword_matches: Vec<(i64, f64)>,
+}
+
+/// The candidates among the memories `story` sees.
 pub(super) fn search(
     conn: &Connection,
     story: &StoryPlace,
     query: &str,
     query_vec: Option<&[f32]>,
-) -> Result<(Vec<i64>, Vec<(i64, f64)>), SkillError> {
+) -> Result<Candidates, SkillError> {
     let turns = serde_json::to_string(&story.visible_turns()).expect("serialises");
     let ids = match query_vec {
         Some(_) => {
@@ -49,7 +55,10 @@ pub(super) fn search(
         }
         None => Vec::new(),
     };
-    Ok((ids, matches))
+    Ok(Candidates {
+        vector_ids: ids,
+        keyword_matches: matches,
+    })
 }
 
 #[cfg(test)]

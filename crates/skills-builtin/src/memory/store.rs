@@ -204,8 +204,15 @@ impl MemoryStore {
     ) -> Result<(Vec<Recalled>, RecallTimings), SkillError> {
         let mut timings = RecallTimings::default();
         if let Some(story) = &self.story {
-            let (ids, matches) = super::scope::search(&self.conn, story, query, query_vec)?;
-            return self.rescore(ids, matches, query_vec, threshold, limit, timings);
+            let found = super::scope::search(&self.conn, story, query, query_vec)?;
+            return self.rescore(
+                found.vector_ids,
+                found.keyword_matches,
+                query_vec,
+                threshold,
+                limit,
+                timings,
+            );
         }
 
         // The two searches are independent: on a file database the keyword
