@@ -88,6 +88,10 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
   });
 
   test("the inspector draws the turn's plan", async () => {
+    // The Inspector is a tab only with developer tools on (Settings).
+    await tab("settings");
+    const developer = await b.$('[data-testid="developer-toggle"] input');
+    if (!(await developer.isSelected())) await developer.click();
     await tab("inspector");
     const nodes = await b.$$('[data-testid="plan-node"]');
     await b.waitUntil(async () => (await b.$$('[data-testid="plan-node"]')).length > 0, { timeout: 5_000 });
