@@ -197,8 +197,8 @@ fn scenario_or_card(path: &Path, name: &str) -> Result<Scenario, AppError> {
         .unwrap_or(false);
     if looks_like_scenario {
         let text = String::from_utf8_lossy(&bytes);
-        return Ok(Scenario::from_json(&text)
-            .map_err(|e| AppError::new(e.code(), format!("{}: {e}", path.display())))?);
+        return Scenario::from_json(&text)
+            .map_err(|e| AppError::new(e.code(), format!("{}: {e}", path.display())));
     }
     let card = CharacterCard::from_bytes(&bytes).map_err(|e| {
         AppError::new(
