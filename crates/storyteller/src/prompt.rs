@@ -136,11 +136,20 @@ fn decided(deps: &Map<String, Value>) -> Vec<String> {
     lines
 }
 
+/// The state the prose may need beyond what the prompt already says: the
+/// scenario, its lore, people and factions are told elsewhere (or not needed).
 fn state_line(state: &Value) -> Option<String> {
+    const TOLD_ELSEWHERE: [&str; 5] = ["scenario", "lore", "factions", "player", "reputation"];
     match state {
-        Value::Null => None,
-        Value::Object(m) if m.is_empty() => None,
-        v => Some(compact(v, STATE_CHARS)),
+        Value::Object(m) => {
+            let rest: Map<String, Value> = m
+                .iter()
+                .filter(|(k, _)| !TOLD_ELSEWHERE.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            (!rest.is_empty()).then(|| compact(&Value::Object(rest), STATE_CHARS))
+        }
+        _ => None,
     }
 }
 

@@ -54,7 +54,7 @@ impl Host for Stdio {
 
 /// Writes the answer with the host's model, passing each piece to `on_piece`.
 /// Promises a text that starts with [`ANSWER_START`] and ends at the model's
-/// own end, a blank line, or `max_tokens` (capped by what the host allows).
+/// own end, a line break, or `max_tokens` (capped by what the host allows).
 pub fn generate(
     host: &mut dyn Host,
     prompt: &Prompt,
@@ -80,7 +80,8 @@ pub fn generate(
         ],
         max_tokens: max_tokens.clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
-        stop: vec!["\n\n".into()],
+        // One paragraph: past a line break a small model starts a new speaker.
+        stop: vec!["\n".into()],
         json_schema: None,
         stream: true,
     };
