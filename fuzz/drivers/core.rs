@@ -24,7 +24,11 @@ pub fn plan(data: &[u8]) {
             queue.finish(i);
             seen += 1;
         }
-        assert_eq!(seen, plan.tools.len(), "every tool of a valid DAG is scheduled");
+        assert_eq!(
+            seen,
+            plan.tools.len(),
+            "every tool of a valid DAG is scheduled"
+        );
     }
     let again = serde_json::to_value(&plan).expect("a plan serialises");
     if let Err(e) = Plan::from_value(again) {
