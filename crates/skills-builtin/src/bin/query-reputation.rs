@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};
+use narratoria_skills_builtin::reputation::{factions, starting, Ledger, ReputationConfig};
 use narratoria_skills_builtin::{run, Context, Outcome, ScriptSpec, SkillError};
 use serde::Deserialize;
 use serde_json::json;
@@ -29,7 +29,9 @@ fn query(ctx: &mut Context) -> Result<Outcome, SkillError> {
     cfg.check()?;
     let input: Input = ctx.input()?;
     let day = cfg.current_day(input.day, &ctx.envelope.state);
-    let ledger = Ledger::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
+    let ledger = Ledger::open(&ctx.data_dir()?)?
+        .within(ctx.envelope.story.clone())
+        .starting_at(starting::starting_scores(&ctx.envelope.state));
     match &input.faction_id {
         Some(faction) => {
             if !cfg.faction_list.is_empty() {
@@ -47,7 +49,11 @@ fn query(ctx: &mut Context) -> Result<Outcome, SkillError> {
         }
         None => {
             let mut ids = cfg.faction_list.clone();
-            for f in ledger.factions()? {
+            let mut started: Vec<String> = starting::starting_scores(&ctx.envelope.state)
+                .into_keys()
+                .collect();
+            started.sort();
+            for f in ledger.factions()?.into_iter().chain(started) {
                 if !ids.contains(&f) {
                     ids.push(f);
                 }

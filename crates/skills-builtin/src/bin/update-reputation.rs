@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use narratoria_skills_builtin::reputation::{factions, Ledger, ReputationConfig};
+use narratoria_skills_builtin::reputation::{factions, starting, Ledger, ReputationConfig};
 use narratoria_skills_builtin::{run, Context, LogLevel, Outcome, ScriptSpec, SkillError};
 use serde::Deserialize;
 use serde_json::json;
@@ -29,7 +29,9 @@ fn update(ctx: &mut Context) -> Result<Outcome, SkillError> {
     cfg.check()?;
     let input: Input = ctx.input()?;
     cfg.check_delta(input.delta)?;
-    let mut ledger = Ledger::open(&ctx.data_dir()?)?.within(ctx.envelope.story.clone());
+    let mut ledger = Ledger::open(&ctx.data_dir()?)?
+        .within(ctx.envelope.story.clone())
+        .starting_at(starting::starting_scores(&ctx.envelope.state));
     let mut known = ledger.factions()?;
     known.extend(factions::in_state(&ctx.envelope.state));
     cfg.check_faction(&input.faction_id, &known)?;

@@ -2,6 +2,7 @@
 //! `reputation_log` tables (docs/skills-builtin.md), migrated with
 //! `rusqlite_migration`, and the operations on them.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -55,6 +56,9 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
 pub struct Ledger {
     conn: Connection,
     story: Option<StoryPlace>,
+    /// Where a faction with no record seen from here starts, by id (0 when
+    /// it is not named).
+    starting: HashMap<String, i64>,
 }
 
 /// A faction's last recorded change: its score, when, and the last in-game day known.
@@ -136,13 +140,30 @@ impl Ledger {
     /// Migrates an open connection to the current schema.
     pub fn from_connection(mut conn: Connection) -> Result<Ledger, SkillError> {
         crate::sqlite::prepare(&mut conn, &MIGRATIONS)?;
-        Ok(Ledger { conn, story: None })
+        Ok(Ledger {
+            conn,
+            story: None,
+            starting: HashMap::new(),
+        })
     }
 
     /// The ledger as seen from `story` (as it always was, for `None`).
     pub fn within(mut self, story: Option<StoryPlace>) -> Ledger {
         self.story = story;
         self
+    }
+
+    /// The ledger with these starting scores (by faction id): a faction
+    /// with no record seen from here stands at its starting score, and its
+    /// first change counts from there (see [`super::starting`]).
+    pub fn starting_at(mut self, scores: HashMap<String, i64>) -> Ledger {
+        self.starting = scores;
+        self
+    }
+
+    /// Where `faction` stands before any change seen from here, on `scale`.
+    fn start_of(&self, faction: &str, scale: &super::Scale) -> i64 {
+        scale.clamp(self.starting.get(faction).copied().unwrap_or(0))
     }
 
     /// The story id and the visible turn ids (a JSON array) for [`VISIBLE`].
@@ -173,6 +194,7 @@ impl Ledger {
     ) -> Result<Update, SkillError> {
         let scale = cfg.reputation_scale;
         let scope = self.scope();
+        let start = self.start_of(faction, &scale);
         let (story, turn) = match &self.story {
             Some(s) => (Some(s.id.clone()), Some(s.turn_id.clone())),
             None => (None, None),
@@ -181,7 +203,7 @@ impl Ledger {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let (previous, last_day) =
-            latest(&tx, scope, faction)?.map_or((0, None), |l| (l.score, l.last_day));
+            latest(&tx, scope, faction)?.map_or((start, None), |l| (l.score, l.last_day));
         let stamp = now();
         let days = match (day, last_day) {
             (Some(d), Some(l)) => d - l,
@@ -252,7 +274,7 @@ impl Ledger {
         let scale = cfg.reputation_scale;
         let (stored, last_modified, last_day, known) = match self.latest(faction)? {
             Some(l) => (l.score, Some(l.last_modified), l.last_day, true),
-            None => (0, None, None, false),
+            None => (self.start_of(faction, &scale), None, None, false),
         };
         let days = match (day, last_day) {
             (Some(d), Some(l)) => Some(d - l),
@@ -480,19 +502,73 @@ mod tests {
     }
 
     #[test]
+    fn a_faction_starts_at_the_story_states_score_until_the_path_has_a_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = ReputationConfig::default();
+        let state = serde_json::json!({"reputation": {
+            "ashford-watch": {"score": 20, "standing": "friendly"},
+            "thieves": {"score": 400}
+        }});
+        let at = |turn: &str, path: &[&str]| {
+            Ledger::open(dir.path())
+                .unwrap()
+                .within(place("s", turn, path))
+                .starting_at(super::super::starting::starting_scores(&state))
+        };
+        let before = at("t1", &[])
+            .standing(&cfg, "ashford-watch", None, 5)
+            .unwrap();
+        assert_eq!((before.score, before.known), (20, false));
+        assert_eq!(before.standing, label(20, &cfg.reputation_scale));
+        // The first change counts from the starting score, not from 0.
+        let u = at("t1", &[])
+            .update(&cfg, "ashford-watch", 5, "helped", None)
+            .unwrap();
+        assert_eq!((u.previous_score, u.score), (20, 25));
+        // Once the path has a record, the record wins over the state.
+        let u = at("t2", &["t1"])
+            .update(&cfg, "ashford-watch", -10, "lied", None)
+            .unwrap();
+        assert_eq!((u.previous_score, u.score), (25, 15));
+        // A branch from before the first change starts from the state again.
+        let u = at("b1", &[])
+            .update(&cfg, "ashford-watch", -5, "fled", None)
+            .unwrap();
+        assert_eq!((u.previous_score, u.score), (20, 15));
+        // A starting score off the scale is brought onto it.
+        let s = at("t1", &[]).standing(&cfg, "thieves", None, 0).unwrap();
+        assert_eq!(s.score, 100);
+        // A faction the state does not name starts at 0.
+        let u = at("t1", &[])
+            .update(&cfg, "temple", 3, "prayed", None)
+            .unwrap();
+        assert_eq!(u.previous_score, 0);
+    }
+
+    #[test]
     fn inside_a_story_standings_follow_the_turns_on_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = ReputationConfig::default();
         let at = |story: &str, turn: &str, path: &[&str]| {
-            Ledger::open(dir.path()).unwrap().within(place(story, turn, path))
+            Ledger::open(dir.path())
+                .unwrap()
+                .within(place(story, turn, path))
         };
-        at("s", "t1", &[]).update(&cfg, "guild", 10, "helped", None).unwrap();
-        at("s", "t2", &["t1"]).update(&cfg, "guild", 20, "saved", None).unwrap();
+        at("s", "t1", &[])
+            .update(&cfg, "guild", 10, "helped", None)
+            .unwrap();
+        at("s", "t2", &["t1"])
+            .update(&cfg, "guild", 20, "saved", None)
+            .unwrap();
         // A branch from t1: t2 never happened there.
-        let u = at("s", "b2", &["t1"]).update(&cfg, "guild", -5, "insulted", None).unwrap();
+        let u = at("s", "b2", &["t1"])
+            .update(&cfg, "guild", -5, "insulted", None)
+            .unwrap();
         assert_eq!((u.previous_score, u.score), (10, 5));
         let seen = |story: &str, turn: &str, path: &[&str]| {
-            at(story, turn, path).standing(&cfg, "guild", None, 5).unwrap()
+            at(story, turn, path)
+                .standing(&cfg, "guild", None, 5)
+                .unwrap()
         };
         assert_eq!(seen("s", "t3", &["t1", "t2"]).score, 30);
         assert_eq!(seen("s", "b3", &["t1", "b2"]).score, 5);

@@ -6,6 +6,7 @@ pub mod config;
 pub mod factions;
 pub mod ledger;
 pub mod standing;
+pub mod starting;
 
 pub use config::{ReputationConfig, Scale};
 pub use ledger::{Ledger, LogEntry, Standing, Update};
