@@ -9,6 +9,7 @@
 mod support;
 
 mod crash_safety;
+mod ctrl_c;
 mod game;
 mod models;
 mod plans;

@@ -86,6 +86,19 @@ pub fn kill_all_on_termination_signals() {
     }
 }
 
+/// Gives SIGINT back to the program: from now on it neither ends the host
+/// nor kills the scripts by itself, so a program that listens for it (with
+/// tokio's `signal::ctrl_c`) decides what Ctrl-C does. SIGTERM and SIGHUP
+/// keep what [`kill_all_on_termination_signals`] made of them.
+#[allow(unsafe_code)]
+pub fn leave_interrupts_to_the_program() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+}
+
 #[cfg(unix)]
 #[allow(unsafe_code)]
 extern "C" fn on_termination_signal(signal: libc::c_int) {

@@ -1,6 +1,7 @@
 //! One function per command; each calls plain engine functions.
 
 mod example_advice;
+mod interrupt;
 mod logs;
 mod models;
 mod narrate;

@@ -12,6 +12,7 @@ use narratoria_core::skills::Catalog;
 use narratoria_core::turn::TurnEvent;
 use serde_json::Value;
 
+use super::interrupt::{self, Ran};
 use super::prompt::Prompt;
 use super::{runtime, CliError};
 use crate::cli::PlayArgs;
@@ -63,6 +64,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     ));
 
     let rt = runtime();
+    interrupt::take_interrupts(&rt);
     let mut prompt = Prompt::open(locate::user_data_dir().join("play-history.txt"));
     while let Some(line) = prompt.next_line() {
         if line.is_empty() {
@@ -90,10 +92,15 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Plays one turn, showing its live events and then its narrative.
+/// Plays one turn, showing its live events and then its narrative; Ctrl-C
+/// meanwhile stops it (see [`interrupt`]).
 fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
+    let session = match app.current_session() {
+        Ok(view) => view.session.id,
+        Err(e) => return say(&format!("  {e}")),
+    };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
-    let played = rt.block_on(async {
+    let (played, streamed) = rt.block_on(async {
         let printer = tokio::spawn(async move {
             let mut streamed = String::new();
             while let Some(ev) = rx.recv().await {
@@ -101,18 +108,30 @@ fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
             }
             streamed
         });
-        let played = app.play(line, Some(tx)).await;
+        let played = interrupt::stoppable(app, &session, app.play(line, Some(tx))).await;
         (played, printer.await.unwrap_or_default())
     });
     match played {
-        (Ok(view), streamed) => {
-            if streamed.trim() != view.turn.narrative.trim() {
+        Ran {
+            outcome: Ok(view),
+            stopped,
+        } => {
+            if stopped {
+                say(STOPPED);
+            }
+            if stopped || streamed.trim() != view.turn.narrative.trim() {
                 say(&format!("\n{}", view.turn.narrative));
             }
         }
-        (Err(e), _) => say(&format!("  {e}")),
+        Ran {
+            outcome: Err(e), ..
+        } => say(&format!("  {e}")),
     }
 }
+
+/// What the player reads after stopping a turn with Ctrl-C.
+pub(super) const STOPPED: &str =
+    "\n  The turn stopped: what was already decided is kept, the rest was left out.";
 
 /// Prints one live event for the player; returns nothing, keeps the streamed narration.
 pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {

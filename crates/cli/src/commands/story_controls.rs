@@ -6,6 +6,7 @@ use narratoria_app::{App, AppError, SessionView};
 use narratoria_core::turn::TurnEvent;
 use tokio::runtime::Runtime;
 
+use super::interrupt::stoppable;
 use super::play::show;
 
 /// What the controls add to `/help`.
@@ -46,16 +47,22 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
     let session = app.current_session()?.session.id;
     match name {
         "regen" if arg == "all" => {
-            let view = live(rt, |tx| app.regenerate_turn(&session, Some(tx)))?;
+            let view = live(rt, app, &session, |tx| {
+                app.regenerate_turn(&session, Some(tx))
+            })?;
             println!("\n{}", view.turn.narrative);
         }
         "regen" => {
-            let view = live(rt, |tx| app.regenerate_narration(&session, Some(tx)))?;
+            let view = live(rt, app, &session, |tx| {
+                app.regenerate_narration(&session, Some(tx))
+            })?;
             last(&view);
             versions(app, &session)?;
         }
         "continue" => {
-            let view = live(rt, |tx| app.continue_narration(&session, Some(tx)))?;
+            let view = live(rt, app, &session, |tx| {
+                app.continue_narration(&session, Some(tx))
+            })?;
             last(&view);
         }
         "swipe" => {
@@ -71,7 +78,9 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
         }
         "edit" => {
             let (n, text) = numbered(arg, "/edit N TEXT")?;
-            let view = live(rt, |tx| app.edit_turn(&session, n, text, Some(tx)))?;
+            let view = live(rt, app, &session, |tx| {
+                app.edit_turn(&session, n, text, Some(tx))
+            })?;
             println!("\n{}", view.turn.narrative);
             println!("  (on branch “{}”)", app.current_session()?.session.branch);
         }
@@ -117,8 +126,9 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
     Ok(())
 }
 
-/// Runs a turn control with its live events shown as they come.
-fn live<T, F, Fut>(rt: &Runtime, f: F) -> Result<T, AppError>
+/// Runs a turn control with its live events shown as they come; Ctrl-C
+/// meanwhile stops it as it stops a turn.
+fn live<T, F, Fut>(rt: &Runtime, app: &App, session: &str, f: F) -> Result<T, AppError>
 where
     F: FnOnce(tokio::sync::mpsc::UnboundedSender<TurnEvent>) -> Fut,
     Fut: std::future::Future<Output = Result<T, AppError>>,
@@ -131,9 +141,12 @@ where
                 show(&ev, &mut streamed);
             }
         });
-        let done = f(tx).await;
+        let done = stoppable(app, session, f(tx)).await;
         let _ = printer.await;
-        done
+        if done.stopped {
+            println!("{}", super::play::STOPPED);
+        }
+        done.outcome
     })
 }
 
