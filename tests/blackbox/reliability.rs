@@ -251,7 +251,11 @@ fn wait_for_pid(path: &Path) -> u32 {
         if let Some(pid) = read_pid(path) {
             return pid;
         }
-        assert!(Instant::now() < until, "the script never wrote {}", path.display());
+        assert!(
+            Instant::now() < until,
+            "the script never wrote {}",
+            path.display()
+        );
         thread::sleep(Duration::from_millis(20));
     }
 }
@@ -277,12 +281,19 @@ fn start_sleeper(dir: &Path) -> (Child, u32, u32) {
         child = lit(&child_pid),
         me = lit(&script_pid)
     ));
-    skill_with(&root, "slow", json!({"timeoutSeconds": 120}), &[("sleep.py", &script)]);
+    skill_with(
+        &root,
+        "slow",
+        json!({"timeoutSeconds": 120}),
+        &[("sleep.py", &script)],
+    );
     let plan_path = dir.join("plan.json");
     write(
         &plan_path,
-        serde_json::to_vec(&plan(json!([{"toolId": "t", "toolPath": "slow/sleep", "input": {}}])))
-            .unwrap(),
+        serde_json::to_vec(&plan(
+            json!([{"toolId": "t", "toolPath": "slow/sleep", "input": {}}]),
+        ))
+        .unwrap(),
     );
     let host = Command::new(bin())
         .args(["run-plan", r(&plan_path), "--skills", r(&root)])
@@ -377,7 +388,12 @@ fn a_setsid_grandchild_holding_stdout_does_not_turn_success_into_a_timeout() {
         "#,
         orphan = lit(&orphan)
     ));
-    skill_with(&root, "leaky", json!({"timeoutSeconds": 10}), &[("leave.sh", &script)]);
+    skill_with(
+        &root,
+        "leaky",
+        json!({"timeoutSeconds": 10}),
+        &[("leave.sh", &script)],
+    );
     let plan = plan(json!([{"toolId": "t", "toolPath": "leaky/leave", "input": {}}]));
     let run = run_plan_with(&plan, &[&root], None, &[], &[]);
     if let Some(pid) = read_pid(&orphan) {

@@ -184,7 +184,10 @@ mod tests {
             rc == pid as i32 || rc == -1
         };
         while !gone() {
-            assert!(std::time::Instant::now() < until, "sleep {pid} outlived its thread");
+            assert!(
+                std::time::Instant::now() < until,
+                "sleep {pid} outlived its thread"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }

@@ -261,15 +261,13 @@ pub async fn run(
     if let Some(Err(v)) = reader_result {
         out.violation = Some(v);
     }
-    if out.timed_out || out.violation.is_some() {
-        if status.is_none() {
-            signal_group(pgid, Signal::Term);
-            match tokio::time::timeout(attempt.limits.kill_grace, child.wait()).await {
-                Ok(s) => status = Some(s),
-                Err(_) => {
-                    signal_group(pgid, Signal::Kill);
-                    status = Some(child.wait().await);
-                }
+    if (out.timed_out || out.violation.is_some()) && status.is_none() {
+        signal_group(pgid, Signal::Term);
+        match tokio::time::timeout(attempt.limits.kill_grace, child.wait()).await {
+            Ok(s) => status = Some(s),
+            Err(_) => {
+                signal_group(pgid, Signal::Kill);
+                status = Some(child.wait().await);
             }
         }
     }
