@@ -6,6 +6,7 @@ use narratoria_core::bindings;
 use narratoria_core::error::{ErrorCode, FieldError};
 use narratoria_core::plan::Plan;
 use narratoria_core::result::ExecutionResult;
+use narratoria_core::store::{Alternative, StoryTree};
 use narratoria_core::turn::TurnEvent;
 use ts_rs::TS;
 
@@ -18,6 +19,8 @@ fn checked_in_bindings_match_the_core_types() {
     ExecutionResult::export_all(&cfg).unwrap();
     Plan::export_all(&cfg).unwrap();
     TurnEvent::export_all(&cfg).unwrap();
+    StoryTree::export_all(&cfg).unwrap();
+    Alternative::export_all(&cfg).unwrap();
     let outcome = bindings::compare_or_update(
         scratch.path(),
         &bindings::checked_in_dir(),

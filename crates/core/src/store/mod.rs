@@ -75,7 +75,7 @@ impl StoreError {
 }
 
 /// A session's summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub id: String,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{head, now, path_ids, Store, StoreError};
 
 /// One way the current turn can read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Alternative {
     /// 1-based, in the order they were made.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{head, now, path_ids, state_at, SessionInfo, Store, StoreError};
 
 /// A branch of a story.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct BranchInfo {
     pub name: String,
@@ -23,7 +23,7 @@ pub struct BranchInfo {
 }
 
 /// One turn in the story's tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TreeTurn {
     pub id: String,
@@ -39,7 +39,7 @@ pub struct TreeTurn {
 }
 
 /// The whole story: its branches and every turn, oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StoryTree {
     pub session: SessionInfo,
