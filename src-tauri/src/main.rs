@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod controls;
 mod files;
 mod logs;
 mod model;
@@ -14,6 +15,7 @@ mod sessions;
 mod skills;
 mod startup;
 mod stories;
+mod tree;
 
 fn main() {
     // llama.cpp's OpenMP threads must not spin while idle (see docs/narrator.md).

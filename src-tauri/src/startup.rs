@@ -9,7 +9,7 @@ use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::{DesktopPaths, SharedApp};
 use tauri::Manager;
 
-use crate::{files, logs, model, play, sessions, skills};
+use crate::{controls, files, logs, model, play, sessions, skills, stories, tree};
 
 /// The app as every command sees it.
 pub type AppState = Arc<SharedApp>;
@@ -56,10 +56,28 @@ pub fn run() {
             sessions::commands::session_new,
             sessions::commands::session_open,
             sessions::commands::session_rewind,
+            sessions::commands::session_rename,
+            sessions::commands::session_delete,
             sessions::commands::session_export,
             files::commands::choose_export_file,
             files::commands::choose_model_file,
             play::commands::play,
+            controls::commands::turn_stop,
+            controls::commands::narration_regenerate,
+            controls::commands::narration_continue,
+            controls::commands::narration_edit,
+            controls::commands::turn_regenerate,
+            controls::commands::turn_edit,
+            controls::commands::alternatives_list,
+            controls::commands::alternative_choose,
+            tree::commands::story_undo,
+            tree::commands::story_redo,
+            tree::commands::story_tree,
+            tree::commands::branches_list,
+            tree::commands::branch_new,
+            tree::commands::branch_switch,
+            tree::commands::branch_rename,
+            tree::commands::branch_delete,
             stories::commands::scenarios_list,
             stories::commands::story_new,
             stories::commands::card_import,

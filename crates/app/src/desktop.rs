@@ -11,7 +11,7 @@ use narratoria_core::error::ErrorCode;
 use narratoria_core::turn::TurnEvent;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::{locate, App, AppConfig, AppError, SessionDb, SkillChoices, TurnView};
+use crate::{locate, App, AppConfig, AppError, SessionDb, SessionView, SkillChoices, TurnView};
 
 /// Where the desktop app finds its things, resolved once at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,6 +148,44 @@ impl SharedApp {
     ) -> Result<TurnView, AppError> {
         self.0.play(&input, events).await
     }
+
+    /// [`App::regenerate_narration`] as a `Send + 'static` future.
+    pub async fn regenerate_narration(
+        self: Arc<Self>,
+        session: String,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<SessionView, AppError> {
+        self.0.regenerate_narration(&session, events).await
+    }
+
+    /// [`App::continue_narration`] as a `Send + 'static` future.
+    pub async fn continue_narration(
+        self: Arc<Self>,
+        session: String,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<SessionView, AppError> {
+        self.0.continue_narration(&session, events).await
+    }
+
+    /// [`App::regenerate_turn`] as a `Send + 'static` future.
+    pub async fn regenerate_turn(
+        self: Arc<Self>,
+        session: String,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        self.0.regenerate_turn(&session, events).await
+    }
+
+    /// [`App::edit_turn`] as a `Send + 'static` future.
+    pub async fn edit_turn(
+        self: Arc<Self>,
+        session: String,
+        turn: u32,
+        input: String,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        self.0.edit_turn(&session, turn, &input, events).await
+    }
 }
 
 impl Deref for SharedApp {
@@ -185,6 +223,27 @@ pub fn is_inside(path: &Path, folders: &[PathBuf]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shell's async commands need futures it can send between threads.
+    #[test]
+    fn turn_controls_are_send_and_static() {
+        fn shell_can_await<F: std::future::Future + Send + 'static>(_: F) {}
+        let dir = tempfile::tempdir().unwrap();
+        let app = Arc::new(SharedApp(
+            App::open(AppConfig {
+                session_db: SessionDb::Memory,
+                skills_state: SkillChoices::ReadOnly(dir.path().join("state.json")),
+                ..AppConfig::default()
+            })
+            .unwrap(),
+        ));
+        let id = || "story".to_string();
+        shell_can_await(Arc::clone(&app).play("go".into(), None));
+        shell_can_await(Arc::clone(&app).regenerate_narration(id(), None));
+        shell_can_await(Arc::clone(&app).continue_narration(id(), None));
+        shell_can_await(Arc::clone(&app).regenerate_turn(id(), None));
+        shell_can_await(Arc::clone(&app).edit_turn(id(), 1, "go".into(), None));
+    }
 
     #[test]
     fn inside_refuses_escapes() {

@@ -1,4 +1,4 @@
-//! Session commands: list, new, open, continue, rewind, export.
+//! Session commands: list, new, open, continue, rewind, rename, delete, export.
 
 use std::path::PathBuf;
 
@@ -43,6 +43,18 @@ pub fn session_rewind(
     turn: u32,
 ) -> Result<SessionView, AppError> {
     app.rewind(&id, turn)
+}
+
+/// Renames a story.
+#[tauri::command]
+pub fn session_rename(app: State<'_, AppState>, id: String, title: String) -> Result<(), AppError> {
+    app.rename_session(&id, &title)
+}
+
+/// Deletes a story with all its turns and branches.
+#[tauri::command]
+pub fn session_delete(app: State<'_, AppState>, id: String) -> Result<(), AppError> {
+    app.delete_session(&id)
 }
 
 /// An export: written to `path` when one was chosen, else returned as text.

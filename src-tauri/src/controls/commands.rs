@@ -1,0 +1,108 @@
+//! The last turn's controls and stopping a turn: tell it again, tell more,
+//! play it again, flip between its versions, edit a turn's words or
+//! narration (docs/stories.md). Live events go to `on_event` in order, all
+//! of them before the command returns.
+
+use narratoria_app::{AppError, SessionView, TurnView};
+use narratoria_core::store::Alternative;
+use narratoria_core::turn::TurnEvent;
+use tauri::ipc::Channel;
+use tauri::State;
+
+use super::events::forward;
+use crate::startup::AppState;
+
+/// Stops the running turn of story `id`; `false` when none runs.
+#[tauri::command]
+pub fn turn_stop(app: State<'_, AppState>, id: String) -> bool {
+    app.stop_turn(&id)
+}
+
+/// Tells the last turn again (same mechanics) as a new version of it.
+#[tauri::command]
+pub async fn narration_regenerate(
+    app: State<'_, AppState>,
+    id: String,
+    on_event: Channel<TurnEvent>,
+) -> Result<SessionView, AppError> {
+    let (tx, forwarding) = forward(on_event);
+    let outcome = app.inner().clone().regenerate_narration(id, Some(tx)).await;
+    let _ = forwarding.await;
+    outcome
+}
+
+/// Writes more narration for the last turn, as a new version of it.
+#[tauri::command]
+pub async fn narration_continue(
+    app: State<'_, AppState>,
+    id: String,
+    on_event: Channel<TurnEvent>,
+) -> Result<SessionView, AppError> {
+    let (tx, forwarding) = forward(on_event);
+    let outcome = app.inner().clone().continue_narration(id, Some(tx)).await;
+    let _ = forwarding.await;
+    outcome
+}
+
+/// Plays the last turn again from scratch (new plan, new rolls).
+#[tauri::command]
+pub async fn turn_regenerate(
+    app: State<'_, AppState>,
+    id: String,
+    on_event: Channel<TurnEvent>,
+) -> Result<TurnView, AppError> {
+    let (tx, forwarding) = forward(on_event);
+    let outcome = app.inner().clone().regenerate_turn(id, Some(tx)).await;
+    let _ = forwarding.await;
+    outcome
+}
+
+/// Plays turn `turn` again with `input`, on a new branch from the turn before.
+#[tauri::command]
+pub async fn turn_edit(
+    app: State<'_, AppState>,
+    id: String,
+    turn: u32,
+    input: String,
+    on_event: Channel<TurnEvent>,
+) -> Result<TurnView, AppError> {
+    let (tx, forwarding) = forward(on_event);
+    let outcome = app
+        .inner()
+        .clone()
+        .edit_turn(id, turn, input, Some(tx))
+        .await;
+    let _ = forwarding.await;
+    outcome
+}
+
+/// Replaces the narration of turn `turn` with `text` (the old one stays a version).
+#[tauri::command]
+pub fn narration_edit(
+    app: State<'_, AppState>,
+    id: String,
+    turn: u32,
+    text: String,
+) -> Result<SessionView, AppError> {
+    app.edit_narration(&id, turn, &text)
+}
+
+/// The versions of the last turn, oldest first.
+#[tauri::command]
+pub fn alternatives_list(
+    app: State<'_, AppState>,
+    id: String,
+) -> Result<Vec<Alternative>, AppError> {
+    app.alternatives(&id)
+}
+
+/// Makes version `number` of the last turn the one the story reads
+/// (without a number, the next one).
+#[tauri::command]
+pub fn alternative_choose(
+    app: State<'_, AppState>,
+    id: String,
+    number: Option<u32>,
+) -> Result<SessionView, AppError> {
+    app.swipe(&id, number)
+}

@@ -1,0 +1,2 @@
+pub mod commands;
+mod events;
