@@ -2,7 +2,19 @@
 // share — the open session, the turn being played and the skills.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, asAppError, events, type AppError, type SessionView, type SkillChange, type SkillsView, type ModelView } from "./api";
+import {
+  api,
+  asAppError,
+  events,
+  type Alternative,
+  type AppError,
+  type SessionView,
+  type SkillChange,
+  type SkillsView,
+  type ModelView,
+  type TurnEvent,
+  type TurnView,
+} from "./api";
 import { sentenceOf } from "./errors";
 import { applyEvent, fromRecord, startTurn, type TurnModel } from "./turn";
 import { PlayView } from "./views/Play";
@@ -14,6 +26,7 @@ import { ModelPanel } from "./views/Model";
 import { ModelStatusBar } from "./views/ModelStatus";
 import { NewStoryDialog } from "./views/NewStory";
 import { DeveloperToggle, useDeveloperTools } from "./views/DeveloperToggle";
+import type { TurnActions } from "./views/TurnControls";
 
 const TABS = ["play", "sessions", "skills", "settings", "inspector", "model"] as const;
 export type Tab = (typeof TABS)[number];
@@ -31,6 +44,8 @@ export function App() {
   const [session, setSession] = useState<SessionView | null>(null);
   const [live, setLive] = useState<TurnModel | null>(null);
   const [busy, setBusy] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const [alternatives, setAlternatives] = useState<Alternative[]>([]);
   const [error, setError] = useState<AppError | null>(null);
   const [skills, setSkills] = useState<SkillsView | null>(null);
   const [changes, setChanges] = useState<SkillChange[]>([]);
@@ -81,34 +96,118 @@ export function App() {
     if (!developer && tab === "inspector") setTab("play");
   }, [developer, tab]);
 
-  const play = useCallback(async (input: string) => {
-    setBusy(true);
-    setError(null);
-    liveRef.current = startTurn(input);
-    setLive(liveRef.current);
-    try {
-      const view = await api.play(input, (ev) => {
-        liveRef.current = applyEvent(liveRef.current ?? startTurn(input), ev);
-        setLive(liveRef.current);
-      });
-      const done = fromRecord(view.turn, liveRef.current ?? undefined);
-      liveRef.current = done;
-      setLive(done);
-      setSession(await api.currentSession());
-    } catch (e) {
-      setError(asAppError(e));
-      setLive((m) => (m ? { ...m, phase: "failed" } : m));
-    } finally {
-      setBusy(false);
-      refreshSkills();
-    }
-  }, [refreshSkills]);
+  /**
+   * Runs something that plays or tells a turn, showing its live events as
+   * the turn being played: a played turn stays shown, a retold one is shown
+   * in the story it changed.
+   */
+  const runTurn = useCallback(
+    async (input: string, run: (onEvent: (e: TurnEvent) => void) => Promise<TurnView | SessionView>) => {
+      setBusy(true);
+      setStopping(false);
+      setError(null);
+      liveRef.current = startTurn(input);
+      setLive(liveRef.current);
+      try {
+        const out = await run((ev) => {
+          liveRef.current = applyEvent(liveRef.current ?? startTurn(input), ev);
+          setLive(liveRef.current);
+        });
+        if ("turn" in out) {
+          const done = fromRecord(out.turn, liveRef.current ?? undefined);
+          liveRef.current = done;
+          setLive(done);
+          setSession(await api.currentSession());
+        } else {
+          liveRef.current = null;
+          setLive(null);
+          setSession(out);
+        }
+      } catch (e) {
+        setError(asAppError(e));
+        setLive((m) => (m ? { ...m, phase: "failed" } : m));
+      } finally {
+        setBusy(false);
+        setStopping(false);
+        refreshSkills();
+      }
+    },
+    [refreshSkills],
+  );
+
+  const play = useCallback((input: string) => runTurn(input, (on) => api.play(input, on)), [runTurn]);
+
+  const stop = useCallback(() => {
+    if (!busy || !session) return;
+    setStopping(true);
+    api.stopTurn(session.session.id).catch((e) => setError(asAppError(e)));
+  }, [busy, session]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && busy) {
+        stop();
+        e.preventDefault();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [busy, stop]);
 
   const showSession = useCallback((v: SessionView) => {
     setSession(v);
     liveRef.current = null;
     setLive(null);
   }, []);
+
+  /** A move about the story's tree; shows the story where it lands. */
+  const move = useCallback(
+    async (f: () => Promise<SessionView | null | undefined>) => {
+      setError(null);
+      try {
+        const v = await f();
+        showSession(v ?? (await api.currentSession()));
+      } catch (e) {
+        setError(asAppError(e));
+      }
+    },
+    [showSession],
+  );
+
+  // The last turn's versions, read again whenever the story changes.
+  useEffect(() => {
+    if (!session || busy || session.turns.length === 0) {
+      setAlternatives([]);
+      return;
+    }
+    let current = true;
+    api.alternatives(session.session.id).then(
+      (all) => current && setAlternatives(all),
+      () => current && setAlternatives([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, busy]);
+
+  const id = session?.session.id;
+  const lastInput = session?.turns[session.turns.length - 1]?.input ?? "";
+  const actions: TurnActions = {
+    regenerateNarration: () => id && runTurn(lastInput, (on) => api.regenerateNarration(id, on)),
+    regenerateTurn: () => id && runTurn(lastInput, (on) => api.regenerateTurn(id, on)),
+    continueNarration: () => id && runTurn(lastInput, (on) => api.continueNarration(id, on)),
+    swipe: (number) => id && move(() => api.swipe(id, number)),
+    editInput: (turn, input) => id && runTurn(input, (on) => api.editTurn(id, turn, input, on)),
+    editNarration: (turn, text) => id && move(() => api.editNarration(id, turn, text)),
+    branchHere: (turn) =>
+      id &&
+      move(async () => {
+        await api.branch(id, turn, null);
+        return undefined;
+      }),
+  };
+  const undo = () => id && move(() => api.undo(id));
+  const redo = () => id && move(() => api.redo(id));
 
   const rewind = useCallback(
     async (turn: number) => {
@@ -125,7 +224,13 @@ export function App() {
   // The Inspector shows the turn being played, else the session's last turn.
   const lastSaved = session?.turns[session.turns.length - 1];
   const inspected = live ?? (lastSaved ? fromRecord(lastSaved) : null);
-  const status = busy ? (live?.phase === "running" ? "Running skills…" : "Thinking…") : "Ready";
+  const status = busy
+    ? stopping
+      ? "Stopping…"
+      : live?.phase === "running"
+        ? "Running skills…"
+        : "Thinking…"
+    : "Ready";
 
   return (
     <div className="app">
@@ -166,10 +271,29 @@ export function App() {
       )}
       <main>
         {tab === "play" && (
-          <PlayView session={session} live={live} busy={busy} onPlay={play} onRewind={rewind} />
+          <PlayView
+            session={session}
+            live={live}
+            busy={busy}
+            stopping={stopping}
+            alternatives={alternatives}
+            actions={actions}
+            onPlay={play}
+            onRewind={rewind}
+            onStop={stop}
+            onUndo={undo}
+            onRedo={redo}
+          />
         )}
         {tab === "sessions" && (
-          <SessionsView session={session} onShow={showSession} onRewind={rewind} onError={setError} />
+          <SessionsView
+            session={session}
+            busy={busy}
+            onShow={showSession}
+            onMove={move}
+            onRewind={rewind}
+            onError={setError}
+          />
         )}
         {tab === "skills" && (
           <SkillsList skills={skills} changes={changes} onSkills={setSkills} onError={setError} />

@@ -9,6 +9,10 @@ import type { AppError } from "./bindings/AppError";
 import type { ExecutionResult } from "./bindings/ExecutionResult";
 import type { Plan } from "./bindings/Plan";
 import type { TurnEvent } from "./bindings/TurnEvent";
+import type { Alternative } from "./bindings/Alternative";
+import type { BranchInfo } from "./bindings/BranchInfo";
+import type { SessionInfo } from "./bindings/SessionInfo";
+import type { StoryTree } from "./bindings/StoryTree";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 import { isErrorCode } from "./errors";
 
@@ -22,6 +26,11 @@ export type { ToolInvocation } from "./bindings/ToolInvocation";
 export type { TurnEvent } from "./bindings/TurnEvent";
 export type { ExecEvent } from "./bindings/ExecEvent";
 export type { HealthChange } from "./bindings/HealthChange";
+export type { Alternative } from "./bindings/Alternative";
+export type { BranchInfo } from "./bindings/BranchInfo";
+export type { SessionInfo } from "./bindings/SessionInfo";
+export type { StoryTree } from "./bindings/StoryTree";
+export type { TreeTurn } from "./bindings/TreeTurn";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
@@ -70,14 +79,6 @@ export interface SkillChange {
   keptLastGood: boolean;
 }
 
-export interface SessionInfo {
-  id: string;
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  turns: number;
-}
-
 export interface Transcript {
   planner: string;
   promptHash: string;
@@ -99,6 +100,10 @@ export interface AttemptRecord {
 }
 
 export interface TurnRecord {
+  /** The turn's stable key. */
+  id: string;
+  /** The key of the turn it follows; null for a first turn. */
+  parent?: string | null;
   number: number;
   input: string;
   narrative: string;
@@ -139,6 +144,13 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> 
   }
 }
 
+/** A channel that hands each live event of a turn to `onEvent`. */
+function eventsTo(onEvent: (e: TurnEvent) => void): Channel<TurnEvent> {
+  const channel = new Channel<TurnEvent>();
+  channel.onmessage = onEvent;
+  return channel;
+}
+
 export const api = {
   skills: () => call<SkillsView>("skills_list"),
   setSkillEnabled: (name: string, enabled: boolean) =>
@@ -168,11 +180,43 @@ export const api = {
   folders: () =>
     call<{ skillRoots: string[]; sessionDb: string; skillsState: string }>("app_folders"),
   /** Plays a turn; `onEvent` sees every live event before the promise resolves. */
-  play: (input: string, onEvent: (e: TurnEvent) => void) => {
-    const channel = new Channel<TurnEvent>();
-    channel.onmessage = onEvent;
-    return call<TurnView>("play", { input, onEvent: channel });
-  },
+  play: (input: string, onEvent: (e: TurnEvent) => void) =>
+    call<TurnView>("play", { input, onEvent: eventsTo(onEvent) }),
+  /** Stops the running turn of a story; false when none runs. */
+  stopTurn: (id: string) => call<boolean>("turn_stop", { id }),
+  /** Tells the last turn again (same mechanics) as a new version of it. */
+  regenerateNarration: (id: string, onEvent: (e: TurnEvent) => void) =>
+    call<SessionView>("narration_regenerate", { id, onEvent: eventsTo(onEvent) }),
+  /** More narration for the last turn, as a new version of it. */
+  continueNarration: (id: string, onEvent: (e: TurnEvent) => void) =>
+    call<SessionView>("narration_continue", { id, onEvent: eventsTo(onEvent) }),
+  /** Plays the last turn again from scratch (new plan, new rolls). */
+  regenerateTurn: (id: string, onEvent: (e: TurnEvent) => void) =>
+    call<TurnView>("turn_regenerate", { id, onEvent: eventsTo(onEvent) }),
+  /** Plays turn `turn` again with `input`, on a new branch from the turn before. */
+  editTurn: (id: string, turn: number, input: string, onEvent: (e: TurnEvent) => void) =>
+    call<TurnView>("turn_edit", { id, turn, input, onEvent: eventsTo(onEvent) }),
+  /** Rewrites the narration of turn `turn` (the old one stays a version). */
+  editNarration: (id: string, turn: number, text: string) =>
+    call<SessionView>("narration_edit", { id, turn, text }),
+  /** The last turn's versions, oldest first. */
+  alternatives: (id: string) => call<Alternative[]>("alternatives_list", { id }),
+  /** Makes version `number` of the last turn the one the story reads (null: the next one). */
+  swipe: (id: string, number: number | null) => call<SessionView>("alternative_choose", { id, number }),
+  /** Takes the last turn back; null at the story's start. */
+  undo: (id: string) => call<SessionView | null>("story_undo", { id }),
+  /** Brings back the turn taken back last; null when there is none. */
+  redo: (id: string) => call<SessionView | null>("story_redo", { id }),
+  tree: (id: string) => call<StoryTree>("story_tree", { id }),
+  branches: (id: string) => call<BranchInfo[]>("branches_list", { id }),
+  /** Starts a branch after turn `turn` (0 = the start) and plays on it from now on. */
+  branch: (id: string, turn: number, name: string | null) => call<BranchInfo>("branch_new", { id, turn, name }),
+  switchBranch: (id: string, name: string) => call<SessionView>("branch_switch", { id, name }),
+  renameBranch: (id: string, from: string, to: string) => call<void>("branch_rename", { id, from, to }),
+  /** Deletes a branch (not the last one); its turns stay in the story. */
+  deleteBranch: (id: string, name: string) => call<SessionView>("branch_delete", { id, name }),
+  renameSession: (id: string, title: string) => call<void>("session_rename", { id, title }),
+  deleteSession: (id: string) => call<void>("session_delete", { id }),
 };
 
 export const events = {

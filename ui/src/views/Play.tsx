@@ -1,24 +1,49 @@
 // Play: the story so far (the scenario's opening, then each turn's
 // narration as sanitised Markdown), the turn being played (streamed
 // narration, dice, images and sounds), and the input box (Enter sends).
-// New narration is announced politely to screen readers.
+// New narration is announced politely to screen readers. While a turn
+// runs, Stop (or Escape) stops it; otherwise each turn can be edited or
+// branched from, and the last one told again, played again or flipped
+// between its versions; undo and redo move along the branch.
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
-import type { SessionView } from "../api";
+import type { Alternative, SessionView } from "../api";
 import { fromRecord, type AssetView, type DiceRoll, type TurnModel } from "../turn";
 import { openingOf } from "../stories";
 import { Prose } from "./Prose";
+import { Standings } from "./Standings";
+import { LastTurnControls, TurnEditButtons, type TurnActions } from "./TurnControls";
 
 interface Props {
   session: SessionView | null;
   live: TurnModel | null;
   busy: boolean;
+  /** Stop was pressed and the turn is winding down. */
+  stopping: boolean;
+  /** The last turn's versions. */
+  alternatives: Alternative[];
+  actions: TurnActions;
   onPlay: (input: string) => void;
   onRewind: (turn: number) => void;
+  onStop: () => void;
+  onUndo: () => void;
+  onRedo: () => void;
 }
 
-export function PlayView({ session, live, busy, onPlay, onRewind }: Props) {
+export function PlayView({
+  session,
+  live,
+  busy,
+  stopping,
+  alternatives,
+  actions,
+  onPlay,
+  onRewind,
+  onStop,
+  onUndo,
+  onRedo,
+}: Props) {
   const [input, setInput] = useState("");
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
@@ -42,18 +67,48 @@ export function PlayView({ session, live, busy, onPlay, onRewind }: Props) {
 
   return (
     <section className="play" aria-label="Play">
-      <h1 className="session-title">{session?.session.title ?? "…"}</h1>
+      <header className="play-header">
+        <h1 className="session-title">{session?.session.title ?? "…"}</h1>
+        <div className="row" role="toolbar" aria-label="Story">
+          {session?.session.branch && (
+            <span className="badge" data-testid="current-branch" title="The branch being played">
+              branch: {session.session.branch}
+            </span>
+          )}
+          <button type="button" onClick={onUndo} disabled={busy || !session?.turns.length} data-testid="undo" aria-label="Undo: take the last turn back">
+            Undo
+          </button>
+          <button type="button" onClick={onRedo} disabled={busy || !session} data-testid="redo" aria-label="Redo: bring back the turn taken back">
+            Redo
+          </button>
+        </div>
+      </header>
+      <Standings state={session?.state} />
       <div className="story" data-testid="story" aria-live="polite" aria-relevant="additions text">
         {opening && <Prose className="opening" text={opening} testId="opening" />}
         {past.length === 0 && !live && (
           <p className="hint">Type what your character does and press Enter.</p>
         )}
-        {past.map((t) => (
+        {past.map((t, i) => (
           <TurnBlock
             key={t.number}
             turn={t}
             onRewind={busy ? undefined : () => onRewind(t.number!)}
             streamed={liveIsSaved && live?.number === t.number ? live : null}
+            controls={
+              <>
+                <TurnEditButtons
+                  turn={t.number!}
+                  input={t.input}
+                  narrative={t.narrative ?? ""}
+                  actions={actions}
+                  disabled={busy}
+                />
+                {i === past.length - 1 && (
+                  <LastTurnControls alternatives={alternatives} actions={actions} disabled={busy} />
+                )}
+              </>
+            }
           />
         ))}
         {live && !liveIsSaved && <TurnBlock turn={live} live />}
@@ -82,9 +137,23 @@ export function PlayView({ session, live, busy, onPlay, onRewind }: Props) {
             }
           }}
         />
-        <button type="submit" disabled={busy || !input.trim()} data-testid="play-send">
-          Send
-        </button>
+        {busy ? (
+          <button
+            type="button"
+            className="stop"
+            onClick={onStop}
+            disabled={stopping}
+            data-testid="stop-turn"
+            aria-label="Stop the turn (Escape)"
+            title="Escape"
+          >
+            {stopping ? "Stopping…" : "Stop"}
+          </button>
+        ) : (
+          <button type="submit" disabled={!input.trim()} data-testid="play-send">
+            Send
+          </button>
+        )}
       </form>
     </section>
   );
@@ -95,11 +164,13 @@ function TurnBlock({
   live,
   onRewind,
   streamed,
+  controls,
 }: {
   turn: TurnModel;
   live?: boolean;
   onRewind?: () => void;
   streamed?: TurnModel | null;
+  controls?: ReactNode;
 }) {
   const text = turn.narrative ?? (turn.streamed || turn.attempts[turn.attempts.length - 1]?.plannerText || "");
   const dice = streamed?.dice.length ? streamed.dice : turn.dice;
@@ -137,6 +208,7 @@ function TurnBlock({
         <Asset key={a.key} asset={a} />
       ))}
       {text && <Prose className={turn.fallback ? "narration fallback" : "narration"} text={text} testId="narration" />}
+      {controls && <div className="turn-actions">{controls}</div>}
     </article>
   );
 }

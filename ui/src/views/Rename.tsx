@@ -1,0 +1,77 @@
+// Renaming in place: the name becomes a small form (Enter saves, Escape
+// cancels) and focus comes back to the button that opened it.
+
+import { useEffect, useRef, useState } from "react";
+
+interface Props {
+  current: string;
+  /** What is renamed, read out ("the story X", "branch Y"). */
+  what: string;
+  onRename: (to: string) => void;
+  disabled?: boolean;
+  testId: string;
+}
+
+export function RenameButton({ current, what, onRename, disabled, testId }: Props) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(current);
+  const fieldRef = useRef<HTMLInputElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (editing) fieldRef.current?.select();
+    else if (wasEditing.current) buttonRef.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
+
+  if (!editing) {
+    return (
+      <button
+        ref={buttonRef}
+        type="button"
+        className="link"
+        onClick={() => {
+          setText(current);
+          setEditing(true);
+        }}
+        disabled={disabled}
+        aria-label={`Rename ${what}`}
+        data-testid={testId}
+      >
+        rename
+      </button>
+    );
+  }
+  return (
+    <form
+      className="rename"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const to = text.trim();
+        if (to && to !== current) onRename(to);
+        setEditing(false);
+      }}
+    >
+      <input
+        ref={fieldRef}
+        aria-label={`New name for ${what}`}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            setEditing(false);
+          }
+        }}
+        data-testid={`${testId}-input`}
+      />
+      <button type="submit" disabled={disabled || !text.trim()} data-testid={`${testId}-save`}>
+        Save
+      </button>
+      <button type="button" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+    </form>
+  );
+}

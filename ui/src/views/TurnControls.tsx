@@ -1,0 +1,174 @@
+// The controls of a story's turns: on the last turn, tell it again, play
+// it again, tell more and flip between its versions ("2/3"); on any turn,
+// edit its words (played again on a new branch) or its narration (in
+// place), and start a branch after it (docs/stories.md).
+
+import { useEffect, useRef, useState, type MouseEvent } from "react";
+import type { Alternative } from "../api";
+
+/** What the player can do to the story's turns. */
+export interface TurnActions {
+  regenerateNarration: () => void;
+  regenerateTurn: () => void;
+  continueNarration: () => void;
+  /** Makes version `number` (1-based) of the last turn the one the story reads. */
+  swipe: (number: number) => void;
+  editInput: (turn: number, input: string) => void;
+  editNarration: (turn: number, text: string) => void;
+  branchHere: (turn: number) => void;
+}
+
+/** The last turn's controls: its versions and telling it again. */
+export function LastTurnControls({
+  alternatives,
+  actions,
+  disabled,
+}: {
+  alternatives: Alternative[];
+  actions: TurnActions;
+  disabled: boolean;
+}) {
+  const count = alternatives.length;
+  const active = alternatives.find((a) => a.active)?.number ?? count;
+  const step = (by: number) => actions.swipe(((active - 1 + by + count) % count) + 1);
+  return (
+    <div className="turn-controls" role="group" aria-label="This turn's versions" data-testid="last-turn-controls">
+      <button type="button" onClick={actions.regenerateNarration} disabled={disabled} data-testid="regen-narration" aria-label="Tell this turn again (same rolls)">
+        Tell again
+      </button>
+      <button type="button" onClick={actions.regenerateTurn} disabled={disabled} data-testid="regen-turn" aria-label="Play this turn again (new plan and rolls)">
+        Play again
+      </button>
+      <button type="button" onClick={actions.continueNarration} disabled={disabled} data-testid="continue-narration" aria-label="Tell more of this turn">
+        Continue
+      </button>
+      {count > 1 && (
+        <span className="swipes">
+          <button type="button" className="link" onClick={() => step(-1)} disabled={disabled} data-testid="swipe-prev" aria-label="Previous version of this turn">
+            ‹
+          </button>
+          <span data-testid="swipe-count" aria-label={`Version ${active} of ${count}`}>
+            {active}/{count}
+          </span>
+          <button type="button" className="link" onClick={() => step(1)} disabled={disabled} data-testid="swipe-next" aria-label="Next version of this turn">
+            ›
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** Any turn's controls: edit its words or its narration, branch after it. */
+export function TurnEditButtons({
+  turn,
+  input,
+  narrative,
+  actions,
+  disabled,
+}: {
+  turn: number;
+  input: string;
+  narrative: string;
+  actions: TurnActions;
+  disabled: boolean;
+}) {
+  const [editing, setEditing] = useState<"input" | "narration" | null>(null);
+  const [text, setText] = useState("");
+  const fieldRef = useRef<HTMLTextAreaElement>(null);
+  const opener = useRef<HTMLButtonElement | null>(null);
+
+  useEffect(() => {
+    if (editing) fieldRef.current?.focus();
+  }, [editing]);
+
+  const open = (what: "input" | "narration", e: MouseEvent<HTMLButtonElement>) => {
+    opener.current = e.currentTarget;
+    setText(what === "input" ? input : narrative);
+    setEditing(what);
+  };
+  const close = () => {
+    setEditing(null);
+    opener.current?.focus();
+  };
+  const save = () => {
+    const value = text.trim();
+    if (!value || disabled) return;
+    if (editing === "input") actions.editInput(turn, value);
+    else if (editing === "narration") actions.editNarration(turn, value);
+    setEditing(null);
+  };
+
+  if (editing) {
+    const label =
+      editing === "input" ? `New words for turn ${turn}, played again on a new branch` : `The narration of turn ${turn}`;
+    return (
+      <form
+        className="turn-editor"
+        data-testid={`editor-${editing}-${turn}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <textarea
+          ref={fieldRef}
+          aria-label={label}
+          value={text}
+          rows={editing === "input" ? 2 : 6}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              e.stopPropagation();
+              close();
+            }
+          }}
+          data-testid={`edit-${editing}-text`}
+        />
+        <div className="row">
+          <button type="submit" disabled={disabled || !text.trim()} data-testid={`edit-${editing}-save`}>
+            {editing === "input" ? "Play from here" : "Save narration"}
+          </button>
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <span className="turn-edit-buttons">
+      <button
+        type="button"
+        className="link"
+        onClick={(e) => open("input", e)}
+        disabled={disabled}
+        aria-label={`Edit what you did in turn ${turn} and play it again`}
+        data-testid={`edit-input-${turn}`}
+      >
+        edit words
+      </button>
+      <button
+        type="button"
+        className="link"
+        onClick={(e) => open("narration", e)}
+        disabled={disabled}
+        aria-label={`Edit the narration of turn ${turn}`}
+        data-testid={`edit-narration-${turn}`}
+      >
+        edit narration
+      </button>
+      <button
+        type="button"
+        className="link"
+        onClick={() => actions.branchHere(turn)}
+        disabled={disabled}
+        aria-label={`Start a branch after turn ${turn}`}
+        data-testid={`branch-here-${turn}`}
+      >
+        branch from here
+      </button>
+    </span>
+  );
+}
