@@ -1,0 +1,101 @@
+// What the specs do to the window again and again: switch tabs, play a
+// turn, wait for the app to be ready, read turns, call the shell's commands
+// as the page does, and put a script of their own in place of a skill's.
+
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The files the specs import (tests/e2e/fixtures). */
+export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+
+/** Helpers bound to one WebdriverIO browser. */
+export function windowOf(b) {
+  const $ = (testId) => b.$(`[data-testid="${testId}"]`);
+  const w = {
+    $,
+    async tab(name) {
+      await (await b.$(`#tab-${name}`)).click();
+    },
+    /** Types `text` into the Play box and sends it with Enter. */
+    async play(text) {
+      const input = await $("play-input");
+      await input.waitForEnabled({ timeout: 30_000 });
+      await input.setValue(text);
+      await b.keys("Enter");
+    },
+    /** Waits until no turn runs (the status says Ready). */
+    async ready(timeout = 60_000) {
+      const status = await $("status");
+      await b.waitUntil(async () => (await status.getText()).includes("Ready"), {
+        timeout,
+        timeoutMsg: "the app did not become ready",
+      });
+    },
+    /** Plays a turn and waits for it to be saved. */
+    async playTurn(text) {
+      await w.play(text);
+      await b.waitUntil(async () => (await (await $("status")).getText()).includes("Ready") && !(await $("stop-turn").isExisting()), {
+        timeout: 60_000,
+        timeoutMsg: `the turn "${text}" did not end`,
+      });
+    },
+    async turnCount() {
+      return (await b.$$('[data-testid="story"] [data-testid="turn"]')).length;
+    },
+    /** The narration of saved turn `n` as the story shows it. */
+    async narration(n) {
+      const el = await b.$(`[data-turn="${n}"] [data-testid="narration"]`);
+      await el.waitForExist({ timeout: 30_000 });
+      return (await el.getText()).trim();
+    },
+    async inputOf(n) {
+      return (await (await b.$(`[data-turn="${n}"] .player-input`)).getText()).trim();
+    },
+    /** The score the Play view shows for a faction, or null. */
+    async standing(faction) {
+      const el = await $(`standing-${faction}`);
+      if (!(await el.isExisting())) return null;
+      return Number(await el.getAttribute("data-score"));
+    },
+    /**
+     * Calls one of the shell's commands the way the page does (through
+     * Tauri's IPC); resolves to {ok} or {error} (an AppError).
+     */
+    async invoke(cmd, args = {}) {
+      return b.execute(
+        async (command, payload) => {
+          try {
+            return { ok: await window.__TAURI_INTERNALS__.invoke(command, payload) };
+          } catch (e) {
+            return { error: e };
+          }
+        },
+        cmd,
+        args,
+      );
+    },
+  };
+  return w;
+}
+
+/**
+ * Puts a POSIX sh script with `body` in place of `skill`'s script `name` in
+ * the test's own skills folder; it runs from the next turn on.
+ */
+export function replaceScript(skills, skill, name, body) {
+  const file = path.join(skills, skill, "scripts", name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  rmSync(file, { force: true });
+  writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+}
+
+/** A storyteller that waits `seconds` before it narrates. */
+export const slowStoryteller = (seconds) => `read -r line
+sleep ${seconds}
+echo '{"type":"done","ok":true,"output":{"narrative":"The slow tale ends at last."}}'`;
+
+/** A storyteller whose every narration is different (it names the moment it was told). */
+export const numberingStoryteller = `read -r line
+n=$(date +%s%N)
+echo "{\\"type\\":\\"done\\",\\"ok\\":true,\\"output\\":{\\"narrative\\":\\"Telling number $n.\\"}}"`;
