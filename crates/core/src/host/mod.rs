@@ -7,6 +7,7 @@ pub mod serve;
 mod tests;
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::protocol::{FinishReason, GenerateRequest, GenerationError, HostModel, Usage};
@@ -34,7 +35,7 @@ pub trait Generator: Send + Sync {
         &self,
         request: &GenerateRequest,
         on_delta: &mut dyn FnMut(&str),
-        cancel: &AtomicBool,
+        cancel: &Arc<AtomicBool>,
         deadline: Instant,
     ) -> Result<Written, GenerationError>;
 }

@@ -32,7 +32,7 @@ impl Generator for Parrot {
         &self,
         request: &GenerateRequest,
         on_delta: &mut dyn FnMut(&str),
-        cancel: &AtomicBool,
+        cancel: &Arc<AtomicBool>,
         _deadline: Instant,
     ) -> Result<Written, GenerationError> {
         let last = &request.messages.last().expect("a message").content;

@@ -11,5 +11,5 @@ pub mod template;
 
 pub use deed::deed;
 pub use facts::{facts_of, Fact, Verdict};
-pub use step::{can_narrate, shape, Telling};
+pub use step::{can_narrate, scenario_text, shape, Telling};
 pub use template::told;

@@ -25,6 +25,24 @@ pub struct Telling<'a> {
     pub scenario: Option<&'a str>,
 }
 
+/// The most characters of scenario and lore the narration step is given
+/// (the storyteller's own prompt budget for it).
+const SCENARIO_CHARS: usize = 800;
+
+/// The story's premise, setting and the lore the recent turns call for, as
+/// the narration step is told them (docs/scenarios.md).
+pub fn scenario_text(state: &Map<String, Value>, input: &str, recent: &[TurnSummary]) -> Option<String> {
+    if let Some(Value::String(text)) = state.get("scenario") {
+        return Some(text.clone());
+    }
+    let mut texts = vec![input.to_string()];
+    for turn in recent {
+        texts.push(turn.input.clone());
+        texts.push(turn.narrative.clone());
+    }
+    crate::scenario::telling(state, &texts, SCENARIO_CHARS).map(|told| told.text)
+}
+
 /// Whether the storyteller can narrate now: discovered, enabled, not
 /// permanently failed, not left out of this plan.
 pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {

@@ -268,7 +268,7 @@ impl Turn<'_> {
     /// mechanics tool, so nothing is told before the rules decide.
     fn shaped(&self, mut plan: Plan) -> Plan {
         plan.narrative = None;
-        let scenario = scenario_text(&self.state, self.input, &self.recent);
+        let scenario = narration::scenario_text(&self.state, self.input, &self.recent);
         narration::shape(
             &mut plan,
             &self.catalog,
@@ -436,24 +436,6 @@ impl Turn<'_> {
             health_changes: log.health_changes,
         }
     }
-}
-
-/// The most characters of scenario and lore the narration step is given
-/// (the storyteller's own prompt budget for it).
-const SCENARIO_CHARS: usize = 800;
-
-/// The story's premise, setting and the lore the recent turns call for, as
-/// the narration step is told them (docs/scenarios.md).
-fn scenario_text(state: &Map<String, Value>, input: &str, recent: &[TurnSummary]) -> Option<String> {
-    if let Some(Value::String(text)) = state.get("scenario") {
-        return Some(text.clone());
-    }
-    let mut texts = vec![input.to_string()];
-    for turn in recent {
-        texts.push(turn.input.clone());
-        texts.push(turn.narrative.clone());
-    }
-    crate::scenario::telling(state, &texts, SCENARIO_CHARS).map(|told| told.text)
 }
 
 fn send(sink: &Option<UnboundedSender<TurnEvent>>, ev: TurnEvent) {
