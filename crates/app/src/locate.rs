@@ -30,6 +30,8 @@ pub fn user_skills_dir() -> PathBuf {
 /// The built-in skills folder, the first of:
 /// - `$NARRATORIA_SKILLS_DIR` (when set and not empty);
 /// - `skills/` in an installed bundle's `resources` folder, when it holds skills;
+/// - the source checkout this program was built from, when it runs from
+///   cargo's build folder;
 /// - beside or up to five folders above the executable: `skills/`,
 ///   `lib/narratoria/skills/` or `share/narratoria/skills/`;
 /// - the source checkout this program was built from;
@@ -42,7 +44,14 @@ pub fn builtin_skills_dir(resources: Option<&Path>) -> PathBuf {
         return dir;
     }
     let mut candidates: Vec<PathBuf> = resources.map(|r| r.join("skills")).into_iter().collect();
-    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    // A program run from cargo's build folder plays the checkout's skills, not
+    // a copy a desktop build left beside it (which goes stale).
+    if exe.as_deref().is_some_and(in_cargo_build_folder) {
+        candidates.push(checkout.clone());
+    }
+    if let Some(exe) = exe {
         for dir in exe.ancestors().skip(1).take(5) {
             candidates.push(dir.join("skills"));
             candidates.push(dir.join("lib/narratoria/skills"));
@@ -50,7 +59,7 @@ pub fn builtin_skills_dir(resources: Option<&Path>) -> PathBuf {
         }
     }
     // A build from a source checkout whose target folder lives elsewhere.
-    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"));
+    candidates.push(checkout);
     candidates.push(PathBuf::from("/usr/share/narratoria/skills"));
     candidates.push(PathBuf::from("/usr/lib/narratoria/skills"));
     candidates
@@ -58,6 +67,14 @@ pub fn builtin_skills_dir(resources: Option<&Path>) -> PathBuf {
         .find(|c| holds_skills(c))
         .map(|c| c.canonicalize().unwrap_or(c))
         .unwrap_or_else(|| PathBuf::from("skills"))
+}
+
+/// Whether `exe` is a program in a cargo build folder (`…/debug/` or
+/// `…/release/`), rather than an installed one.
+fn in_cargo_build_folder(exe: &Path) -> bool {
+    exe.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "debug" || n == "release")
 }
 
 /// The skill folders to use: the given ones, else the built-in folder.

@@ -2,13 +2,14 @@
 //! terminal story, `narratoria turn` and `play --jsonl`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use narratoria_core::error::ErrorCode;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::skills::health::Health;
 use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
+use narratoria_core::executor::ExecutorOptions;
+use narratoria_core::host::serve::HostLink;
 use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -38,6 +39,21 @@ pub(crate) fn story_place(place: &TurnPlace) -> StoryPlace {
 }
 
 impl App {
+    /// How this app runs a plan at `place`: the skills' data and settings
+    /// folders, the story place scripts are told, and the loaded model lent
+    /// to skills that may ask it to write.
+    pub(crate) fn exec_options(&self, place: &TurnPlace) -> ExecutorOptions {
+        ExecutorOptions {
+            data_root: self.skill_data.clone(),
+            settings_dir: self.skill_settings.clone(),
+            story: Some(story_place(place)),
+            host: HostLink {
+                generator: self.planner().generator(),
+            },
+            ..ExecutorOptions::default()
+        }
+    }
+
     /// Plays one turn in the current session and saves it; `events` receives
     /// everything live (planning, narrative pieces, tool events, replans).
     /// A blank input is refused.
@@ -85,10 +101,10 @@ impl App {
         let session = session.to_string();
         let mut skills = self.registry.state();
         let health_before = skills.health.clone();
-        let mut opts = TurnOptions::default();
-        opts.exec.data_root = self.skill_data.clone();
-        opts.exec.settings_dir = self.skill_settings.clone();
-        opts.exec.story = Some(story_place(&place));
+        let mut opts = TurnOptions {
+            exec: self.exec_options(&place),
+            ..TurnOptions::default()
+        };
         let stopping = self.running.begin(&session);
         opts.exec.stop = stopping.stop().clone();
         let outcome = play_turn(

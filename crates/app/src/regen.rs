@@ -10,11 +10,11 @@ use narratoria_core::plan::Plan;
 use narratoria_core::result::{ExecutionResult, ExecutionState};
 use narratoria_core::store::TurnRecord;
 use narratoria_core::sync;
-use narratoria_core::turn::{TurnEvent, TurnOptions};
+use narratoria_core::turn::TurnEvent;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::play::{story_place, Placing, RECENT_TURNS};
+use crate::play::{Placing, RECENT_TURNS};
 use crate::{App, AppError, SessionView, TurnView};
 
 /// What the narration step is asked for.
@@ -112,7 +112,7 @@ impl App {
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<SessionView, AppError> {
         let _held = self.turn_locks.hold(session).await;
-        let (last, place, recent) = {
+        let (last, place, recent, state) = {
             let store = sync::lock(&self.store);
             let mut turns = store.turns(session)?;
             let last = turns.pop().ok_or_else(|| {
@@ -120,7 +120,8 @@ impl App {
             })?;
             let place = store.place_beside_head(session)?;
             let recent = store.recent_for(&place, RECENT_TURNS)?;
-            (last, place, recent)
+            let state = store.state_for(&place)?;
+            (last, place, recent, state)
         };
         let catalog = self.registry.snapshot();
         let (plan, told) = told_plan(&last).ok_or_else(|| {
@@ -144,24 +145,23 @@ impl App {
                 )
             }
         };
+        let scenario = step::scenario_text(&state, &input, &recent);
         step::shape(
             &mut plan,
             &catalog,
             &step::Telling {
                 input: &input,
                 recent: &recent,
-                scenario: None,
+                scenario: scenario.as_deref(),
             },
         );
         plan.request_id = uuid::Uuid::new_v4();
         plan.narrative = None;
-        let mut opts = TurnOptions::default().exec;
-        opts.data_root = self.skill_data.clone();
-        opts.settings_dir = self.skill_settings.clone();
+        let mut opts = self.exec_options(&place);
         // The narration belongs to the turn it tells.
-        let mut story = story_place(&place);
-        story.turn_id = last.id.clone();
-        opts.story = Some(story);
+        if let Some(story) = opts.story.as_mut() {
+            story.turn_id = last.id.clone();
+        }
         opts.settled = told
             .into_iter()
             .filter(|(id, _)| plan.tools.iter().any(|t| &t.tool_id == id))
