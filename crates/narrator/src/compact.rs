@@ -211,6 +211,19 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
             }
         }
     }
+    // A whole number the author gave examples for is one of them: one cheap
+    // choice for the model (a check's difficulty: 10, 15, 20 or 25).
+    if is(o, "integer") && !o.contains_key("enum") {
+        if let Some(Value::Array(examples)) = o.get("examples") {
+            if !examples.is_empty() && examples.iter().all(Value::is_i64) {
+                let choices = examples.clone();
+                for k in ["minimum", "maximum", "examples"] {
+                    o.remove(k);
+                }
+                o.insert("enum".into(), Value::Array(choices));
+            }
+        }
+    }
     if is(o, "array") && !o.contains_key("maxItems") {
         o.insert("maxItems".into(), json!(8));
     }
@@ -439,6 +452,21 @@ mod tests {
         assert!(input.get("$schema").is_none());
         let g = grammar(&s).unwrap();
         assert!(g.contains("dice-roller/roll-dice"), "{g}");
+    }
+
+    #[test]
+    fn a_whole_number_with_examples_is_one_of_them() {
+        let s = generation_input_schema(
+            Some(&json!({"type": "object", "properties": {
+                "dc": {"type": "integer", "minimum": 1, "maximum": 1000, "examples": [10, 15, 20, 25]},
+                "seed": {"type": "integer", "minimum": 0}
+            }})),
+            32,
+        );
+        assert_eq!(s["properties"]["dc"], json!({"type": "integer", "enum": [10, 15, 20, 25]}));
+        assert_eq!(s["properties"]["seed"], json!({"type": "integer", "minimum": 0}));
+        let g = grammar(&json!({"type": "object", "properties": {"input": s}})).unwrap();
+        assert!(g.contains("\"25\""), "{g}");
     }
 
     #[test]

@@ -39,7 +39,7 @@ fn library() -> [WorkedExample; 4] {
         WorkedExample {
             input: "I try to pick the lock on the old chest.",
             plan: json!({"narrative":"You kneel by the chest and work a bent pin into the lock.","tools":[
-                {"use":"dice-roller/roll-dice","input":{"formula":"1d20+2","reason":"Pick the lock"}}]}),
+                {"use":"dice-roller/roll-dice","input":{"formula":"1d20+2","dc":15,"reason":"Pick the lock"}}]}),
         },
     ]
 }
