@@ -19,8 +19,8 @@ use crate::writer::{ProseRequest, Role};
 /// The most tokens one script request may ask for.
 pub const HOST_MAX_TOKENS: u32 = 512;
 
-/// No run of this many tokens of the request's own messages is copied into
-/// the answer: small models otherwise echo their prompt (the player's words,
+/// No run of this many tokens of the request's messages (all but a last
+/// assistant message, the answer's start) is copied into the answer: small models otherwise echo their prompt (the player's words,
 /// the story so far) instead of continuing it.
 pub const ECHO_NGRAM: usize = 8;
 
@@ -87,11 +87,13 @@ pub fn prose_request(
             (role, m.content.clone())
         })
         .collect();
-    let avoid = messages
-        .iter()
-        .filter(|(role, _)| *role != Role::Assistant)
-        .map(|(_, text)| text.clone())
-        .collect();
+    // Everything before the answer: the prompt and any worked answers, but not
+    // a last assistant message, which is the answer's own start.
+    let before_answer = match messages.last() {
+        Some((Role::Assistant, _)) => &messages[..messages.len() - 1],
+        _ => &messages[..],
+    };
+    let avoid = before_answer.iter().map(|(_, text)| text.clone()).collect();
     let defaults = ProseSampling::default();
     ProseRequest {
         messages,

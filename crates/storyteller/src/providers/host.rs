@@ -17,6 +17,33 @@ pub const NAME: &str = "host";
 /// small model otherwise drifts to "I").
 pub const ANSWER_START: &str = "You";
 
+/// Worked turns shown before the real one, as (user message, answer): a
+/// small model follows an example's shape far better than a list of rules —
+/// one paragraph, second person, the outcome told, the player's words not
+/// repeated.
+pub const WORKED_TURNS: [(&str, &str); 2] = [
+    (
+        "The player: I search the grain sacks for the stolen ledger\n\
+         What happened:\n- Search the sacks: it fails.\n\
+         Narrate what happens next.",
+        "You dig through sack after sack until your arms ache, but there is only \
+         barley and dust. Somewhere above, a floorboard creaks.",
+    ),
+    (
+        "Story so far:\nPlayer: I enter the chapel\n\
+         Narrator: You slip into the cold chapel; candles gutter in the draught.\n\
+         The player: I ask the priest for shelter\n\
+         What happened:\n- The temple think better of you (now friendly).\n\
+         Narrate what happens next.",
+        "You kneel before the old priest, who smiles and gestures to a pallet by \
+         the warm stove. \"Rest, traveller. The Dawn keeps its doors open.\"",
+    ),
+];
+
+/// A small local model drifts after a few sentences: the answer stops here
+/// even when the settings allow more.
+pub const MOST_TOKENS: u32 = 110;
+
 /// A way to reach the host's model.
 pub trait Host {
     /// What the envelope offered.
@@ -64,24 +91,11 @@ pub fn generate(
 ) -> Result<(), ProviderError> {
     let request = GenerateRequest {
         id: "narrate".into(),
-        messages: vec![
-            Message {
-                role: Role::System,
-                content: prompt.system.clone(),
-            },
-            Message {
-                role: Role::User,
-                content: prompt.user.clone(),
-            },
-            Message {
-                role: Role::Assistant,
-                content: ANSWER_START.into(),
-            },
-        ],
-        max_tokens: max_tokens.clamp(1, host.model().max_tokens.max(1)),
+        messages: messages(prompt),
+        max_tokens: max_tokens.min(MOST_TOKENS).clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
         // One paragraph: past a line break a small model starts a new speaker.
-        stop: vec!["\n".into()],
+        stop: vec!["\n".into(), "The player:".into(), "Player:".into()],
         json_schema: None,
         stream: true,
     };
@@ -95,4 +109,21 @@ pub fn generate(
             },
             message: e.to_string(),
         })
+}
+
+/// The conversation: the rules, the worked turns, the real turn, and the
+/// answer's first word.
+fn messages(prompt: &Prompt) -> Vec<Message> {
+    let say = |role, content: &str| Message {
+        role,
+        content: content.to_string(),
+    };
+    let mut messages = vec![say(Role::System, &prompt.system)];
+    for (asked, answered) in WORKED_TURNS {
+        messages.push(say(Role::User, asked));
+        messages.push(say(Role::Assistant, answered));
+    }
+    messages.push(say(Role::User, &prompt.user));
+    messages.push(say(Role::Assistant, ANSWER_START));
+    messages
 }
