@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use narratoria_core::error::ErrorCode;
+use narratoria_core::executor::ExecutorOptions;
+use narratoria_core::host::serve::HostLink;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::skills::health::Health;
 use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
-use narratoria_core::executor::ExecutorOptions;
-use narratoria_core::host::serve::HostLink;
 use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -69,7 +69,7 @@ impl App {
                 "say what your character does",
             ));
         }
-        let session = self.current_session()?.session.id;
+        let session = self.current_session_id()?;
         self.play_placed(&session, input, Placing::Next, events)
             .await
     }
@@ -136,16 +136,8 @@ impl App {
                 };
             }
         })?;
-        let turn = sync::lock(&self.store)
-            .turns(&session)?
-            .into_iter()
-            .find(|t| t.number == number)
-            .ok_or_else(|| {
-                AppError::new(
-                    ErrorCode::SessionStore,
-                    "the saved turn could not be read back",
-                )
-            })?;
+        let turn = sync::lock(&self.store).turn_by_key(&session, &place.key)?;
+        debug_assert_eq!(turn.number, number);
         Ok(TurnView {
             session,
             turn,

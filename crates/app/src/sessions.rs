@@ -47,6 +47,16 @@ impl App {
         }
     }
 
+    /// The current session's id, continuing the latest one (or starting
+    /// one) when none is open, without reading its turns.
+    pub(crate) fn current_session_id(&self) -> Result<String, AppError> {
+        let current = sync::lock(&self.session).clone();
+        match current {
+            Some(id) => Ok(id),
+            None => Ok(self.current_session()?.session.id),
+        }
+    }
+
     pub(crate) fn session_view(&self, id: &str) -> Result<SessionView, AppError> {
         let store = sync::lock(&self.store);
         Ok(SessionView {

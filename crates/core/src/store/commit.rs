@@ -6,9 +6,7 @@ use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{
-    head, now, path_ids, recent_at, state_at, to_json, AttemptRecord, Store, StoreError,
-};
+use super::{head, now, path_keys, recent_at, state_at, to_json, AttemptRecord, Store, StoreError};
 use crate::planner::TurnSummary;
 
 /// A finished turn, ready to be committed.
@@ -76,14 +74,7 @@ impl Store {
         head: Option<i64>,
         parent: Option<i64>,
     ) -> Result<TurnPlace, StoreError> {
-        let ids = path_ids(&self.conn, parent)?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT key FROM turns WHERE id = ?1")?;
-        let path = ids
-            .iter()
-            .map(|id| stmt.query_row(params![id], |r| r.get(0)))
-            .collect::<Result<Vec<String>, _>>()?;
+        let path = path_keys(&self.conn, parent)?;
         Ok(TurnPlace {
             session: session.to_string(),
             branch,

@@ -15,9 +15,9 @@ mod commit;
 mod export;
 mod schema;
 mod swipes;
-mod tree;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 use std::path::{Path, PathBuf};
 
@@ -294,6 +294,23 @@ impl Store {
             .collect()
     }
 
+    /// The turn saved under `key` in `session`, with its attempts and
+    /// transcripts, whichever branch it is on.
+    pub fn turn_by_key(&self, session: &str, key: &str) -> Result<TurnRecord, StoreError> {
+        let id: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM turns WHERE key = ?1 AND session_id = ?2",
+                params![key, session],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match id {
+            Some(id) => turn_record(&self.conn, id),
+            None => Err(StoreError::NoSession(session.to_string())),
+        }
+    }
+
     /// The last `n` turns of the current branch as the planner sees them,
     /// oldest first.
     pub fn recent_turns(&self, session: &str, n: usize) -> Result<Vec<TurnSummary>, StoreError> {
@@ -396,19 +413,43 @@ pub(crate) fn recent_at(
     last: Option<i64>,
     n: usize,
 ) -> Result<Vec<TurnSummary>, StoreError> {
-    let ids = path_ids(conn, last)?;
-    let mut stmt = conn.prepare_cached("SELECT input, narrative FROM turns WHERE id = ?1")?;
-    ids[ids.len().saturating_sub(n)..]
-        .iter()
-        .map(|id| {
-            Ok(stmt.query_row(params![id], |r| {
-                Ok(TurnSummary {
-                    input: r.get(0)?,
-                    narrative: r.get(1)?,
-                })
-            })?)
-        })
-        .collect()
+    let Some(last) = last else {
+        return Ok(Vec::new());
+    };
+    // Climbs only as far as it needs: `n` turns, however long the story.
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE up(id, parent_id, depth) AS (
+           SELECT id, parent_id, 1 FROM turns WHERE id = ?1
+           UNION ALL SELECT t.id, t.parent_id, up.depth + 1 FROM turns t JOIN up ON t.id = up.parent_id
+             WHERE up.depth < ?2)
+         SELECT t.input, t.narrative FROM up JOIN turns t ON t.id = up.id ORDER BY up.depth DESC",
+    )?;
+    let recent = stmt
+        .query_map(params![last, n as i64], |r| {
+            Ok(TurnSummary {
+                input: r.get(0)?,
+                narrative: r.get(1)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(recent)
+}
+
+/// The keys of the turns from the first to `last`, in order.
+pub(crate) fn path_keys(conn: &Connection, last: Option<i64>) -> Result<Vec<String>, StoreError> {
+    let Some(last) = last else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE up(id, parent_id, number, key) AS (
+           SELECT id, parent_id, number, key FROM turns WHERE id = ?1
+           UNION ALL SELECT t.id, t.parent_id, t.number, t.key FROM turns t JOIN up ON t.id = up.parent_id)
+         SELECT key FROM up ORDER BY number",
+    )?;
+    let keys = stmt
+        .query_map(params![last], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(keys)
 }
 
 /// One turn with its attempts and transcripts.

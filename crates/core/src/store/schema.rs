@@ -104,9 +104,14 @@ INSERT INTO swipes (turn_id, narrative, created_at)
     SELECT id, narrative, created_at FROM turns ORDER BY id;
 UPDATE turns SET active_swipe = (SELECT s.id FROM swipes s WHERE s.turn_id = turns.id);";
 
+/// Third step: a turn's attempts and transcripts are found by the turn, not
+/// by reading every row saved so far (a long story stays as quick as a short one).
+const BY_TURN: &str = "CREATE INDEX plan_attempts_by_turn ON plan_attempts(turn_id, id);
+CREATE INDEX transcripts_by_turn ON transcripts(turn_id, id);";
+
 /// Every step of the schema.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(LINEAR), M::up(TREE)])
+    Migrations::new(vec![M::up(LINEAR), M::up(TREE), M::up(BY_TURN)])
 }
 
 /// The first step alone: the schema stories were saved with before they

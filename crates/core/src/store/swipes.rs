@@ -133,9 +133,10 @@ impl Store {
             "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
             params![session, t],
         )?;
-        let key: String = tx.query_row("SELECT key FROM turns WHERE id = ?1", params![id], |r| {
-            r.get(0)
-        })?;
+        let key: String =
+            tx.query_row("SELECT key FROM turns WHERE id = ?1", params![id], |r| {
+                r.get(0)
+            })?;
         tx.commit()?;
         Ok(key)
     }

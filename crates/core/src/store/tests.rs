@@ -2,8 +2,8 @@
 //! the story is a tree whose branches move without losing turns; writers
 //! wait for each other; a stale turn is refused.
 
-use super::*;
 use super::schema;
+use super::*;
 use serde_json::json;
 
 fn turn(input: &str, state: Value) -> NewTurn {
@@ -119,7 +119,9 @@ fn state(v: Value) -> Map<String, Value> {
 
 /// A story with turns "t1".."tn" played on its main branch.
 fn story(store: &mut Store, n: u32) -> String {
-    let id = store.create_session("Tree", &state(json!({"n": 0}))).unwrap();
+    let id = store
+        .create_session("Tree", &state(json!({"n": 0})))
+        .unwrap();
     for i in 1..=n {
         store
             .commit_turn(&id, &turn(&format!("t{i}"), json!({"n": i})))
@@ -163,7 +165,9 @@ fn a_linear_story_becomes_one_branch_named_main() {
     assert_eq!(turns[1].attempts.len(), 1);
     assert_eq!(store.current_state("s1").unwrap()["hp"], 2);
     assert_eq!(store.alternatives("s1").unwrap().len(), 1);
-    store.commit_turn("s1", &turn("hide", json!({"hp": 2}))).unwrap();
+    store
+        .commit_turn("s1", &turn("hide", json!({"hp": 2})))
+        .unwrap();
     assert_eq!(store.session("s1").unwrap().turns, 3);
 }
 
@@ -180,7 +184,9 @@ fn rewind_keeps_the_turns_and_redo_brings_them_back() {
     assert!(store.undo(&id).unwrap());
     assert_eq!(store.current_state(&id).unwrap()["n"], 2);
     // A new turn after an undo keeps the undone line as a branch.
-    store.commit_turn(&id, &turn("other", json!({"n": 9}))).unwrap();
+    store
+        .commit_turn(&id, &turn("other", json!({"n": 9})))
+        .unwrap();
     assert!(!store.redo(&id).unwrap());
     let branches = store.branches(&id).unwrap();
     let names: Vec<&str> = branches.iter().map(|b| b.name.as_str()).collect();
@@ -208,7 +214,9 @@ fn branches_are_named_heads_the_session_switches_between() {
     ));
     store.switch_branch(&id, "what if").unwrap();
     assert_eq!(store.session(&id).unwrap().branch, "what if");
-    store.commit_turn(&id, &turn("x3", json!({"n": 30}))).unwrap();
+    store
+        .commit_turn(&id, &turn("x3", json!({"n": 30})))
+        .unwrap();
     assert_eq!(inputs(&store, &id), vec!["t1", "t2", "x3"]);
     assert_eq!(store.current_state(&id).unwrap()["n"], 30);
     store.switch_branch(&id, "main").unwrap();
@@ -239,7 +247,9 @@ fn alternatives_are_narrations_and_turns_beside_the_head() {
     store.add_narration(&id, 2, "Told again.").unwrap();
     let place = store.place_beside_head(&id).unwrap();
     assert_eq!(place.number, 2);
-    store.commit_at(&place, &turn("t2", json!({"n": 20}))).unwrap();
+    store
+        .commit_at(&place, &turn("t2", json!({"n": 20})))
+        .unwrap();
     let alts = store.alternatives(&id).unwrap();
     let told: Vec<(&str, bool)> = alts
         .iter()
@@ -247,7 +257,11 @@ fn alternatives_are_narrations_and_turns_beside_the_head() {
         .collect();
     assert_eq!(
         told,
-        vec![("You t2.", false), ("Told again.", false), ("You t2.", true)]
+        vec![
+            ("You t2.", false),
+            ("Told again.", false),
+            ("You t2.", true)
+        ]
     );
     store.choose_alternative(&id, 2).unwrap();
     assert_eq!(store.turns(&id).unwrap()[1].narrative, "Told again.");
@@ -290,7 +304,8 @@ fn a_commit_waits_for_another_writer() {
         std::thread::spawn(move || {
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-            conn.execute("UPDATE sessions SET title = 'held'", []).unwrap();
+            conn.execute("UPDATE sessions SET title = 'held'", [])
+                .unwrap();
             locked_tx.send(()).unwrap();
             std::thread::sleep(std::time::Duration::from_millis(1500));
             conn.execute_batch("COMMIT").unwrap();
@@ -303,4 +318,48 @@ fn a_commit_waits_for_another_writer() {
     assert!(started.elapsed() >= std::time::Duration::from_millis(1000));
     holder.join().unwrap();
     assert_eq!(store.session(&id).unwrap().title, "held");
+}
+
+#[test]
+fn recent_turns_and_a_turn_by_key_read_only_what_they_need() {
+    let mut store = Store::open(Path::new(":memory:")).unwrap();
+    let id = story(&mut store, 8);
+    let recent: Vec<String> = store
+        .recent_turns(&id, 3)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.input)
+        .collect();
+    assert_eq!(recent, ["t6", "t7", "t8"], "the last three, oldest first");
+    assert_eq!(store.recent_turns(&id, 20).unwrap().len(), 8);
+    let fifth = &store.turns(&id).unwrap()[4];
+    let again = store.turn_by_key(&id, &fifth.id).unwrap();
+    assert_eq!(&again, fifth);
+    assert!(store.turn_by_key(&id, "no-such-turn").is_err());
+    assert!(store.turn_by_key("no-such-session", &fifth.id).is_err());
+}
+
+#[test]
+fn a_turns_attempts_are_found_through_an_index() {
+    // A scan here made every turn slower than the last in a long story.
+    let store = Store::open(Path::new(":memory:")).unwrap();
+    for (table, index) in [
+        ("plan_attempts", "plan_attempts_by_turn"),
+        ("transcripts", "transcripts_by_turn"),
+    ] {
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT * FROM {table} WHERE turn_id = 1 ORDER BY id"
+            ))
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter().any(|step| step.contains(index)),
+            "{table}: {plan:?}"
+        );
+    }
 }

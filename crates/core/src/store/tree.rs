@@ -82,10 +82,11 @@ impl Store {
         let Some(turn) = head.turn else {
             return Ok(false);
         };
-        let parent: Option<i64> =
-            tx.query_row("SELECT parent_id FROM turns WHERE id = ?1", params![turn], |r| {
-                r.get(0)
-            })?;
+        let parent: Option<i64> = tx.query_row(
+            "SELECT parent_id FROM turns WHERE id = ?1",
+            params![turn],
+            |r| r.get(0),
+        )?;
         tx.execute(
             "UPDATE branches SET redo_id = COALESCE(redo_id, head_id), head_id = ?2 WHERE id = ?1",
             params![head.branch, parent],
@@ -178,8 +179,8 @@ impl Store {
     pub fn switch_branch(&mut self, session: &str, name: &str) -> Result<(), StoreError> {
         let tx = self.write()?;
         head(&tx, session)?;
-        let id = branch_id(&tx, session, name)?
-            .ok_or_else(|| StoreError::NoBranch(name.to_string()))?;
+        let id =
+            branch_id(&tx, session, name)?.ok_or_else(|| StoreError::NoBranch(name.to_string()))?;
         tx.execute(
             "UPDATE sessions SET current_branch = ?2, updated_at = ?3 WHERE id = ?1",
             params![session, id, now()],
@@ -196,8 +197,8 @@ impl Store {
         }
         let tx = self.write()?;
         head(&tx, session)?;
-        let id = branch_id(&tx, session, from)?
-            .ok_or_else(|| StoreError::NoBranch(from.to_string()))?;
+        let id =
+            branch_id(&tx, session, from)?.ok_or_else(|| StoreError::NoBranch(from.to_string()))?;
         if branch_id(&tx, session, to)?.is_some_and(|other| other != id) {
             return Err(StoreError::BranchExists(to.to_string()));
         }
@@ -215,8 +216,8 @@ impl Store {
     pub fn delete_branch(&mut self, session: &str, name: &str) -> Result<(), StoreError> {
         let tx = self.write()?;
         let head = head(&tx, session)?;
-        let id = branch_id(&tx, session, name)?
-            .ok_or_else(|| StoreError::NoBranch(name.to_string()))?;
+        let id =
+            branch_id(&tx, session, name)?.ok_or_else(|| StoreError::NoBranch(name.to_string()))?;
         let other: Option<i64> = tx
             .query_row(
                 "SELECT id FROM branches WHERE session_id = ?1 AND id != ?2 ORDER BY id DESC LIMIT 1",
