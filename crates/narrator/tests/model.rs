@@ -95,8 +95,8 @@ fn every_plan_over_the_input_set_is_valid() {
 
 #[test]
 fn each_candidate_skill_gives_one_tool() {
-    // The routed skills (at most two) each appear exactly once,
-    // whether the skill has one script (dice) or the model picks one (memory).
+    // The skills the planner's own routing picks (at most two) each appear
+    // exactly once, in the routed order.
     let p = planner();
     let cards = narratoria_narrator::catalog::cards(catalog(), &[]);
     let state = Map::new();
@@ -106,10 +106,17 @@ fn each_candidate_skill_gives_one_tool() {
         "I duel the knight of the Silver Order for their honor.",
         "I say hello to the innkeeper.",
     ] {
-        let want: Vec<String> = narratoria_narrator::prompt::route(&cards, input, 2)
-            .iter()
-            .map(|g| g[0].path.split('/').next().unwrap_or_default().to_string())
-            .collect();
+        let want: Vec<String> = narratoria_narrator::routing::route_skills(
+            p.router().as_deref(),
+            catalog(),
+            &cards,
+            input,
+            &[],
+            2,
+        )
+        .iter()
+        .map(|g| g[0].path.split('/').next().unwrap_or_default().to_string())
+        .collect();
         let out = p
             .plan(&request(input, catalog(), &state, ROOMY), &mut |_| {})
             .unwrap();

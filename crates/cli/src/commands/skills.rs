@@ -76,14 +76,16 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
             Err(problems) => (None, problems, Vec::new()),
         };
     for a in &advice {
-        eprintln!("warning: {a}");
+        eprintln!("{}", clean(&format!("warning: {a}")));
     }
     let valid = problems.is_empty();
     let listed: Vec<_> = problems
         .iter()
         .map(|p| json!({"path": p.path, "message": p.reason}))
         .collect();
-    print_json(&json!({ "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice }));
+    print_json(
+        &json!({ "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice }),
+    );
     if valid {
         let line = format!(
             "{}: valid skill {:?}",
