@@ -59,16 +59,25 @@ fn add_list_use_and_remove_a_model() {
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    assert!(catalog.contains(&"all-minilm-l6-v2") || installed(&list, "all-minilm-l6-v2").is_some());
+    assert!(
+        catalog.contains(&"all-minilm-l6-v2") || installed(&list, "all-minilm-l6-v2").is_some()
+    );
 
     let text = run(&home, &["models", "list"]);
-    assert!(text.stdout.contains("tiny") && text.stdout.contains("(in use)"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("tiny") && text.stdout.contains("(in use)"),
+        "{}",
+        text.stdout
+    );
 
     let removed = run(&home, &["models", "remove", "tiny"]);
     assert_eq!(removed.code, 0, "{}", removed.stderr);
     assert!(!home.join("models/tiny.gguf").exists());
     let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
-    assert!(!settings.contains("tiny"), "the choice goes with the model: {settings}");
+    assert!(
+        !settings.contains("tiny"),
+        "the choice goes with the model: {settings}"
+    );
 }
 
 #[test]
@@ -79,18 +88,30 @@ fn files_the_narrator_cannot_use_are_refused_with_the_reason() {
     std::fs::write(&base, tiny_gguf(false)).unwrap();
     let run_add = run(&home, &["models", "add", base.to_str().unwrap()]);
     assert_eq!(run_add.code, 2, "{}", run_add.stderr);
-    assert!(run_add.stderr.contains("chat template"), "{}", run_add.stderr);
+    assert!(
+        run_add.stderr.contains("chat template"),
+        "{}",
+        run_add.stderr
+    );
 
     let junk = dir.path().join("junk.gguf");
     std::fs::write(&junk, "<html>this is a web page, not a model</html>").unwrap();
     let run_add = run(&home, &["models", "add", junk.to_str().unwrap()]);
     assert_eq!(run_add.code, 2, "{}", run_add.stderr);
-    assert!(run_add.stderr.contains("not a GGUF model"), "{}", run_add.stderr);
+    assert!(
+        run_add.stderr.contains("not a GGUF model"),
+        "{}",
+        run_add.stderr
+    );
     assert!(!home.join("models/junk.gguf").exists());
 
     let unknown = run(&home, &["models", "use", "no-such-model"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
-    assert!(unknown.stderr.contains("no model called"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no model called"),
+        "{}",
+        unknown.stderr
+    );
     let unknown = run(&home, &["models", "download", "no-such-model"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
 }
@@ -110,7 +131,9 @@ fn logs_go_to_the_log_folder_and_the_level_is_checked() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        files.iter().any(|f| f.starts_with("narratoria.") && f.ends_with(".log")),
+        files
+            .iter()
+            .any(|f| f.starts_with("narratoria.") && f.ends_with(".log")),
         "{files:?}"
     );
 

@@ -11,8 +11,8 @@
 
 pub mod assets;
 pub mod chosen_paths;
-pub mod desktop;
 mod controls;
+pub mod desktop;
 mod error;
 pub mod locate;
 pub mod logging;

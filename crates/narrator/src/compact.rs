@@ -463,8 +463,14 @@ mod tests {
             }})),
             32,
         );
-        assert_eq!(s["properties"]["dc"], json!({"type": "integer", "enum": [10, 15, 20, 25]}));
-        assert_eq!(s["properties"]["seed"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(
+            s["properties"]["dc"],
+            json!({"type": "integer", "enum": [10, 15, 20, 25]})
+        );
+        assert_eq!(
+            s["properties"]["seed"],
+            json!({"type": "integer", "minimum": 0})
+        );
         let g = grammar(&json!({"type": "object", "properties": {"input": s}})).unwrap();
         assert!(g.contains("\"25\""), "{g}");
     }

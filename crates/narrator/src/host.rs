@@ -117,9 +117,9 @@ pub fn prose_request(
 /// The protocol's failure for a request the model could not serve.
 fn generation_error(error: NarratorError) -> GenerationError {
     let code = match &error {
-        NarratorError::PromptTooLong { .. } | NarratorError::Grammar(_) | NarratorError::InvalidOutput(_) => {
-            FailureCode::ValidationError
-        }
+        NarratorError::PromptTooLong { .. }
+        | NarratorError::Grammar(_)
+        | NarratorError::InvalidOutput(_) => FailureCode::ValidationError,
         NarratorError::Deadline => FailureCode::Timeout,
         _ => FailureCode::InternalError,
     };

@@ -182,10 +182,14 @@ pub fn spawn(
                         let events = job.events.clone();
                         let result = match &mut prose {
                             Some(p) => p.write_prose(job),
-                            None => match new_context(&model, backend, settings, settings.prose_n_ctx) {
-                                Ok(ctx) => prose.insert(Engine::new(&model, ctx)).write_prose(job),
-                                Err(e) => Err(e),
-                            },
+                            None => {
+                                match new_context(&model, backend, settings, settings.prose_n_ctx) {
+                                    Ok(ctx) => {
+                                        prose.insert(Engine::new(&model, ctx)).write_prose(job)
+                                    }
+                                    Err(e) => Err(e),
+                                }
+                            }
                         };
                         let _ = events.send(crate::prose::ProseEvent::Done(result));
                     }

@@ -98,7 +98,9 @@ impl LlamaPlanner {
             .collect();
         let grammar = match &request.json_schema {
             Some(schema) => Some(llama_cpp_2::json_schema_to_grammar(schema).map_err(|e| {
-                NarratorError::Grammar(format!("the JSON schema cannot be turned into a grammar: {e}"))
+                NarratorError::Grammar(format!(
+                    "the JSON schema cannot be turned into a grammar: {e}"
+                ))
             })?),
             None => None,
         };
@@ -143,15 +145,17 @@ impl LlamaPlanner {
         let chat = body
             .iter()
             .map(|(role, content)| {
-                LlamaChatMessage::new(role.as_str().into(), content.replace('\0', "")).map_err(|e| {
-                    NarratorError::InvalidOutput(format!("the prompt cannot be encoded: {e}"))
-                })
+                LlamaChatMessage::new(role.as_str().into(), content.replace('\0', "")).map_err(
+                    |e| NarratorError::InvalidOutput(format!("the prompt cannot be encoded: {e}")),
+                )
             })
             .collect::<Result<Vec<_>, _>>()?;
         let prompt = self
             .model
             .apply_chat_template(&self.template, &chat, true)
-            .map_err(|e| NarratorError::InvalidOutput(format!("cannot apply the chat template: {e}")))?;
+            .map_err(|e| {
+                NarratorError::InvalidOutput(format!("cannot apply the chat template: {e}"))
+            })?;
         Ok((prompt, prefill))
     }
 }

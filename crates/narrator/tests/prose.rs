@@ -135,6 +135,7 @@ fn a_json_schema_shapes_the_answer() {
     );
     r.max_tokens = 40;
     let prose = planner().write(&r, &mut |_| {}).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&prose.text).unwrap_or_else(|e| panic!("{e}: {}", prose.text));
+    let v: serde_json::Value =
+        serde_json::from_str(&prose.text).unwrap_or_else(|e| panic!("{e}: {}", prose.text));
     assert!(v["name"].is_string());
 }

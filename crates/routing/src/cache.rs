@@ -11,7 +11,11 @@ use sha2::{Digest, Sha256};
 /// else `$XDG_CACHE_HOME/narratoria/routing`, else
 /// `~/.cache/narratoria/routing`, else a folder under the temp dir.
 pub fn default_cache_dir() -> PathBuf {
-    let env = |k: &str| std::env::var_os(k).filter(|p| !p.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(p) = env("NARRATORIA_CACHE_DIR") {
         return p.join("routing");
     }

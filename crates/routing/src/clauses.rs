@@ -59,7 +59,10 @@ mod tests {
         );
         assert_eq!(
             clauses("what did the oracle say, and how do the monks feel about me now?"),
-            ["what did the oracle say", "how do the monks feel about me now"]
+            [
+                "what did the oracle say",
+                "how do the monks feel about me now"
+            ]
         );
         assert!(clauses("I look around the tavern").is_empty());
         assert!(clauses("bread and butter").is_empty());

@@ -87,7 +87,11 @@ impl ExampleIndex {
     /// Every script's score for `input`, whose embeddings are `texts`: the
     /// whole input first, then its clauses (used when `cal.clauses`).
     pub fn scores(&self, input: &str, texts: &[Vec<f32>], cal: &Calibration) -> Vec<ScriptScore> {
-        let texts = if cal.clauses { texts } else { &texts[..texts.len().min(1)] };
+        let texts = if cal.clauses {
+            texts
+        } else {
+            &texts[..texts.len().min(1)]
+        };
         self.signals(input, texts, cal.top_k)
             .into_iter()
             .map(|s| s.score(cal))
@@ -169,7 +173,11 @@ pub struct ScriptSignals {
 impl ScriptSignals {
     /// The script's score: its best text's meaning score plus its keyword score.
     pub fn score(&self, cal: &Calibration) -> ScriptScore {
-        let texts = if cal.clauses { &self.per_text[..] } else { &self.per_text[..self.per_text.len().min(1)] };
+        let texts = if cal.clauses {
+            &self.per_text[..]
+        } else {
+            &self.per_text[..self.per_text.len().min(1)]
+        };
         let meaning = texts
             .iter()
             .map(|s| semantic_score(s, cal))

@@ -7,7 +7,11 @@ use narratoria_routing::Calibration;
 
 fn files(dir: &std::path::Path) -> Vec<String> {
     let mut f: Vec<String> = std::fs::read_dir(dir)
-        .map(|r| r.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|r| {
+            r.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     f.sort();
     f
@@ -29,7 +33,10 @@ fn example_embeddings_are_cached_and_only_changed_skills_recomputed() {
     let start = std::time::Instant::now();
     again.prepare(&catalog).unwrap();
     println!("index from the cache in {:?}", start.elapsed());
-    assert_eq!(again.route(&catalog, "I attack the orc", &[]).unwrap(), first);
+    assert_eq!(
+        again.route(&catalog, "I attack the orc", &[]).unwrap(),
+        first
+    );
     assert_eq!(files(cache.path()), stored);
 
     // One skill's examples change: only its lists are embedded and stored anew.

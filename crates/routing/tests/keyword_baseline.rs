@@ -49,7 +49,11 @@ fn keyword_route(catalog: &Catalog, input: &str) -> Vec<String> {
 fn score(catalog: &Catalog, items: &[Labelled]) -> Score {
     let mut s = Score::default();
     for item in items {
-        s.add(&item.input, &item.skills, &keyword_route(catalog, &item.input));
+        s.add(
+            &item.input,
+            &item.skills,
+            &keyword_route(catalog, &item.input),
+        );
     }
     s
 }
@@ -58,7 +62,16 @@ fn score(catalog: &Catalog, items: &[Labelled]) -> Score {
 fn the_keyword_router_on_the_labelled_sets() {
     let (_a, shipped) = support::shipped_skills();
     let (_b, reworded) = support::reworded_skills();
-    println!("keywords, shipped skills, tuning half: {}", score(&shipped, &support::tune()).line());
-    println!("keywords, shipped skills, held-out half: {}", score(&shipped, &support::heldout()).line());
-    println!("keywords, reworded skills, held-out half: {}", score(&reworded, &support::heldout()).line());
+    println!(
+        "keywords, shipped skills, tuning half: {}",
+        score(&shipped, &support::tune()).line()
+    );
+    println!(
+        "keywords, shipped skills, held-out half: {}",
+        score(&shipped, &support::heldout()).line()
+    );
+    println!(
+        "keywords, reworded skills, held-out half: {}",
+        score(&reworded, &support::heldout()).line()
+    );
 }

@@ -45,7 +45,11 @@ fn the_router_chooses_the_skills_players_need() {
     report("reworded skills, held-out half", &other);
     // Floors under the measured figures (docs/narrator.md), not targets.
     assert!(tune.accuracy() >= 0.85, "tuning half: {}", tune.line());
-    assert!(heldout.accuracy() >= 0.75, "held-out half: {}", heldout.line());
+    assert!(
+        heldout.accuracy() >= 0.75,
+        "held-out half: {}",
+        heldout.line()
+    );
     assert!(other.accuracy() >= 0.75, "reworded: {}", other.line());
 }
 

@@ -28,14 +28,32 @@ fn third_party_skills_are_chosen_for_their_inputs_and_left_out_otherwise() {
         s
     };
     for (input, want) in [
-        ("is it going to rain when we reach the harbor?", vec!["weather/forecast"]),
-        ("what will the weather be like up in the hills tomorrow", vec!["weather/forecast"]),
-        ("any chance of a blizzard on the pass?", vec!["weather/forecast"]),
+        (
+            "is it going to rain when we reach the harbor?",
+            vec!["weather/forecast"],
+        ),
+        (
+            "what will the weather be like up in the hills tomorrow",
+            vec!["weather/forecast"],
+        ),
+        (
+            "any chance of a blizzard on the pass?",
+            vec!["weather/forecast"],
+        ),
         ("I buy two torches and a waterskin", vec!["shop/buy"]),
-        ("how much does the shopkeeper want for that bow?", vec!["shop/buy"]),
+        (
+            "how much does the shopkeeper want for that bow?",
+            vec!["shop/buy"],
+        ),
         ("I'd like to purchase a warm blanket", vec!["shop/buy"]),
-        ("I attack the troll with my spear", vec!["dice-roller/roll-dice"]),
-        ("remember that the shopkeeper is called Wenna", vec!["memory/store-memory"]),
+        (
+            "I attack the troll with my spear",
+            vec!["dice-roller/roll-dice"],
+        ),
+        (
+            "remember that the shopkeeper is called Wenna",
+            vec!["memory/store-memory"],
+        ),
         ("I look around the market square", vec![]),
         ("I sit by the window and watch the clouds", vec![]),
         ("I say hello to the merchant", vec![]),

@@ -47,8 +47,10 @@ fn search_calibrations_on_the_tuning_half() {
                                     };
                                     let mut exact = 0;
                                     for (item, sig) in items.iter().zip(&signals) {
-                                        let mut got: Vec<String> =
-                                            decide_signals(sig, &cal).into_iter().map(|r| r.skill).collect();
+                                        let mut got: Vec<String> = decide_signals(sig, &cal)
+                                            .into_iter()
+                                            .map(|r| r.skill)
+                                            .collect();
                                         got.sort();
                                         exact += usize::from(got == item.skills);
                                     }

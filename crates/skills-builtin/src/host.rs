@@ -50,8 +50,8 @@ pub fn ask<W: Write>(
         if line.trim().is_empty() {
             continue;
         }
-        let HostMessage::Generated(generated) = serde_json::from_str(&line)
-            .map_err(|e| AskError::Malformed(e.to_string()))?;
+        let HostMessage::Generated(generated) =
+            serde_json::from_str(&line).map_err(|e| AskError::Malformed(e.to_string()))?;
         if generated.id != request.id {
             continue;
         }
@@ -88,10 +88,14 @@ mod tests {
         let mut out = Vec::new();
         let mut events = Events::new(&mut out);
         let replies = concat!(
-            r#"{"type":"generated","id":"other","delta":"x"}"#, "\n",
-            r#"{"type":"generated","id":"g1","delta":"You "}"#, "\n",
-            r#"{"type":"generated","id":"g1","delta":"win."}"#, "\n",
-            r#"{"type":"generated","id":"g1","done":true,"text":"You win.","finishReason":"stop","usage":{"promptTokens":5,"cachedTokens":0,"completionTokens":3,"ms":9}}"#, "\n",
+            r#"{"type":"generated","id":"other","delta":"x"}"#,
+            "\n",
+            r#"{"type":"generated","id":"g1","delta":"You "}"#,
+            "\n",
+            r#"{"type":"generated","id":"g1","delta":"win."}"#,
+            "\n",
+            r#"{"type":"generated","id":"g1","done":true,"text":"You win.","finishReason":"stop","usage":{"promptTokens":5,"cachedTokens":0,"completionTokens":3,"ms":9}}"#,
+            "\n",
         );
         let mut pieces = Vec::new();
         let done = ask(&mut events, &mut replies.as_bytes(), &request(), &mut |p| {
@@ -101,18 +105,37 @@ mod tests {
         assert_eq!(pieces, ["You ", "win."]);
         assert_eq!(done.text, "You win.");
         let sent = String::from_utf8(out).unwrap();
-        assert!(sent.starts_with(r#"{"type":"generate","id":"g1""#), "{sent}");
+        assert!(
+            sent.starts_with(r#"{"type":"generate","id":"g1""#),
+            "{sent}"
+        );
     }
 
     #[test]
     fn a_failure_and_a_closed_stdin_are_errors() {
         let mut sink = Vec::new();
-        let failed = r#"{"type":"generated","id":"g1","error":{"code":"TIMEOUT","message":"slow"}}"#;
-        let err = ask(&mut Events::new(&mut sink), &mut failed.as_bytes(), &request(), &mut |_| {});
+        let failed =
+            r#"{"type":"generated","id":"g1","error":{"code":"TIMEOUT","message":"slow"}}"#;
+        let err = ask(
+            &mut Events::new(&mut sink),
+            &mut failed.as_bytes(),
+            &request(),
+            &mut |_| {},
+        );
         assert!(matches!(err, Err(AskError::Failed(e)) if e.code == "TIMEOUT"));
-        let err = ask(&mut Events::new(&mut sink), &mut "".as_bytes(), &request(), &mut |_| {});
+        let err = ask(
+            &mut Events::new(&mut sink),
+            &mut "".as_bytes(),
+            &request(),
+            &mut |_| {},
+        );
         assert!(matches!(err, Err(AskError::Closed)));
-        let err = ask(&mut Events::new(&mut sink), &mut "{nope\n".as_bytes(), &request(), &mut |_| {});
+        let err = ask(
+            &mut Events::new(&mut sink),
+            &mut "{nope\n".as_bytes(),
+            &request(),
+            &mut |_| {},
+        );
         assert!(matches!(err, Err(AskError::Malformed(_))));
     }
 }

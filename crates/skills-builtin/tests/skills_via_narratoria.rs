@@ -250,12 +250,22 @@ fn a_check_against_a_difficulty_is_decided_by_the_rules() {
         assert_eq!(out["outcome"], expected, "{out:#}");
         seen.insert(expected);
         let shown = &events(&res, &id, "ui_event")[0]["payload"];
-        assert_eq!(shown["outcome"], expected, "the player sees the same verdict");
+        assert_eq!(
+            shown["outcome"], expected,
+            "the player sees the same verdict"
+        );
     }
-    assert!(seen.contains("success") && seen.contains("failure"), "{seen:?}");
+    assert!(
+        seen.contains("success") && seen.contains("failure"),
+        "{seen:?}"
+    );
     // Without a difficulty a roll has no outcome.
     let res = sb.run(
-        json!([tool("plain", "dice-roller/roll-dice", json!({"formula": "1d20", "seed": 1}))]),
+        json!([tool(
+            "plain",
+            "dice-roller/roll-dice",
+            json!({"formula": "1d20", "seed": 1})
+        )]),
         None,
     );
     assert!(ok_output(&res, "plain").get("outcome").is_none());
@@ -512,12 +522,19 @@ fn reputation_refuses_invented_factions_and_oversized_changes() {
     // A faction the story names (its scenario's factions) may change, within the bound.
     let story = json!({"factions": [{"id": "temple", "name": "The Temple of Dawn"}]});
     let res = sb.run(
-        json!([up("gift", "temple", 15), up("huge", "temple", 1000), up("other", "crown", 5)]),
+        json!([
+            up("gift", "temple", 15),
+            up("huge", "temple", 1000),
+            up("other", "crown", 5)
+        ]),
         Some(story),
     );
     assert_eq!(ok_output(&res, "gift")["score"], 15);
     let huge = validation_error(&res, "huge");
-    assert!(huge["message"].as_str().unwrap().contains("±25"), "{huge:#}");
+    assert!(
+        huge["message"].as_str().unwrap().contains("±25"),
+        "{huge:#}"
+    );
     assert!(validation_error(&res, "other")["message"]
         .as_str()
         .unwrap()

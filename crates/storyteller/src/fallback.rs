@@ -11,11 +11,11 @@ use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
 use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
-use crate::sentences::SentenceStream;
 use crate::error::{BadAnswer, ProviderError};
 use crate::prompt::Prompt;
 use crate::providers::host::{self, Host};
 use crate::providers::{anthropic, local, openai, HostedRequest};
+use crate::sentences::SentenceStream;
 
 /// Where the script's events go.
 pub trait Sink {
@@ -79,7 +79,11 @@ impl Step {
 /// The steps tried for a configured provider, in order. The local model is
 /// the host's when it offers one (warm, shared), else loaded by this script.
 pub fn steps(provider: Provider, host_offered: bool) -> Vec<Step> {
-    let local = if host_offered { Step::Host } else { Step::Local };
+    let local = if host_offered {
+        Step::Host
+    } else {
+        Step::Local
+    };
     match provider {
         Provider::Local => vec![local, Step::Template],
         Provider::OpenAi => vec![Step::OpenAi, local, Step::Template],
@@ -232,7 +236,9 @@ fn attempt<'h>(
         }
         Step::Host => match host {
             Some(host) => host::generate(host, job.prompt, temperature, max_tokens, on_piece),
-            None => Err(ProviderError::ModelMissing("the host offers no model".into())),
+            None => Err(ProviderError::ModelMissing(
+                "the host offers no model".into(),
+            )),
         },
         Step::Local => {
             let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
@@ -295,8 +301,14 @@ mod tests {
 
     #[test]
     fn chains_step_down_to_the_template() {
-        assert_eq!(steps(Provider::Local, false), vec![Step::Local, Step::Template]);
-        assert_eq!(steps(Provider::Local, true), vec![Step::Host, Step::Template]);
+        assert_eq!(
+            steps(Provider::Local, false),
+            vec![Step::Local, Step::Template]
+        );
+        assert_eq!(
+            steps(Provider::Local, true),
+            vec![Step::Host, Step::Template]
+        );
         assert_eq!(
             steps(Provider::Anthropic, false),
             vec![Step::Anthropic, Step::Local, Step::Template]

@@ -200,12 +200,26 @@ mod tests {
         assert!(p.system.contains("Style: poetic"), "{}", p.system);
         assert!(p.system.contains("150 words"), "{}", p.system);
         assert!(p.system.contains("A border town at war."), "{}", p.system);
-        assert!(p.user.starts_with("Story so far:\nPlayer: I walk to the gate\nNarrator: You reach the gate at dusk."), "{}", p.user);
+        assert!(
+            p.user.starts_with(
+                "Story so far:\nPlayer: I walk to the gate\nNarrator: You reach the gate at dusk."
+            ),
+            "{}",
+            p.user
+        );
         assert!(p.user.contains("The player: I sneak past the guard"));
-        assert!(p.user.contains("Sneak past the guard: it fails."), "{}", p.user);
+        assert!(
+            p.user.contains("Sneak past the guard: it fails."),
+            "{}",
+            p.user
+        );
         assert!(!p.user.contains("1d20"), "{}", p.user);
         assert!(p.user.contains("Hilda lent us gold."));
-        assert!(p.user.contains("The city guard regard you as unfriendly."), "{}", p.user);
+        assert!(
+            p.user.contains("The city guard regard you as unfriendly."),
+            "{}",
+            p.user
+        );
         assert!(p.user.contains("could not be found out"));
         assert!(p.user.contains("It is night."));
         assert!(p.user.contains("Ashford gate"));

@@ -103,7 +103,10 @@ fn openai_streams_deltas_in_order_with_key_model_sampling_and_style() {
         user.contains("Sneak past the gate guard: it succeeds, but only just."),
         "the rules' verdict grounds the prose, in words: {user}"
     );
-    assert!(!user.contains("17"), "no raw numbers for the model to misread: {user}");
+    assert!(
+        !user.contains("17"),
+        "no raw numbers for the model to misread: {user}"
+    );
     assert!(
         user.contains("Ashford gate"),
         "the session state grounds the prose: {user}"
@@ -113,7 +116,11 @@ fn openai_streams_deltas_in_order_with_key_model_sampling_and_style() {
 
 #[test]
 fn anthropic_streams_content_block_deltas_with_its_headers() {
-    let pieces = ["Moonlight pools on the cobbles. ", "The guard", " dreams on."];
+    let pieces = [
+        "Moonlight pools on the cobbles. ",
+        "The guard",
+        " dreams on.",
+    ];
     let sentences = ["Moonlight pools on the cobbles.", " The guard dreams on."];
     let (open, gate) = mpsc::channel();
     let server = MockServer::start(vec![Reply::sse(anthropic_frames(&pieces)).gated(gate, 3)]);

@@ -117,7 +117,15 @@ impl Serving {
             let result = generator.generate(
                 &request,
                 &mut |piece| {
-                    if stream && !send(&replies, &request.id, Reply::Delta { delta: piece.into() }) {
+                    if stream
+                        && !send(
+                            &replies,
+                            &request.id,
+                            Reply::Delta {
+                                delta: piece.into(),
+                            },
+                        )
+                    {
                         // The script is not reading: give up rather than block.
                         cancel.store(true, Ordering::SeqCst);
                     }
@@ -127,7 +135,10 @@ impl Serving {
             );
             let ms = started.elapsed().as_millis() as u64;
             let entry = transcript(&request, result.as_ref(), ms);
-            records.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
+            records
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(entry);
             let reply = match result {
                 Ok(Written {
                     text,
@@ -154,7 +165,12 @@ impl Serving {
         std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn record(&self, request: &GenerateRequest, result: Result<&Written, &GenerationError>, ms: u64) {
+    fn record(
+        &self,
+        request: &GenerateRequest,
+        result: Result<&Written, &GenerationError>,
+        ms: u64,
+    ) {
         let entry = transcript(request, result, ms);
         self.records
             .lock()

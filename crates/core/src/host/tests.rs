@@ -136,7 +136,9 @@ async fn a_skill_with_the_capability_gets_the_hosts_model_streamed() {
     assert_eq!(generation["finishReason"], "stop");
     assert!(generation.get("promptHash").is_some());
     assert!(
-        !serde_json::to_string(generation).unwrap().contains("Once upon"),
+        !serde_json::to_string(generation)
+            .unwrap()
+            .contains("Once upon"),
         "the transcript keeps a hash, not the prompt"
     );
 }
@@ -159,17 +161,27 @@ async fn a_skill_without_the_capability_speaks_version_1_and_may_not_ask() {
     let tool = &result.execution_trace[0];
     assert!(!result.success);
     let error = tool.error.as_ref().expect("an error");
-    assert_eq!(error.error_type, crate::result::ToolErrorType::ProtocolViolation);
+    assert_eq!(
+        error.error_type,
+        crate::result::ToolErrorType::ProtocolViolation
+    );
     assert!(error.message.contains("capability"), "{}", error.message);
 }
 
 #[tokio::test]
 async fn asking_for_more_than_the_hosts_max_tokens_breaks_the_protocol() {
     let dir = tempfile::tempdir().unwrap();
-    skill(dir.path(), r#""generate""#, &ASK.replace(r#""maxTokens":16"#, r#""maxTokens":65"#));
+    skill(
+        dir.path(),
+        r#""generate""#,
+        &ASK.replace(r#""maxTokens":16"#, r#""maxTokens":65"#),
+    );
     let result = run(dir.path(), parrot()).await;
     let error = result.execution_trace[0].error.as_ref().expect("an error");
-    assert_eq!(error.error_type, crate::result::ToolErrorType::ProtocolViolation);
+    assert_eq!(
+        error.error_type,
+        crate::result::ToolErrorType::ProtocolViolation
+    );
     assert!(error.message.contains("maxTokens"), "{}", error.message);
 }
 

@@ -117,7 +117,10 @@ fn name(faction: &str) -> String {
     let words = words.trim();
     if words.to_lowercase().starts_with("the ") {
         let mut c = words.chars();
-        return c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default();
+        return c
+            .next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default();
     }
     format!("The {words}")
 }
@@ -130,7 +133,10 @@ pub fn facts_of(output: &Value) -> Vec<Fact> {
     let text = |k: &str| output.get(k).and_then(Value::as_str).map(str::to_string);
     if output.get("formula").is_some() && output.get("total").is_some() {
         let reason = text("reason").filter(|r| !r.trim().is_empty());
-        let verdict = output.get("outcome").and_then(Value::as_str).and_then(Verdict::parse);
+        let verdict = output
+            .get("outcome")
+            .and_then(Value::as_str)
+            .and_then(Verdict::parse);
         return vec![match verdict {
             Some(verdict) => Fact::Check {
                 reason,
@@ -218,8 +224,12 @@ mod tests {
             facts_of(&update)[0].in_words(),
             "The city watch think better of you (now neutral)."
         );
-        let query = json!({"factionId": "temple", "score": 40, "standing": "friendly", "known": true});
-        assert_eq!(facts_of(&query)[0].in_words(), "The temple regard you as friendly.");
+        let query =
+            json!({"factionId": "temple", "score": 40, "standing": "friendly", "known": true});
+        assert_eq!(
+            facts_of(&query)[0].in_words(),
+            "The temple regard you as friendly."
+        );
         let recall = json!({"memories": [{"summary": "You met Mira at the well."}]});
         assert_eq!(
             facts_of(&recall),

@@ -32,8 +32,10 @@ pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str
         .usable(disabled)
         .find(|s| s.name == MEMORY && s.script(STORE).is_some())?;
     let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
-    tool.input.insert("summary".into(), json!(summary(input, narrative)));
-    tool.input.insert("metadata".into(), json!({"importance": 3}));
+    tool.input
+        .insert("summary".into(), json!(summary(input, narrative)));
+    tool.input
+        .insert("metadata".into(), json!({"importance": 3}));
     tool.required = false;
     tool.retry_policy.max_retries = 1;
     let mut plan = Plan::new(vec![tool]);
@@ -61,7 +63,10 @@ mod tests {
     #[test]
     fn a_turn_is_remembered_as_deed_and_gist() {
         assert_eq!(
-            summary("I greet the stranger by the well", "She nods. Her name is Mira."),
+            summary(
+                "I greet the stranger by the well",
+                "She nods. Her name is Mira."
+            ),
             "You greet the stranger by the well. She nods. Her name is Mira."
         );
         let long = "The hall is vast and cold. ".repeat(40);

@@ -31,7 +31,11 @@ const SCENARIO_CHARS: usize = 800;
 
 /// The story's premise, setting and the lore the recent turns call for, as
 /// the narration step is told them (docs/scenarios.md).
-pub fn scenario_text(state: &Map<String, Value>, input: &str, recent: &[TurnSummary]) -> Option<String> {
+pub fn scenario_text(
+    state: &Map<String, Value>,
+    input: &str,
+    recent: &[TurnSummary],
+) -> Option<String> {
     if let Some(Value::String(text)) = state.get("scenario") {
         return Some(text.clone());
     }

@@ -14,7 +14,9 @@ pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> S
     let mut text = deed(action);
     for fact in outputs.into_iter().flat_map(facts_of) {
         let sentence = match &fact {
-            Fact::Check { verdict, margin, .. } => match verdict {
+            Fact::Check {
+                verdict, margin, ..
+            } => match verdict {
                 Verdict::CriticalSuccess => "It goes better than you could have hoped.",
                 Verdict::Success if *margin >= 5 => "It works.",
                 Verdict::Success => "It works — just barely.",
@@ -45,8 +47,12 @@ mod tests {
     fn a_failed_attack_is_told_as_a_failure() {
         let roll = json!({"formula": "1d20+2", "total": 9, "outcome": "failure", "margin": -6});
         let t = told("I attack the goblin with my sword", [&roll]);
-        assert_eq!(t, "You attack the goblin with your sword. It does not work.");
-        let crit = json!({"formula": "1d20", "total": 20, "outcome": "criticalSuccess", "margin": 5});
+        assert_eq!(
+            t,
+            "You attack the goblin with your sword. It does not work."
+        );
+        let crit =
+            json!({"formula": "1d20", "total": 20, "outcome": "criticalSuccess", "margin": 5});
         assert!(told("I leap the chasm", [&crit]).ends_with("hoped."));
     }
 
@@ -60,7 +66,10 @@ mod tests {
         ];
         let t = told("I bargain with the guild", outputs.iter());
         assert!(!t.chars().any(|c| c.is_ascii_digit()), "{t}");
-        assert!(t.contains("just barely") && t.contains("The guild think better of you"), "{t}");
+        assert!(
+            t.contains("just barely") && t.contains("The guild think better of you"),
+            "{t}"
+        );
     }
 
     #[test]

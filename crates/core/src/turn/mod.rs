@@ -284,13 +284,24 @@ impl Turn<'_> {
     /// `result` after the memory skill kept the turn (when it can): its tool
     /// joins the trace and its state changes the turn's. A failure to
     /// remember never fails the turn.
-    async fn remembered(&self, mut result: ExecutionResult, disabled: &[String]) -> ExecutionResult {
+    async fn remembered(
+        &self,
+        mut result: ExecutionResult,
+        disabled: &[String],
+    ) -> ExecutionResult {
         let narrative = result.narrative.clone().unwrap_or_default();
         let Some(plan) = narration::remember::plan(&self.catalog, disabled, self.input, &narrative)
         else {
             return result;
         };
-        let kept = execute(&plan, &self.catalog, result.final_state.clone(), &self.opts.exec, None).await;
+        let kept = execute(
+            &plan,
+            &self.catalog,
+            result.final_state.clone(),
+            &self.opts.exec,
+            None,
+        )
+        .await;
         if kept.success {
             result.final_state = kept.final_state;
         }
@@ -362,7 +373,10 @@ impl Turn<'_> {
             None => {
                 let told = narration::told(
                     self.input,
-                    result.execution_trace.iter().filter_map(|t| t.output.as_ref()),
+                    result
+                        .execution_trace
+                        .iter()
+                        .filter_map(|t| t.output.as_ref()),
                 );
                 self.send(TurnEvent::Fallback {
                     narrative: told.clone(),

@@ -201,7 +201,9 @@ async fn narration_runs_last_and_tells_what_the_dice_decided() {
     assert_eq!(last["input"]["playerInput"], "I attack the goblin");
     assert!(plan.get("narrative").is_none_or(Value::is_null), "{plan}");
     assert!(
-        !events.iter().any(|e| matches!(e, TurnEvent::NarrativeDelta { .. })),
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::NarrativeDelta { .. })),
         "nothing is told before the rules decide"
     );
 }
@@ -215,9 +217,17 @@ async fn without_a_storyteller_the_outcome_template_tells_the_miss() {
     assert!(out.result.success && !out.turn.fallback);
     let told = &out.turn.narrative;
     assert!(told.starts_with("You attack the goblin"), "{told}");
-    assert!(told.contains("not work"), "a failed check is told as a failure: {told}");
-    assert!(!told.chars().any(|c| c.is_ascii_digit()), "no raw numbers: {told}");
-    assert!(events.iter().any(|e| matches!(e, TurnEvent::Fallback { .. })));
+    assert!(
+        told.contains("not work"),
+        "a failed check is told as a failure: {told}"
+    );
+    assert!(
+        !told.chars().any(|c| c.is_ascii_digit()),
+        "no raw numbers: {told}"
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, TurnEvent::Fallback { .. })));
 }
 
 #[tokio::test]

@@ -19,7 +19,10 @@ pub fn model_dir() -> Option<PathBuf> {
     if dir.join("model.safetensors").is_file() {
         Some(dir)
     } else {
-        eprintln!("skipped: no embedding model at {} (run scripts/fetch-embedder.sh)", dir.display());
+        eprintln!(
+            "skipped: no embedding model at {} (run scripts/fetch-embedder.sh)",
+            dir.display()
+        );
         None
     }
 }
@@ -52,7 +55,11 @@ fn labelled(file: &str) -> Vec<Labelled> {
             let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
             let list = |k: &str| -> Vec<String> {
                 v[k].as_array()
-                    .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             Labelled {
@@ -82,7 +89,12 @@ pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
         copy_skill(&root().join("skills").join(name), &dir.path().join(name));
     }
     let catalog = discover(&[dir.path().to_path_buf()]).expect("skills folder is usable");
-    assert_eq!(catalog.skills().len(), 4, "problems: {:?}", catalog.problems);
+    assert_eq!(
+        catalog.skills().len(),
+        4,
+        "problems: {:?}",
+        catalog.problems
+    );
     (dir, catalog)
 }
 
@@ -90,10 +102,19 @@ pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
 /// from tests/fixtures/reworded, plus the shipped storyteller.
 pub fn reworded_skills() -> (tempfile::TempDir, Catalog) {
     let dir = tempfile::tempdir().unwrap();
-    copy_skill(&root().join("skills/storyteller"), &dir.path().join("storyteller"));
+    copy_skill(
+        &root().join("skills/storyteller"),
+        &dir.path().join("storyteller"),
+    );
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reworded");
-    let catalog = discover(&[dir.path().to_path_buf(), fixtures]).expect("skills folders are usable");
-    assert_eq!(catalog.skills().len(), 4, "problems: {:?}", catalog.problems);
+    let catalog =
+        discover(&[dir.path().to_path_buf(), fixtures]).expect("skills folders are usable");
+    assert_eq!(
+        catalog.skills().len(),
+        4,
+        "problems: {:?}",
+        catalog.problems
+    );
     (dir, catalog)
 }
 
@@ -138,7 +159,8 @@ impl Score {
         if want == got {
             self.exact += 1;
         } else {
-            self.misses.push(format!("{input:?}: want {want:?}, routed {got:?}"));
+            self.misses
+                .push(format!("{input:?}: want {want:?}, routed {got:?}"));
         }
         for s in ["dice-roller", "memory", "reputation"] {
             let e = self.per_skill.entry(s.to_string()).or_default();
@@ -167,7 +189,11 @@ impl Score {
         for (skill, (tp, fp, fn_)) in &self.per_skill {
             let p = *tp as f64 / (tp + fp).max(1) as f64;
             let r = *tp as f64 / (tp + fn_).max(1) as f64;
-            s.push_str(&format!("; {skill} P {:.0} % R {:.0} %", 100.0 * p, 100.0 * r));
+            s.push_str(&format!(
+                "; {skill} P {:.0} % R {:.0} %",
+                100.0 * p,
+                100.0 * r
+            ));
         }
         s
     }

@@ -32,9 +32,8 @@ pub(super) fn search(
     let turns = serde_json::to_string(&story.visible_turns()).expect("serialises");
     let ids = match query_vec {
         Some(_) => {
-            let mut st = conn.prepare_cached(&format!(
-                "{VISIBLE} AND length(embedding) > 0 ORDER BY id"
-            ))?;
+            let mut st =
+                conn.prepare_cached(&format!("{VISIBLE} AND length(embedding) > 0 ORDER BY id"))?;
             let rows = st.query_map(params![story.id, turns], |r| r.get::<_, i64>(0))?;
             rows.collect::<Result<Vec<_>, _>>()?
         }
@@ -101,7 +100,11 @@ mod tests {
         let d = dir.path();
         keep(d, place("s", "t1", &[]), "Met Hilda the smith");
         keep(d, place("s", "t2", &["t1"]), "Hilda forged a sword");
-        keep(d, place("s", "b2", &["t1"]), "Hilda refused to forge anything");
+        keep(
+            d,
+            place("s", "b2", &["t1"]),
+            "Hilda refused to forge anything",
+        );
         keep(d, place("other", "x1", &[]), "Hilda of another tale");
         let on_main = recall(d, place("s", "t3", &["t1", "t2"]), "Hilda forge");
         assert_eq!(on_main.len(), 2, "{on_main:?}");

@@ -135,7 +135,10 @@ mod tests {
             }
         );
         assert!(c.check().is_ok());
-        assert!(c.check_faction("anyone", &[]).is_err(), "no factions at all");
+        assert!(
+            c.check_faction("anyone", &[]).is_err(),
+            "no factions at all"
+        );
         assert!(c.check_faction("guild", &["guild".into()]).is_ok());
         assert!(c.check_faction("crown", &["guild".into()]).is_err());
         let e = c.check_faction("crown", &[]).unwrap_err();

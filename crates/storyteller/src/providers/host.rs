@@ -92,7 +92,9 @@ pub fn generate(
     let request = GenerateRequest {
         id: "narrate".into(),
         messages: messages(prompt),
-        max_tokens: max_tokens.min(MOST_TOKENS).clamp(1, host.model().max_tokens.max(1)),
+        max_tokens: max_tokens
+            .min(MOST_TOKENS)
+            .clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
         // One paragraph: past a line break a small model starts a new speaker.
         stop: vec!["\n".into(), "The player:".into(), "Player:".into()],
@@ -104,7 +106,9 @@ pub fn generate(
         .map(|_| ())
         .map_err(|e| ProviderError::Host {
             code: match &e {
-                AskError::Failed(g) => FailureCode::parse(&g.code).unwrap_or(FailureCode::InternalError),
+                AskError::Failed(g) => {
+                    FailureCode::parse(&g.code).unwrap_or(FailureCode::InternalError)
+                }
                 _ => FailureCode::InternalError,
             },
             message: e.to_string(),
