@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod prose;
 pub mod routing;
 mod segments;
+pub mod state_choices;
 pub mod stops;
 pub mod stream;
 #[cfg(test)]

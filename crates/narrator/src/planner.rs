@@ -20,6 +20,7 @@ use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
+use crate::state_choices::with_state_choices;
 use crate::worker::{
     self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment, Work,
 };
@@ -350,7 +351,11 @@ impl LlamaPlanner {
     ) -> Result<PlanOutcome, NarratorError> {
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
-        let usable = cards(request.catalog, request.disabled_skills);
+        // Inputs the story decides (a known faction) are limited to what the state holds.
+        let usable = with_state_choices(
+            cards(request.catalog, request.disabled_skills),
+            request.state,
+        );
         let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).
         let candidates = if require {
