@@ -210,60 +210,8 @@ fn report_ratio(label: &str, ratios: &[f64]) {
 
 /// File write → registry updated, over 50 edits of a skill's prompt.md.
 fn watch(args: &BenchArgs) -> Result<ExitCode, CliError> {
-    use narratoria_core::skills::registry::ChangeKind;
-    use narratoria_core::skills::{Registry, SkillsState};
-    let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
-    let tmp = tempfile::tempdir().map_err(io)?;
-    let root = tmp.path().join("skills");
-    for i in 0..20 {
-        write_skill(&root, &format!("skill-{i:02}"), &[("act", NOOP)]).map_err(io)?;
-    }
-    let registry = Registry::open(&[root.clone()], SkillsState::default())
-        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let debounce = Duration::from_millis(75);
-    let _watch = registry
-        .watch(debounce)
-        .map_err(|e| CliError::usage(ErrorCode::Io, e.to_string()))?;
-    let rt = runtime();
-    let edits = 50.max(args.runs);
-    let mut latencies = Vec::with_capacity(edits);
-    rt.block_on(async {
-        let mut rx = registry.subscribe();
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        for i in 0..edits {
-            let name = format!("skill-{:02}", i % 20);
-            let t = Instant::now();
-            std::fs::write(
-                root.join(&name).join("prompt.md"),
-                format!("Edit {i}: use {name} wisely."),
-            )
-            .expect("write");
-            loop {
-                match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
-                    Ok(Ok(c))
-                        if c.kind == ChangeKind::Updated
-                            && c.name.as_deref() == Some(name.as_str()) =>
-                    {
-                        let prompt = registry
-                            .snapshot()
-                            .get(&name)
-                            .and_then(|s| s.prompt.clone())
-                            .unwrap_or_default();
-                        if prompt.starts_with(&format!("Edit {i}:")) {
-                            latencies.push(t.elapsed());
-                            break;
-                        }
-                    }
-                    Ok(Ok(_)) => {}
-                    _ => {
-                        eprintln!("edit {i}: no update within 5 s");
-                        break;
-                    }
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    });
+    let latencies = watch_latencies(WATCHED_SKILLS, 50.max(args.runs), debounce)?;
     println!(
         "narratoria skill watcher benchmark ({} edits, debounce {} ms)",
         latencies.len(),
@@ -276,4 +224,69 @@ fn watch(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let max = latencies.iter().max().copied().unwrap_or_default();
     println!("{:<55} {:>9.1} ms", "  max", max.as_secs_f64() * 1000.0);
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many skills `bench watch` watches.
+const WATCHED_SKILLS: usize = 20;
+
+/// The time from a write of a skill's prompt.md to the registry holding it,
+/// for `edits` edits spread over `skills` watched skill folders.
+pub(crate) fn watch_latencies(
+    skills: usize,
+    edits: usize,
+    debounce: Duration,
+) -> Result<Vec<Duration>, CliError> {
+    use narratoria_core::skills::{Registry, SkillsState};
+    let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
+    let tmp = tempfile::tempdir().map_err(io)?;
+    let root = tmp.path().join("skills");
+    for i in 0..skills {
+        write_skill(&root, &format!("skill-{i:04}"), &[("act", NOOP)]).map_err(io)?;
+    }
+    let registry = Registry::open(&[root.clone()], SkillsState::default())
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
+    let _watch = registry
+        .watch(debounce)
+        .map_err(|e| CliError::usage(ErrorCode::Io, e.to_string()))?;
+    let rt = runtime();
+    let mut latencies = Vec::with_capacity(edits);
+    rt.block_on(async {
+        let mut rx = registry.subscribe();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for i in 0..edits {
+            let name = format!("skill-{:04}", (i * 37) % skills);
+            let t = Instant::now();
+            std::fs::write(
+                root.join(&name).join("prompt.md"),
+                format!("Edit {i}: use {name} wisely."),
+            )
+            .expect("write");
+            // The registry's snapshot is what counts: a change message only
+            // says when to look (a burst of them may overflow the channel).
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            let edited = |i: usize| {
+                registry
+                    .snapshot()
+                    .get(&name)
+                    .and_then(|s| s.prompt.clone())
+                    .is_some_and(|p| p.starts_with(&format!("Edit {i}:")))
+            };
+            loop {
+                let woke = tokio::time::timeout_at(deadline, rx.recv()).await;
+                if edited(i) {
+                    latencies.push(t.elapsed());
+                    break;
+                }
+                match woke {
+                    Ok(Ok(_)) | Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {}
+                    _ => {
+                        eprintln!("edit {i}: no update within 5 s");
+                        break;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    Ok(latencies)
 }
