@@ -63,17 +63,34 @@ export function windowOf(b) {
      * Tauri's IPC); resolves to {ok} or {error} (an AppError).
      */
     async invoke(cmd, args = {}) {
-      return b.execute(
-        async (command, payload) => {
-          try {
-            return { ok: await window.__TAURI_INTERNALS__.invoke(command, payload) };
-          } catch (e) {
-            return { error: e };
-          }
-        },
-        cmd,
-        args,
-      );
+      // WebKitWebDriver turns a rejected command into a script error (even
+      // when the page's own script catches it) and keeps only a message: the
+      // AppError travels in that message as JSON, after a marker.
+      const marker = "APP_ERROR:";
+      try {
+        const ok = await b.execute(
+          async (command, payload, mark) => {
+            try {
+              return await window.__TAURI_INTERNALS__.invoke(command, payload);
+            } catch (e) {
+              throw new Error(mark + JSON.stringify(e));
+            }
+          },
+          cmd,
+          args,
+          marker,
+        );
+        return { ok };
+      } catch (e) {
+        const text = String(e.message ?? e);
+        const at = text.indexOf(marker);
+        const end = text.lastIndexOf(' when running "execute');
+        try {
+          return { error: JSON.parse(text.slice(at + marker.length, end > at ? end : undefined)) };
+        } catch {
+          return { error: { code: "webdriver", message: text } };
+        }
+      }
     },
   };
   return w;

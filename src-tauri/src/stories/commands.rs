@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use narratoria_app::chosen_paths::ChosenPaths;
+use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::stories::{CardImport, LoreImport, LoreTarget, ScenarioList};
 use narratoria_app::{AppError, SessionView};
 use narratoria_core::scenario::CardRole;
@@ -36,26 +38,36 @@ pub struct CardImported {
 }
 
 /// Imports a character card as the player or someone in the story: into
-/// the given story, or into a new story built around it.
+/// the given story, or into a new story built around it. `path` must be a
+/// file the player chose in the shell's dialog or one under the app's own
+/// folders.
 #[tauri::command]
 pub fn card_import(
     app: State<'_, AppState>,
+    chosen: State<'_, ChosenPaths>,
+    paths: State<'_, DesktopPaths>,
     path: PathBuf,
     role: CardRole,
     session: Option<String>,
 ) -> Result<CardImported, AppError> {
+    let path = chosen.allow(&path, &paths.own_folders())?;
     let (import, session) = app.import_card(&path, role, session.as_deref())?;
     Ok(CardImported { import, session })
 }
 
-/// Imports a lorebook into a story (by id) or a scenario (by name).
+/// Imports a lorebook into a story (by id) or a scenario (by name). `path`
+/// must be a file the player chose in the shell's dialog or one under the
+/// app's own folders.
 #[tauri::command]
 pub fn lore_import(
     app: State<'_, AppState>,
+    chosen: State<'_, ChosenPaths>,
+    paths: State<'_, DesktopPaths>,
     path: PathBuf,
     session: Option<String>,
     scenario: Option<String>,
 ) -> Result<LoreImport, AppError> {
+    let path = chosen.allow(&path, &paths.own_folders())?;
     let target = match (session, scenario) {
         (Some(id), _) => LoreTarget::Session(id),
         (None, Some(name)) => LoreTarget::Scenario(name),

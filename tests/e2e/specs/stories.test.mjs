@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openApp, shot, skillsSource } from "../harness.mjs";
 import { fixtures, windowOf } from "../window.mjs";
@@ -28,6 +28,18 @@ describe("Stories", { timeout: 240_000 }, () => {
   after(async () => {
     await app?.close();
   });
+
+  /**
+   * A fixture copied into the app's own folder: a file the page names must
+   * have been chosen in the shell's dialog (which WebDriver cannot drive) or
+   * lie in the app's folders.
+   */
+  const imported = (name) => {
+    const dir = path.join(app.home, "imports");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(path.join(fixtures, name), path.join(dir, name));
+    return path.join(dir, name);
+  };
 
   /** Starts a story from a built-in scenario through the New story dialog. */
   const startScenario = async (name) => {
@@ -105,12 +117,14 @@ describe("Stories", { timeout: 240_000 }, () => {
   });
 
   test("a character card imports into a new story; a broken card is refused", async () => {
-    const card = await w.invoke("card_import", { path: path.join(fixtures, "card-valid.json"), role: "npc", session: null });
+    const outside = await w.invoke("card_import", { path: path.join(fixtures, "card-valid.json"), role: "npc", session: null });
+    assert.match(outside.error?.message ?? "", /not chosen in a file dialog/, JSON.stringify(outside));
+    const card = await w.invoke("card_import", { path: imported("card-valid.json"), role: "npc", session: null });
     assert.ok(card.ok, `the card was refused: ${JSON.stringify(card.error)}`);
     assert.equal(card.ok.import.card.name, "Old Tom");
     const id = card.ok.session.session.id;
 
-    const broken = await w.invoke("card_import", { path: path.join(fixtures, "card-broken.json"), role: "npc", session: null });
+    const broken = await w.invoke("card_import", { path: imported("card-broken.json"), role: "npc", session: null });
     assert.equal(broken.error?.code, "card_invalid", JSON.stringify(broken));
     assert.match(broken.error.message, /JSON/);
 
@@ -127,12 +141,12 @@ describe("Stories", { timeout: 240_000 }, () => {
   test("a lorebook joins the story; a broken one is refused", async () => {
     const current = await w.invoke("session_current");
     const id = current.ok.session.id;
-    const lore = await w.invoke("lore_import", { path: path.join(fixtures, "lore-valid.json"), session: id, scenario: null });
+    const lore = await w.invoke("lore_import", { path: imported("lore-valid.json"), session: id, scenario: null });
     assert.ok(lore.ok, `the lorebook was refused: ${JSON.stringify(lore.error)}`);
     assert.equal(lore.ok.entries, 2);
     assert.equal(lore.ok.session, id);
 
-    const broken = await w.invoke("lore_import", { path: path.join(fixtures, "lore-broken.json"), session: id, scenario: null });
+    const broken = await w.invoke("lore_import", { path: imported("lore-broken.json"), session: id, scenario: null });
     assert.equal(broken.error?.code, "lore_invalid", JSON.stringify(broken));
 
     const after = await w.invoke("session_current");
