@@ -4,12 +4,14 @@
 #     (scripts/desktop-deps.sh: WebKitGTK's development files, Node.js with
 #     npm, ui/'s npm packages), then Xvfb, WebKitWebDriver, tests/e2e/'s npm
 #     packages and tauri-driver,
-#  2. builds the app and its .deb (`tauri build --bundles deb`: release
-#     binary with the web UI embedded, built-in skills and model as resources),
+#  2. builds the app (`tauri build --no-bundle`: the binary with the web UI
+#     embedded),
 #  3. runs the E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a
 #     real window under Xvfb against that binary,
-#  4. installs the .deb with apt-get, opens the installed app under Xvfb
-#     (window title, skills listed, screenshot), then removes the package
+#  4. builds the package players get (scripts/package.sh, in the same
+#     profile), installs the .deb with apt-get, opens the installed app under
+#     Xvfb (tests/e2e/installed.mjs: bundled model loaded, a turn played, a
+#     setting saved and kept across a restart), then removes the package
 #     again unless it was installed before the run.
 # Ends with the line "N passed, N failed"; exits non-zero when anything failed.
 #
@@ -83,7 +85,7 @@ export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
 profile="${NARRATORIA_E2E_PROFILE:-debug}"
 build_args=()
 [ "$profile" = debug ] && build_args+=(--debug)
-if [ "${NARRATORIA_E2E_SKIP_DEB:-}" = 1 ]; then build_args+=(--no-bundle); else build_args+=(--bundles deb); fi
+build_args+=(--no-bundle)
 cargo_args=()
 [ -n "${NARRATORIA_E2E_FEATURES:-}" ] && cargo_args+=(-- ${NARRATORIA_E2E_FEATURES})
 started=$(date +%s)
@@ -110,8 +112,11 @@ rm -f "$tap"
 
 # ---- 4. the installer
 if [ "${NARRATORIA_E2E_SKIP_DEB:-}" != 1 ]; then
-  deb=$(ls -t "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb 2>/dev/null | head -1)
-  if [ -z "$deb" ]; then
+  step "scripts/package.sh ($profile)"
+  package_args=()
+  [ "$profile" = debug ] && package_args+=(--debug)
+  deb=$("$root/scripts/package.sh" "${package_args[@]}")
+  if [ -z "$deb" ] || [ ! -f "$deb" ]; then
     fail "a .deb was built"
   else
     pass "a .deb was built ($(basename "$deb"), $(du -h "$deb" | cut -f1))"

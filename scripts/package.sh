@@ -12,17 +12,29 @@
 # Everything is installed under /usr/lib/Narratoria/ and never written to:
 # sessions, skill data, choices and logs go to the player's folders.
 #
-# Usage: scripts/package.sh     (prints the .deb's path on stdout)
+# Usage: scripts/package.sh [--debug]   (prints the .deb's path on stdout)
+#   --debug  the same package from a debug build (quicker to build; what
+#            scripts/e2e.sh installs and tests)
 # Environment: CARGO_TARGET_DIR (default ~/.cache/narratoria/target).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+profile=release
+case "${1:-}" in
+  "") ;;
+  --debug) profile=debug ;;
+  *) echo "usage: scripts/package.sh [--debug]" >&2; exit 2 ;;
+esac
 source scripts/setup.sh           # tool chain, models (fetch scripts)
 source scripts/desktop-deps.sh    # WebKitGTK, Node.js, ui/'s npm packages
 desktop_deps || exit 1
 
-echo "== package: building the built-in skills' scripts (release)" >&2
-scripts/install-skills.sh --release >&2
+echo "== package: building the built-in skills' scripts ($profile)" >&2
+if [ "$profile" = release ]; then
+  scripts/install-skills.sh --release >&2
+else
+  scripts/install-skills.sh >&2
+fi
 
 stage="$CARGO_TARGET_DIR/package-stage"
 echo "== package: staging a clean copy in $stage" >&2
@@ -62,16 +74,19 @@ cat > "$stage/tauri.package.json" <<JSON
 }
 JSON
 
-echo "== package: tauri build --bundles deb (release)" >&2
+echo "== package: tauri build --bundles deb ($profile)" >&2
 export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
-(cd ui && npx tauri build --bundles deb --config "$stage/tauri.package.json" >&2)
+build_args=(--bundles deb --config "$stage/tauri.package.json")
+[ "$profile" = debug ] && build_args+=(--debug)
+rm -f "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb
+(cd ui && npx tauri build "${build_args[@]}" >&2)
 
-deb="$(ls -t "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb | head -1)"
+deb="$(ls -t "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb | head -1)"
 # The package holds what it must and nothing it must not.
 contents="$(dpkg-deb -c "$deb")"
 for want in skills/dice-roller/skill.json skills/memory/scripts/recall-memory \
   models/SmolLM2-135M-Instruct.Q4_1.gguf models/all-MiniLM-L6-v2/model.safetensors settings.json; do
-  grep -q "/usr/lib/Narratoria/$want\$" <<<"$contents" || { echo "package: $want is missing from $deb" >&2; exit 1; }
+  grep -q "usr/lib/Narratoria/$want\$" <<<"$contents" || { echo "package: $want is missing from $deb" >&2; exit 1; }
 done
 if grep -E '/skills/[^/]+/(data/|config\.json$)|/target/' <<<"$contents" >&2; then
   echo "package: $deb holds player data or settings (above)" >&2

@@ -69,14 +69,18 @@ function waitForPort(port, ms) {
 /**
  * Opens the app. `copySkills` copies the repository's skills folder into a
  * temporary one the test may change; `home` is a fresh NARRATORIA_HOME;
- * `installed` lets the app use its bundled skills and model.
+ * `installed` lets the app use its bundled skills and model; `reuse` is the
+ * `tmp` folder of an earlier run closed with `close({ keep: true })`, to
+ * open the app again over what that run left.
  */
-export async function openApp({ application = appBinary(), copySkills = true, installed = false, env = {} } = {}) {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "narratoria-e2e-"));
+export async function openApp({ application = appBinary(), copySkills = true, installed = false, env = {}, reuse = null } = {}) {
+  const tmp = reuse ?? mkdtempSync(path.join(os.tmpdir(), "narratoria-e2e-"));
   const home = path.join(tmp, "home");
   const skills = path.join(tmp, "skills");
   mkdirSync(home, { recursive: true });
-  if (copySkills) {
+  if (reuse) {
+    /* the earlier run's skills and user folder, as it left them */
+  } else if (copySkills) {
     cpSync(skillsSource, skills, {
       recursive: true,
       filter: (src) => !/\/(data|config\.json)$/.test(src),
@@ -134,7 +138,7 @@ export async function openApp({ application = appBinary(), copySkills = true, in
     tmp,
     home,
     skills,
-    async close() {
+    async close({ keep = false } = {}) {
       try {
         await browser.deleteSession();
       } catch {
@@ -143,7 +147,7 @@ export async function openApp({ application = appBinary(), copySkills = true, in
       signalGroup("SIGTERM");
       await new Promise((r) => setTimeout(r, 500));
       signalGroup("SIGKILL");
-      rmSync(tmp, { recursive: true, force: true });
+      if (!keep) rmSync(tmp, { recursive: true, force: true });
     },
   };
 }

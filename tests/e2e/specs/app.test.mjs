@@ -123,7 +123,9 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     await tab("settings");
     const form = await b.$('[data-testid="settings-form"][data-skill="dice-roller"]');
     await form.waitForExist({ timeout: 5_000 });
-    const configFile = path.join(app.skills, "dice-roller/config.json");
+    // The player's settings go to their own folder; the skill's folder is never written.
+    const configFile = path.join(app.home, "skill-settings/dice-roller.json");
+    const inSkill = path.join(app.skills, "dice-roller/config.json");
     const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : null;
     const field = await form.$("#cfg-dice-roller_maxDice");
     await retype(field, "5000");
@@ -138,7 +140,8 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     await retype(field, "50");
     await (await form.$('button[type="submit"]')).click();
     await (await form.$('[data-testid="settings-saved"]')).waitForExist({ timeout: 5_000 });
-    assert.equal(JSON.parse(readFileSync(configFile, "utf8")).maxDice, 50);
+    assert.equal(JSON.parse(readFileSync(configFile, "utf8")).settings.maxDice, 50);
+    assert.equal(existsSync(inSkill), false, "the skill's own folder was written");
     assert.equal(await (await form.$(".error-detail")).isExisting(), false);
     await shot(b, "settings");
   });

@@ -1,0 +1,37 @@
+// Plays turns in a real window and prints what the player reads: the
+// narration of each turn, with the dice when rolled. For reading a story
+// as a player would; not a test.
+//
+//   xvfb-run -a node tests/e2e/play-window.mjs "I look around" "I greet the innkeeper" …
+// Environment as for the suite (NARRATORIA_APP, NARRATORIA_E2E_MODEL).
+
+import { model, openApp } from "./harness.mjs";
+
+const inputs = process.argv.slice(2);
+const app = await openApp();
+const b = app.browser;
+try {
+  await (await b.$('[data-testid="play-input"]')).waitForExist({ timeout: 20_000 });
+  const bar = await b.$('[data-testid="planner"]');
+  if (model) {
+    await b.waitUntil(async () => (await bar.getAttribute("data-state")) !== "loading", { timeout: 120_000 });
+  }
+  console.log(`[${await bar.getText()}]`);
+  for (const [i, text] of inputs.entries()) {
+    const input = await b.$('[data-testid="play-input"]');
+    await input.waitForEnabled({ timeout: 120_000 });
+    const started = Date.now();
+    await input.setValue(text);
+    await b.keys("Enter");
+    const narration = await b.$(`[data-turn="${i + 1}"] [data-testid="narration"]`);
+    await narration.waitForExist({ timeout: 120_000 });
+    await b.waitUntil(async () => (await (await b.$('[data-testid="status"]')).getText()).includes("Ready"), {
+      timeout: 120_000,
+    });
+    const dice = await b.$(`[data-turn="${i + 1}"] [data-testid="dice-total"]`);
+    const rolled = (await dice.isExisting()) ? ` [rolled ${await dice.getText()}]` : "";
+    console.log(`> ${text}${rolled} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${(await narration.getText()).trim()}\n`);
+  }
+} finally {
+  await app.close();
+}
