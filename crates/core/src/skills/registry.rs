@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use notify_debouncer_full::notify::RecursiveMode;
+use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -223,8 +223,11 @@ impl Registry {
             let Some(registry) = me.upgrade() else { return };
             match res {
                 Ok(events) => {
+                    // Reads are not changes: the rescan itself opens every
+                    // skill's files, and counting those would rescan forever.
                     let paths: Vec<PathBuf> = events
                         .iter()
+                        .filter(|e| !matches!(e.kind, EventKind::Access(_)))
                         .flat_map(|e| e.paths.iter().cloned())
                         .collect();
                     if !paths.is_empty() {
@@ -408,6 +411,35 @@ mod tests {
         std::fs::write(root.join("junk/notes.txt"), "not a skill").unwrap();
         let c = wait_for(&mut rx, |c| c.kind == ChangeKind::Broken);
         assert!(c.problem.unwrap().contains("not a skill folder"));
+    }
+
+    #[test]
+    fn one_edit_is_one_change_and_then_quiet() {
+        // The rescan after an edit reads every skill's files; those reads
+        // must not count as edits (they once made the watcher rescan forever).
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        for name in ["alpha", "beta", "gamma"] {
+            write_skill(&root, name, "first");
+        }
+        let reg = Registry::open(std::slice::from_ref(&root), SkillsState::default()).unwrap();
+        let mut rx = reg.subscribe();
+        let _watch = reg.watch(Duration::from_millis(50)).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::write(root.join("beta/prompt.md"), "Use beta.").unwrap();
+        wait_for(&mut rx, |c| {
+            c.kind == ChangeKind::Updated && c.name.as_deref() == Some("beta")
+        });
+        std::thread::sleep(Duration::from_millis(800));
+        let mut after = Vec::new();
+        while let Ok(c) = rx.try_recv() {
+            after.push(c);
+        }
+        assert!(
+            after.iter().all(|c| c.name.as_deref() == Some("beta")),
+            "untouched skills reported: {after:?}"
+        );
+        assert!(after.len() <= 1, "the watcher kept rescanning: {after:?}");
     }
 
     #[test]
