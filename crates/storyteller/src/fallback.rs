@@ -324,6 +324,7 @@ mod tests {
         let prompt = Prompt {
             system: "s".into(),
             user: "u".into(),
+            opening: "You",
         };
         let config = StoryConfig {
             provider: Provider::OpenAi,

@@ -2,7 +2,7 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{facts_of, Fact};
+use narratoria_core::narration::{facts_of, Fact, Verdict};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -40,11 +40,32 @@ pub struct Facts<'a> {
     pub state: &'a Value,
 }
 
-/// A system and a user message.
+/// A system and a user message, and the words the answer opens with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
     pub system: String,
     pub user: String,
+    /// The answer's first words, written by the rules, not the model: they
+    /// tell the turn's check outcome, so the prose cannot start by
+    /// contradicting it (see [`opening`]).
+    pub opening: &'static str,
+}
+
+/// The words an answer opens with: the first check's outcome framed as a
+/// start of the telling ("You try, but" for a failure), else "You" (second
+/// person from the first word: a small model otherwise drifts to "I").
+pub fn opening(deps: &Map<String, Value>) -> &'static str {
+    let verdict = deps.values().flat_map(facts_of).find_map(|f| match f {
+        Fact::Check { verdict, .. } => Some(verdict),
+        _ => None,
+    });
+    match verdict {
+        Some(Verdict::CriticalSuccess) => "It goes better than you could have hoped:",
+        Some(Verdict::Success) => "You manage it:",
+        Some(Verdict::Failure) => "You try, but",
+        Some(Verdict::CriticalFailure) => "It goes badly wrong:",
+        None => "You",
+    }
 }
 
 /// How each style reads, as told to the model.
@@ -98,7 +119,11 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         user.push_str(&format!("Story state: {state}\n"));
     }
     user.push_str("Narrate what happens next.");
-    Prompt { system, user }
+    Prompt {
+        system,
+        user,
+        opening: opening(facts.deps),
+    }
 }
 
 /// The earlier turns as a transcript, newest kept first within the budget,
@@ -173,6 +198,33 @@ pub fn clip(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_opening_tells_the_first_checks_outcome() {
+        let check = |outcome: &str| {
+            json!({"roll": {"formula": "1d20", "rolls": [9], "total": 9, "dc": 15,
+                            "outcome": outcome, "margin": -6}})
+        };
+        for (outcome, opening_words) in [
+            ("failure", "You try, but"),
+            ("criticalFailure", "It goes badly wrong:"),
+            ("success", "You manage it:"),
+            (
+                "criticalSuccess",
+                "It goes better than you could have hoped:",
+            ),
+        ] {
+            assert_eq!(opening(check(outcome).as_object().unwrap()), opening_words);
+        }
+        // A roll with no difficulty, a standing or nothing at all decide no outcome.
+        for deps in [
+            json!({"roll": {"formula": "1d6", "rolls": [4], "total": 4}}),
+            json!({"standing": {"factionId": "guard", "score": 5, "standing": "neutral"}}),
+            json!({}),
+        ] {
+            assert_eq!(opening(deps.as_object().unwrap()), "You");
+        }
+    }
 
     #[test]
     fn grounds_the_prose_in_outcomes_history_and_state() {

@@ -13,10 +13,6 @@ use crate::prompt::Prompt;
 
 pub const NAME: &str = "host";
 
-/// The answer starts with this word: second person from the first word (a
-/// small model otherwise drifts to "I").
-pub const ANSWER_START: &str = "You";
-
 /// Worked turns shown before the real one, as (user message, answer): a
 /// small model follows an example's shape far better than a list of rules —
 /// one paragraph, second person, the outcome told, the player's words not
@@ -26,8 +22,8 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
         "The player: I search the grain sacks for the stolen ledger\n\
          What happened:\n- Search the sacks: it fails.\n\
          Narrate what happens next.",
-        "You dig through sack after sack until your arms ache, but there is only \
-         barley and dust. Somewhere above, a floorboard creaks.",
+        "You try, but sack after sack holds only barley and dust, and your arms \
+         ache. Somewhere above, a floorboard creaks.",
     ),
     (
         "Story so far:\nPlayer: I enter the chapel\n\
@@ -80,7 +76,7 @@ impl Host for Stdio {
 }
 
 /// Writes the answer with the host's model, passing each piece to `on_piece`.
-/// Promises a text that starts with [`ANSWER_START`] and ends at the model's
+/// Promises a text that starts with the prompt's opening and ends at the model's
 /// own end, a line break, or `max_tokens` (capped by what the host allows).
 pub fn generate(
     host: &mut dyn Host,
@@ -101,7 +97,7 @@ pub fn generate(
         json_schema: None,
         stream: true,
     };
-    on_piece(ANSWER_START);
+    on_piece(prompt.opening);
     host.ask(&request, on_piece)
         .map(|_| ())
         .map_err(|e| ProviderError::Host {
@@ -116,7 +112,7 @@ pub fn generate(
 }
 
 /// The conversation: the rules, the worked turns, the real turn, and the
-/// answer's first word.
+/// answer's opening.
 fn messages(prompt: &Prompt) -> Vec<Message> {
     let say = |role, content: &str| Message {
         role,
@@ -128,6 +124,6 @@ fn messages(prompt: &Prompt) -> Vec<Message> {
         messages.push(say(Role::Assistant, answered));
     }
     messages.push(say(Role::User, &prompt.user));
-    messages.push(say(Role::Assistant, ANSWER_START));
+    messages.push(say(Role::Assistant, prompt.opening));
     messages
 }

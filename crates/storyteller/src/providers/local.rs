@@ -25,8 +25,8 @@ pub fn generate(
     let request = TextRequest {
         system: prompt.system.clone(),
         user: prompt.user.clone(),
-        // Second person from the first word: a small model otherwise drifts to "I".
-        answer_prefix: "You".into(),
+        // The rules' opening: second person, and the check's outcome told.
+        answer_prefix: prompt.opening.into(),
         temperature,
         max_tokens: max_tokens as usize,
         min_tokens: 8,

@@ -92,6 +92,7 @@ mod tests {
         let prompt = Prompt {
             system: "sys".into(),
             user: "usr".into(),
+            opening: "You",
         };
         let req = HostedRequest {
             endpoint: "http://x/v1",

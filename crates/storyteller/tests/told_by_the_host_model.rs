@@ -1,0 +1,206 @@
+//! The storyteller's prose as players read it: 50 turns told by the real
+//! default model (models/SmolLM2-135M-Instruct.Q4_1.gguf), lent the way the
+//! host lends it (protocol 1.1 "Host generation"), each turn with a check
+//! whose roll is fixed. Every told turn must open with its outcome (a failed
+//! check is never told as a success), say something after it, end at a
+//! sentence end, and never carry the player's words, the previous narration
+//! (verbatim) or the chat template's markers. Fails, not skips, when the
+//! model is missing.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use narratoria_core::host::Generator;
+use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
+use narratoria_protocol::{GenerateRequest, HostModel};
+use narratoria_skills_builtin::host::AskError;
+use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
+use narratoria_storyteller::providers::host::{generate, Host};
+use narratoria_storyteller::sentences::SentenceStream;
+use narratoria_storyteller::{StoryConfig, Style};
+use serde_json::json;
+
+fn model() -> &'static LlamaPlanner {
+    static P: OnceLock<LlamaPlanner> = OnceLock::new();
+    P.get_or_init(|| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../models")
+            .join(DEFAULT_MODEL_FILE);
+        LlamaPlanner::load(&path, LoadOptions::default()).expect("the default model loads")
+    })
+}
+
+/// The host's model, lent in-process as the executor lends it to a script.
+struct Lent(HostModel);
+
+impl Host for Lent {
+    fn model(&self) -> &HostModel {
+        &self.0
+    }
+
+    fn ask(
+        &mut self,
+        request: &GenerateRequest,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<String, AskError> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        Generator::generate(model(), request, on_delta, &cancel, deadline)
+            .map(|w| w.text)
+            .map_err(AskError::Failed)
+    }
+}
+
+/// Players' actions, each told once as a failure and once as a success.
+const ACTIONS: [&str; 25] = [
+    "I attack the goblin with my sword",
+    "I try to pick the lock on the cellar door",
+    "I sneak past the sleeping guard",
+    "I climb the crumbling tower wall",
+    "I persuade the merchant to lower his price",
+    "I leap across the broken bridge",
+    "I search the library for the missing map",
+    "I swing on the chandelier to reach the balcony",
+    "I haggle with the ferryman over the fare",
+    "I shoot an arrow at the rope holding the cage",
+    "I lie to the captain about where I was last night",
+    "I force open the rusted gate",
+    "I calm the frightened horse",
+    "I track the wolf through the snow",
+    "I disarm the trap on the chest",
+    "I swim across the cold river",
+    "I bluff my way past the temple guards",
+    "I wrestle the knife from the bandit",
+    "I decipher the runes on the altar",
+    "I hide in the shadows of the alley",
+    "I bargain with the witch for a cure",
+    "I push the boulder off the cave entrance",
+    "I steal the key from the jailer's belt",
+    "I read the old woman's palm",
+    "I ride through the storm to the village",
+];
+
+#[test]
+fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
+    let config = StoryConfig::default();
+    let mut host = Lent(model().offer());
+    let state = json!({"location": "the road to Ashford"});
+    let mut recent: Vec<RecentTurn> = Vec::new();
+    let mut problems = Vec::new();
+    let mut told = 0;
+    let turns = ACTIONS.iter().flat_map(|a| [(false, *a), (true, *a)]);
+    for (n, (succeeds, action)) in turns.enumerate() {
+        let (total, outcome) = if succeeds {
+            (19, "success")
+        } else {
+            (6, "failure")
+        };
+        let deps = json!({"roll-dice": {
+            "formula": "1d20+2", "rolls": [total - 2], "total": total, "dc": 15,
+            "outcome": outcome, "margin": total - 15, "reason": action
+        }});
+        let facts = Facts {
+            action,
+            context: None,
+            scenario: Some("A rain-soaked river town where a bridge has just burned."),
+            recent: &recent,
+            deps: deps.as_object().unwrap(),
+            state: &state,
+        };
+        let prompt = build(&facts, Style::Vivid, config.max_tokens);
+        let mut stream = SentenceStream::new();
+        let mut text = String::new();
+        generate(
+            &mut host,
+            &prompt,
+            config.temperature,
+            config.max_tokens,
+            &mut |piece| {
+                text.push_str(&stream.push(piece));
+            },
+        )
+        .unwrap_or_else(|e| panic!("turn {n}: {e}"));
+        text.push_str(&stream.finish());
+        told += 1;
+
+        let opening = if succeeds {
+            "You manage it:"
+        } else {
+            "You try, but"
+        };
+        let mut wrong = Vec::new();
+        if !text.starts_with(opening) {
+            wrong.push(format!("does not open with {opening:?}"));
+        }
+        if text[opening.len().min(text.len())..]
+            .split_whitespace()
+            .count()
+            < 3
+        {
+            wrong.push("says nothing after its opening".into());
+        }
+        if !text
+            .trim_end()
+            .ends_with(['.', '!', '?', '…', '"', '”', '\'', '’'])
+        {
+            wrong.push("does not end at a sentence end".into());
+        }
+        if text.contains(action) || text.contains(&action.replacen("I ", "you ", 1)) {
+            wrong.push("repeats the player's words".into());
+        }
+        if let Some(previous) = recent.last() {
+            if let Some(run) = shared_run(&previous.narrator, &text, 8) {
+                wrong.push(format!("repeats the previous narration: {run:?}"));
+            }
+        }
+        for marker in [
+            "<|im_start|>",
+            "<|im_end|>",
+            "Player:",
+            "Narrator:",
+            "The player:",
+        ] {
+            if text.contains(marker) {
+                wrong.push(format!("carries {marker:?}"));
+            }
+        }
+        if !wrong.is_empty() {
+            problems.push(format!(
+                "turn {n} ({outcome}) {action:?} → {text:?}: {}",
+                wrong.join("; ")
+            ));
+        }
+        recent.push(RecentTurn {
+            player: action.to_string(),
+            narrator: text,
+        });
+        if recent.len() > 4 {
+            recent.remove(0);
+        }
+    }
+    assert_eq!(told, 50);
+    assert!(
+        problems.is_empty(),
+        "{} of {told} turns:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// A run of `words` words of `earlier` that `later` repeats verbatim
+/// (punctuation around words aside).
+fn shared_run(earlier: &str, later: &str, words: usize) -> Option<String> {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+    };
+    let a = norm(earlier);
+    let b = norm(later).join(" ");
+    a.windows(words)
+        .map(|w| w.join(" "))
+        .find(|run| b.contains(run.as_str()))
+}
