@@ -11,6 +11,7 @@ pub mod backend;
 pub mod catalog;
 pub mod compact;
 pub mod echo;
+pub mod echo_words;
 pub mod error;
 mod examples;
 pub mod gguf;

@@ -14,6 +14,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::echo::EchoGuard;
+use crate::echo_words::WordEcho;
 use crate::error::NarratorError;
 use crate::stops::StopScanner;
 use crate::worker::Engine;
@@ -97,6 +98,11 @@ pub struct ProseJob {
     pub sampling: ProseSampling,
     pub stops: Vec<String>,
     pub echo: EchoGuard,
+    /// The answer's given start (already in `tokens`): a copy that begins in
+    /// it is a copy all the same, so the echo guard reads on from it.
+    pub answer_start: Vec<i32>,
+    /// Ends the answer before a copied run of words the token guard misses.
+    pub echo_words: WordEcho,
     /// GBNF with a `root` rule, when the answer must follow a JSON schema.
     pub grammar: Option<String>,
     pub deadline: Instant,
@@ -107,9 +113,10 @@ pub struct ProseJob {
 impl Engine<'_> {
     /// Writes prose for `job`. Promises: at most `max_tokens` tokens; nothing
     /// from a stop sequence on is ever sent or returned; no run of tokens the
-    /// echo guard forbids is written; a passed deadline or a cancellation ends
-    /// it with the text so far (not an error).
-    pub(crate) fn write_prose(&mut self, job: ProseJob) -> Result<Prose, NarratorError> {
+    /// echo guard forbids is written, and the answer ends before a run of
+    /// words copied in another spelling; a passed deadline or a cancellation
+    /// ends it with the text so far (not an error).
+    pub(crate) fn write_prose(&mut self, mut job: ProseJob) -> Result<Prose, NarratorError> {
         let start = Instant::now();
         if job.tokens.is_empty() {
             return Err(NarratorError::InvalidOutput("empty prompt".into()));
@@ -169,7 +176,7 @@ impl Engine<'_> {
         let mut chain = LlamaSampler::chain_simple(samplers);
         let vocab = self.model.vocab();
         let mut stops = StopScanner::new(&job.stops);
-        let mut written: Vec<i32> = Vec::new();
+        let mut written: Vec<i32> = job.answer_start.clone();
         let mut pending: Vec<u8> = Vec::new();
         let send = |text: String, prose: &mut Prose| {
             if !text.is_empty() {
@@ -211,8 +218,9 @@ impl Engine<'_> {
             prose.completion_tokens += 1;
             pending.extend(vocab.token_to_piece(token, false, None));
             let piece = crate::text::take_utf8(&mut pending);
-            send(stops.push(&piece), &mut prose);
-            if stops.stopped() {
+            let clear = stops.push(&piece);
+            send(job.echo_words.push(&clear), &mut prose);
+            if stops.stopped() || job.echo_words.stopped() {
                 prose.finish = Finish::Stop;
                 break;
             }
@@ -227,11 +235,17 @@ impl Engine<'_> {
             self.cached.push(token);
             logits_at = 0;
         }
-        if !stops.stopped() {
+        if !stops.stopped() && !job.echo_words.stopped() {
             let rest = String::from_utf8_lossy(&pending).into_owned();
             let mut tail = stops.push(&rest);
             tail.push_str(&stops.finish());
-            send(tail, &mut prose);
+            let mut clear = job.echo_words.push(&tail);
+            clear.push_str(&job.echo_words.finish());
+            send(clear, &mut prose);
+        } else if stops.stopped() {
+            // What the word guard still holds came before the stop sequence.
+            let held = job.echo_words.finish();
+            send(held, &mut prose);
         }
         prose.total = start.elapsed();
         Ok(prose)

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use llama_cpp_2::model::LlamaChatMessage;
 
 use crate::echo::EchoGuard;
+use crate::echo_words::WordEcho;
 use crate::error::NarratorError;
 use crate::planner::LlamaPlanner;
 use crate::prose::{Prose, ProseEvent, ProseJob, ProseSampling};
@@ -81,8 +82,10 @@ impl LlamaPlanner {
         let (prompt, prefill) = self.render_chat(&request.messages)?;
         let vocab = self.model.vocab();
         let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let mut answer_start = Vec::new();
         if !prefill.is_empty() {
-            tokens.extend(vocab.tokenize(prefill.as_bytes(), false, false));
+            answer_start = vocab.tokenize(prefill.as_bytes(), false, false);
+            tokens.extend(answer_start.iter().copied());
         }
         let sources: Vec<Vec<i32>> = request
             .avoid
@@ -111,6 +114,8 @@ impl LlamaPlanner {
             sampling: request.sampling,
             stops: request.stops.clone(),
             echo: EchoGuard::new(request.echo_ngram, &sources),
+            answer_start: answer_start.iter().map(|t| t.0).collect(),
+            echo_words: WordEcho::new(request.echo_ngram, &request.avoid).after(&prefill),
             grammar,
             deadline: request.deadline,
             cancel: request.cancel.clone(),
