@@ -25,6 +25,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     if args.what == "load" {
         return crate::load_bench::run(args);
     }
+    if args.what == "turn" {
+        return crate::turn_bench::run(args);
+    }
     let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
     let tmp = tempfile::tempdir().map_err(io)?;
     let skills = tmp.path().join("skills");

@@ -146,7 +146,7 @@ pub enum SkillsCommand {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to measure.
-    #[arg(value_parser = ["executor", "watch", "load"])]
+    #[arg(value_parser = ["executor", "watch", "load", "turn"])]
     pub what: String,
     /// Repetitions of each measurement (the median is reported).
     #[arg(long, default_value_t = 5)]

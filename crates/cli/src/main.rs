@@ -9,6 +9,7 @@ mod commands;
 mod load_bench;
 mod progress;
 mod terminal;
+mod turn_bench;
 
 use std::process::ExitCode;
 
