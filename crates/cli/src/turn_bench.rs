@@ -121,7 +121,8 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
                         TurnEvent::Execution { event: ExecEvent::ToolEvent { tool_id, event, .. }, .. }
                             if tool_id == NARRATE_TOOL_ID
                                 && prose.is_none()
-                                && event.get("type").and_then(|t| t.as_str()) == Some("narration_delta") =>
+                                && event.get("type").and_then(|t| t.as_str()) == Some("ui_event")
+                                && event.get("event").and_then(|t| t.as_str()) == Some("narration_delta") =>
                         {
                             prose = Some(start.elapsed())
                         }
