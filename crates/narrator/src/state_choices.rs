@@ -3,12 +3,12 @@
 //! choices (docs/skills.md, "Choices from the story state"). The model may
 //! only write one of them; with none in the state the string stays free.
 
+use narratoria_core::protocol::choices_at;
 use serde_json::{Map, Value};
 
 use crate::catalog::SkillCard;
 
-/// The keyword a string input schema names its state pointers with.
-pub const KEYWORD: &str = "x-choicesFromState";
+pub use narratoria_core::protocol::CHOICES_KEYWORD as KEYWORD;
 /// At most this many choices are offered (a grammar, not a list to read).
 const MOST_CHOICES: usize = 64;
 
@@ -45,45 +45,14 @@ fn limit(property: &mut Value, state: &Value) {
         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let choices = choices_at(state, &pointers);
+    let mut choices = choices_at(state, &pointers);
+    choices.truncate(MOST_CHOICES);
     if !choices.is_empty() {
         o.insert(
             "enum".into(),
             Value::Array(choices.into_iter().map(Value::String).collect()),
         );
     }
-}
-
-/// The choices under `pointers` in `state`, in order, without repeats: an
-/// object's keys; an array's strings and its objects' `id`s.
-pub fn choices_at(state: &Value, pointers: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |id: &str| {
-        let id = id.trim();
-        if !id.is_empty() && out.len() < MOST_CHOICES && !out.iter().any(|o| o == id) {
-            out.push(id.to_string());
-        }
-    };
-    for pointer in pointers {
-        match state.pointer(pointer) {
-            Some(Value::Object(map)) => map.keys().for_each(|k| add(k)),
-            Some(Value::Array(items)) => {
-                for item in items {
-                    match item {
-                        Value::String(id) => add(id),
-                        Value::Object(o) => {
-                            if let Some(id) = o.get("id").and_then(Value::as_str) {
-                                add(id)
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]

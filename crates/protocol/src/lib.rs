@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod choices;
 pub mod depth;
 pub mod envelope;
 pub mod event;
@@ -22,6 +23,7 @@ pub mod stream;
 pub mod version;
 pub mod violation;
 
+pub use choices::{choices_at, CHOICES_KEYWORD};
 pub use depth::{nesting_depth, MAX_NESTING_DEPTH};
 pub use envelope::{Envelope, EnvelopeError};
 pub use event::{Asset, AssetKind, Event, LogLevel, ScriptError};

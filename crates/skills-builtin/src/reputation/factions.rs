@@ -1,40 +1,15 @@
 //! Which factions exist in a story: those the campaign configures, those the
 //! ledger has seen, and those the story state names.
 
+use narratoria_protocol::choices_at;
 use serde_json::Value;
 
 /// Faction ids named in the story state: the keys of `reputation` (standings
 /// the skill patched in) and the entries of `factions` (a scenario's
 /// factions: an object keyed by id, or an array of ids or of `{"id": …}`).
 pub fn in_state(state: &Value) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |id: &str| {
-        let id = id.trim();
-        if !id.is_empty() && !out.iter().any(|o| o == id) {
-            out.push(id.to_string());
-        }
-    };
-    if let Some(standings) = state.get("reputation").and_then(Value::as_object) {
-        standings.keys().for_each(|k| add(k));
-    }
-    match state.get("factions") {
-        Some(Value::Object(map)) => map.keys().for_each(|k| add(k)),
-        Some(Value::Array(items)) => {
-            for item in items {
-                match item {
-                    Value::String(id) => add(id),
-                    Value::Object(o) => {
-                        if let Some(id) = o.get("id").and_then(Value::as_str) {
-                            add(id)
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        _ => {}
-    }
-    out
+    // The same places the manifest's `x-choicesFromState` names for factionId.
+    choices_at(state, &["/reputation", "/factions"])
 }
 
 #[cfg(test)]
