@@ -106,7 +106,7 @@ impl Default for StoryConfig {
             endpoint: None,
             api_key: None,
             style: Style::Vivid,
-            temperature: 0.8,
+            temperature: 0.5,
             max_tokens: 200,
             model_path: None,
             timeout_seconds: 30,

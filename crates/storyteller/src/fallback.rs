@@ -324,7 +324,7 @@ mod tests {
         let prompt = Prompt {
             system: "s".into(),
             user: "u".into(),
-            opening: "You",
+            opening: "You".into(),
         };
         let config = StoryConfig {
             provider: Provider::OpenAi,

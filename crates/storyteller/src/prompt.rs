@@ -2,7 +2,7 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{facts_of, Fact, Verdict};
+use narratoria_core::narration::{deed, facts_of, Fact, Verdict};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -48,23 +48,41 @@ pub struct Prompt {
     /// The answer's first words, written by the rules, not the model: they
     /// tell the turn's check outcome, so the prose cannot start by
     /// contradicting it (see [`opening`]).
-    pub opening: &'static str,
+    pub opening: String,
 }
 
-/// The words an answer opens with: the first check's outcome framed as a
-/// start of the telling ("You try, but" for a failure), else "You" (second
-/// person from the first word: a small model otherwise drifts to "I").
-pub fn opening(deps: &Map<String, Value>) -> &'static str {
+/// The words an answer opens with. With a check, the player's action and
+/// the first check's outcome as the start of a sentence the model finishes
+/// ("You try to pick the lock, but" for a failure, "You pick the lock, and"
+/// for a success); with no check, "You" (second person from the first
+/// word: a small model otherwise drifts to "I").
+pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
     let verdict = deps.values().flat_map(facts_of).find_map(|f| match f {
         Fact::Check { verdict, .. } => Some(verdict),
         _ => None,
     });
-    match verdict {
-        Some(Verdict::CriticalSuccess) => "It goes better than you could have hoped:",
-        Some(Verdict::Success) => "You manage it:",
-        Some(Verdict::Failure) => "You try, but",
-        Some(Verdict::CriticalFailure) => "It goes badly wrong:",
-        None => "You",
+    let Some(verdict) = verdict else {
+        return "You".into();
+    };
+    // The action as a verb phrase ("pick the lock"), unless it was a question,
+    // a quote or nothing: then the outcome is told without it.
+    let told = deed(action);
+    let act = told
+        .strip_prefix("You ")
+        .and_then(|d| d.strip_suffix('.'))
+        .filter(|d| !d.starts_with("ask:") && !d.starts_with("say ") && *d != "pause");
+    let tried = |a: &str| format!("You try to {}, but", a.strip_prefix("try to ").unwrap_or(a));
+    match (act, verdict) {
+        (Some(a), Verdict::CriticalSuccess) => {
+            format!("You {a}, and it goes better than you could have hoped:")
+        }
+        (Some(a), Verdict::Success) => format!("You {a}, and"),
+        (Some(a), Verdict::Failure) => tried(a),
+        (Some(a), Verdict::CriticalFailure) => format!("{} it goes badly wrong:", tried(a)),
+        (None, Verdict::CriticalSuccess) => "It goes better than you could have hoped:".into(),
+        (None, Verdict::Success) => "You manage it:".into(),
+        (None, Verdict::Failure) => "You try, but".into(),
+        (None, Verdict::CriticalFailure) => "It goes badly wrong:".into(),
     }
 }
 
@@ -122,7 +140,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     Prompt {
         system,
         user,
-        opening: opening(facts.deps),
+        opening: opening(facts.deps, facts.action),
     }
 }
 
@@ -205,24 +223,36 @@ mod tests {
             json!({"roll": {"formula": "1d20", "rolls": [9], "total": 9, "dc": 15,
                             "outcome": outcome, "margin": -6}})
         };
-        for (outcome, opening_words) in [
-            ("failure", "You try, but"),
-            ("criticalFailure", "It goes badly wrong:"),
-            ("success", "You manage it:"),
+        let action = "I pick the lock on my cell door";
+        for (outcome, words) in [
+            ("failure", "You try to pick the lock on your cell door, but"),
+            (
+                "criticalFailure",
+                "You try to pick the lock on your cell door, but it goes badly wrong:",
+            ),
+            ("success", "You pick the lock on your cell door, and"),
             (
                 "criticalSuccess",
-                "It goes better than you could have hoped:",
+                "You pick the lock on your cell door, and it goes better than you could have hoped:",
             ),
         ] {
-            assert_eq!(opening(check(outcome).as_object().unwrap()), opening_words);
+            assert_eq!(opening(check(outcome).as_object().unwrap(), action), words);
         }
+        // An action already tried is not tried twice; a question is told without it.
+        let failed = check("failure");
+        let failed = failed.as_object().unwrap();
+        assert_eq!(
+            opening(failed, "I try to climb the wall"),
+            "You try to climb the wall, but"
+        );
+        assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
         // A roll with no difficulty, a standing or nothing at all decide no outcome.
         for deps in [
             json!({"roll": {"formula": "1d6", "rolls": [4], "total": 4}}),
             json!({"standing": {"factionId": "guard", "score": 5, "standing": "neutral"}}),
             json!({}),
         ] {
-            assert_eq!(opening(deps.as_object().unwrap()), "You");
+            assert_eq!(opening(deps.as_object().unwrap(), action), "You");
         }
     }
 

@@ -2,10 +2,10 @@
 //! default model (models/SmolLM2-135M-Instruct.Q4_1.gguf), lent the way the
 //! host lends it (protocol 1.1 "Host generation"), each turn with a check
 //! whose roll is fixed. Every told turn must open with its outcome (a failed
-//! check is never told as a success), say something after it, end at a
-//! sentence end, and never carry the player's words, the previous narration
-//! (verbatim) or the chat template's markers. Fails, not skips, when the
-//! model is missing.
+//! check is never told as a success), say something after it and end at a
+//! sentence end; what the model wrote must never carry the player's words,
+//! the previous narration (verbatim) or the chat template's markers. Fails,
+//! not skips, when the model is missing.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -125,20 +125,21 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         text.push_str(&stream.finish());
         told += 1;
 
-        let opening = if succeeds {
-            "You manage it:"
+        // The rules' opening tells the outcome; the model goes on from it.
+        let opening = prompt.opening.clone();
+        let told_outcome = if succeeds {
+            opening.ends_with(", and")
         } else {
-            "You try, but"
+            opening.ends_with(", but")
         };
         let mut wrong = Vec::new();
-        if !text.starts_with(opening) {
-            wrong.push(format!("does not open with {opening:?}"));
+        if !text.starts_with(&opening) || !told_outcome {
+            wrong.push(format!("does not open with its outcome ({opening:?})"));
         }
-        if text[opening.len().min(text.len())..]
-            .split_whitespace()
-            .count()
-            < 3
-        {
+        // What the model wrote after the rules' opening: at least the end of
+        // the sentence the opening starts ("…, and he does.").
+        let written = text.get(opening.len()..).unwrap_or_default();
+        if written.split_whitespace().count() < 2 {
             wrong.push("says nothing after its opening".into());
         }
         if !text
@@ -147,11 +148,12 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         {
             wrong.push("does not end at a sentence end".into());
         }
-        if text.contains(action) || text.contains(&action.replacen("I ", "you ", 1)) {
+        let restated = action.replacen("I ", "you ", 1).to_lowercase();
+        if written.contains(action) || written.to_lowercase().contains(&restated) {
             wrong.push("repeats the player's words".into());
         }
         if let Some(previous) = recent.last() {
-            if let Some(run) = shared_run(&previous.narrator, &text, 8) {
+            if let Some(run) = shared_run(&previous.narrator, written, 8) {
                 wrong.push(format!("repeats the previous narration: {run:?}"));
             }
         }
@@ -199,8 +201,9 @@ fn shared_run(earlier: &str, later: &str, words: usize) -> Option<String> {
             .collect::<Vec<_>>()
     };
     let a = norm(earlier);
-    let b = norm(later).join(" ");
+    let b = norm(later);
+    // Whole words: "guard" is not "guards".
     a.windows(words)
-        .map(|w| w.join(" "))
-        .find(|run| b.contains(run.as_str()))
+        .find(|run| b.windows(words).any(|w| w == *run))
+        .map(|run| run.join(" "))
 }

@@ -22,23 +22,23 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
         "The player: I search the grain sacks for the stolen ledger\n\
          What happened:\n- Search the sacks: it fails.\n\
          Narrate what happens next.",
-        "You try, but sack after sack holds only barley and dust, and your arms \
-         ache. Somewhere above, a floorboard creaks.",
+        "You try to search the grain sacks for the stolen ledger, but there is \
+         only barley and dust. Somewhere above, a floorboard creaks.",
     ),
     (
-        "Story so far:\nPlayer: I enter the chapel\n\
-         Narrator: You slip into the cold chapel; candles gutter in the draught.\n\
-         The player: I ask the priest for shelter\n\
-         What happened:\n- The temple think better of you (now friendly).\n\
+        "Story so far:\nPlayer: I walk to the gate\n\
+         Narrator: You reach the gate as the light fails.\n\
+         The player: I ask the guard to let me through\n\
+         What happened:\n- The watch think better of you (now friendly).\n\
          Narrate what happens next.",
-        "You kneel before the old priest, who smiles and gestures to a pallet by \
-         the warm stove. \"Rest, traveller. The Dawn keeps its doors open.\"",
+        "You speak calmly, and the guard steps aside with a nod. \"Go on, then. \
+         Mind the mud.\"",
     ),
 ];
 
 /// A small local model drifts after a few sentences: the answer stops here
 /// even when the settings allow more.
-pub const MOST_TOKENS: u32 = 110;
+pub const MOST_TOKENS: u32 = 70;
 
 /// A way to reach the host's model.
 pub trait Host {
@@ -97,7 +97,7 @@ pub fn generate(
         json_schema: None,
         stream: true,
     };
-    on_piece(prompt.opening);
+    on_piece(&prompt.opening);
     host.ask(&request, on_piece)
         .map(|_| ())
         .map_err(|e| ProviderError::Host {
@@ -124,6 +124,6 @@ fn messages(prompt: &Prompt) -> Vec<Message> {
         messages.push(say(Role::Assistant, answered));
     }
     messages.push(say(Role::User, &prompt.user));
-    messages.push(say(Role::Assistant, prompt.opening));
+    messages.push(say(Role::Assistant, &prompt.opening));
     messages
 }

@@ -26,7 +26,7 @@ pub fn generate(
         system: prompt.system.clone(),
         user: prompt.user.clone(),
         // The rules' opening: second person, and the check's outcome told.
-        answer_prefix: prompt.opening.into(),
+        answer_prefix: prompt.opening.clone(),
         temperature,
         max_tokens: max_tokens as usize,
         min_tokens: 8,

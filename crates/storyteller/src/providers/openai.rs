@@ -92,7 +92,7 @@ mod tests {
         let prompt = Prompt {
             system: "sys".into(),
             user: "usr".into(),
-            opening: "You",
+            opening: "You".into(),
         };
         let req = HostedRequest {
             endpoint: "http://x/v1",
