@@ -72,15 +72,6 @@ impl WordEcho {
         }
     }
 
-    /// The same stop, reading on from `start`, the answer's given start
-    /// (a run that begins there is a copy all the same).
-    pub fn after(mut self, start: &str) -> WordEcho {
-        let ws: Vec<String> = words(start).into_iter().map(|(_, w)| w).collect();
-        let keep = ws.len().saturating_sub(self.n.saturating_sub(1));
-        self.passed = ws[keep..].to_vec();
-        self
-    }
-
     /// Takes the next piece; returns the text now certain not to start a
     /// copied run. Promises: once a run is found, [`WordEcho::stopped`] is
     /// true and nothing more is returned.
@@ -208,14 +199,6 @@ mod tests {
         assert_eq!(out, "zero ");
         assert!(echo.stopped());
         assert_eq!(echo.push("more"), "");
-    }
-
-    #[test]
-    fn a_run_that_begins_in_the_given_start_is_caught() {
-        let mut echo =
-            WordEcho::new(4, &["you try but the door holds".into()]).after("You try, but");
-        assert_eq!(stream(&mut echo, &["the door ", "holds fast."]), "");
-        assert!(echo.stopped());
     }
 
     #[test]

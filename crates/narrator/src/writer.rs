@@ -115,7 +115,16 @@ impl LlamaPlanner {
             stops: request.stops.clone(),
             echo: EchoGuard::new(request.echo_ngram, &sources),
             answer_start: answer_start.iter().map(|t| t.0).collect(),
-            echo_words: WordEcho::new(request.echo_ngram, &request.avoid).after(&prefill),
+            // The answer's given start is not to be said twice either.
+            echo_words: WordEcho::new(
+                request.echo_ngram,
+                &request
+                    .avoid
+                    .iter()
+                    .chain([&prefill])
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            ),
             grammar,
             deadline: request.deadline,
             cancel: request.cancel.clone(),
