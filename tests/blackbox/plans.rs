@@ -1,6 +1,6 @@
 //! `narratoria run-plan`: plan validation, dependency graph semantics,
 //! failure propagation, scheduling (parallel/sequential/concurrency),
-//! timeouts and session state (shared/spec/contracts.md, seed 001 §4-§6).
+//! timeouts and session state (docs/protocol.md, "Scheduling").
 
 use crate::support::*;
 use serde_json::{json, Value};

@@ -7,6 +7,8 @@
 //! # Ok::<(), narratoria_narrator::NarratorError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod backend;
 pub mod catalog;
 pub mod compact;

@@ -8,7 +8,7 @@
 //! The scoring is pure ([`decision`], [`index`]) and runs with any
 //! [`Embed`]; [`Router`] keeps the real model and the catalog's index.
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 pub mod authoring;
 pub mod cache;

@@ -87,7 +87,7 @@ fn retry_hint(after: &Option<String>) -> String {
 }
 
 impl ProviderError {
-    /// The protocol failure code (seed 003).
+    /// The protocol failure code (docs/protocol.md, "Outcome and errors").
     pub fn code(&self) -> FailureCode {
         match self {
             ProviderError::Unauthorized { .. } => FailureCode::Unauthorized,
@@ -111,7 +111,7 @@ impl ProviderError {
         }
     }
 
-    /// Whether the same request could succeed later (seed 003 severities).
+    /// Whether the same request could succeed later (docs/protocol.md, "Outcome and errors").
     pub fn recoverable(&self) -> bool {
         !matches!(
             self.code(),

@@ -5,9 +5,12 @@
 //! The configured provider answers first — the local GGUF model through
 //! llama.cpp, an OpenAI-compatible Chat Completions server or Anthropic's
 //! Messages API — and each piece of prose is streamed as a `narration_delta`
-//! UI event. When it fails, the chain steps down (hosted → local → template,
-//! seed 002 §6.1), announcing each step with a warning, so a turn always gets
-//! a narrative. The output is `{"narrative": …, "provider": …}`.
+//! UI event. When it fails, the chain steps down (hosted → local → template;
+//! docs/storyteller.md, "The fallback chain"), announcing each step with a
+//! warning, so a turn always gets a narrative. The output is
+//! `{"narrative": …, "provider": …}`.
+
+#![forbid(unsafe_code)]
 
 pub mod config;
 pub mod error;
