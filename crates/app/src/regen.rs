@@ -8,7 +8,7 @@ use narratoria_core::executor::{execute, ExecEvent};
 use narratoria_core::narration::{self, step};
 use narratoria_core::plan::Plan;
 use narratoria_core::result::{ExecutionResult, ExecutionState};
-use narratoria_core::store::TurnRecord;
+use narratoria_core::store::{Store, TurnRecord};
 use narratoria_core::sync;
 use narratoria_core::turn::TurnEvent;
 use serde_json::{json, Map, Value};
@@ -77,7 +77,9 @@ impl App {
                 "say what your character does instead",
             ));
         }
-        let turns = sync::lock(&self.store).turns(session)?.len() as u32;
+        let turns = sync::lock(&self.store)
+            .head_turn(session)?
+            .map_or(0, |last| last.number);
         if turn == 0 || turn > turns {
             return Err(AppError::new(
                 ErrorCode::SessionNotFound,
@@ -99,10 +101,7 @@ impl App {
     }
 
     fn last_turn(&self, session: &str) -> Result<TurnRecord, AppError> {
-        sync::lock(&self.store)
-            .turns(session)?
-            .pop()
-            .ok_or_else(|| AppError::new(ErrorCode::SessionNotFound, "the story has no turn yet"))
+        last_turn_in(&sync::lock(&self.store), session)
     }
 
     async fn retell(
@@ -114,10 +113,7 @@ impl App {
         let _held = self.turn_locks.hold(session).await;
         let (last, place, recent, state) = {
             let store = sync::lock(&self.store);
-            let mut turns = store.turns(session)?;
-            let last = turns.pop().ok_or_else(|| {
-                AppError::new(ErrorCode::SessionNotFound, "the story has no turn yet")
-            })?;
+            let last = last_turn_in(&store, session)?;
             let place = store.place_beside_head(session)?;
             let recent = store.recent_for(&place, RECENT_TURNS)?;
             let state = store.state_for(&place)?;
@@ -190,6 +186,13 @@ impl App {
         sync::lock(&self.store).add_narration(session, last.number, &narrative)?;
         self.session_view(session)
     }
+}
+
+/// The current branch's last turn.
+fn last_turn_in(store: &Store, session: &str) -> Result<TurnRecord, AppError> {
+    store
+        .head_turn(session)?
+        .ok_or_else(|| AppError::new(ErrorCode::SessionNotFound, "the story has no turn yet"))
 }
 
 /// The plan that told `turn` (its last attempt with a plan and a result)

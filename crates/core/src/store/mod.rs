@@ -294,6 +294,13 @@ impl Store {
             .collect()
     }
 
+    /// The current branch's head turn, with its attempts and transcripts
+    /// (`None` at the story's start).
+    pub fn head_turn(&self, session: &str) -> Result<Option<TurnRecord>, StoreError> {
+        let head = head(&self.conn, session)?;
+        head.turn.map(|id| turn_record(&self.conn, id)).transpose()
+    }
+
     /// The turn saved under `key` in `session`, with its attempts and
     /// transcripts, whichever branch it is on.
     pub fn turn_by_key(&self, session: &str, key: &str) -> Result<TurnRecord, StoreError> {
