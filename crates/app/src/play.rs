@@ -38,6 +38,15 @@ pub(crate) fn story_place(place: &TurnPlace) -> StoryPlace {
     }
 }
 
+/// The player's words, trimmed; blank words are refused with `ask`.
+pub(crate) fn player_input<'a>(input: &'a str, ask: &str) -> Result<&'a str, AppError> {
+    let input = input.trim();
+    if input.is_empty() {
+        return Err(AppError::new(ErrorCode::InputEmpty, ask.to_string()));
+    }
+    Ok(input)
+}
+
 impl App {
     /// How this app runs a plan at `place`: the skills' data and settings
     /// folders, the story place scripts are told, and the loaded model lent
@@ -62,13 +71,7 @@ impl App {
         input: &str,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
-        let input = input.trim();
-        if input.is_empty() {
-            return Err(AppError::new(
-                ErrorCode::InputEmpty,
-                "say what your character does",
-            ));
-        }
+        let input = player_input(input, "say what your character does")?;
         let session = self.current_session_id()?;
         self.play_placed(&session, input, Placing::Next, events)
             .await

@@ -14,7 +14,7 @@ use narratoria_core::turn::TurnEvent;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::play::{Placing, RECENT_TURNS};
+use crate::play::{player_input, Placing, RECENT_TURNS};
 use crate::{App, AppError, SessionView, TurnView};
 
 /// What the narration step is asked for.
@@ -70,13 +70,7 @@ impl App {
         input: &str,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
-        let input = input.trim();
-        if input.is_empty() {
-            return Err(AppError::new(
-                ErrorCode::InputEmpty,
-                "say what your character does instead",
-            ));
-        }
+        let input = player_input(input, "say what your character does instead")?;
         let turns = sync::lock(&self.store)
             .head_turn(session)?
             .map_or(0, |last| last.number);
