@@ -16,11 +16,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
 
-fn r(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A dice roller and a storyteller that each append their pid to `pids`
 /// first; the storyteller then takes 0–150 ms before it narrates, so kills
@@ -237,19 +233,7 @@ fn hosts_killed_at_random_moments_lose_no_reported_turn() {
     let lost: Vec<&String> = reported.difference(&saved).collect();
     assert!(lost.is_empty(), "reported but not saved: {lost:?}");
     // And the database still takes a whole turn.
-    let env = [NO_MODEL, ("NARRATORIA_HOME", r(dir.path()))];
-    let next = narratoria(
-        [
-            "turn",
-            "I look around",
-            "--skills",
-            r(&root),
-            "--session",
-            r(&db),
-            "--json",
-        ],
-        &env,
-    );
+    let next = turn(&root, &db, dir.path(), "I look around");
     assert_eq!(next.code, 0, "{}", next.stderr);
     assert!(saved_inputs(&db, dir.path()).contains("I look around"));
 }

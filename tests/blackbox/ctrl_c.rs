@@ -11,11 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
 
-fn r(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A dice roller that rolls 17, and a storyteller that sleeps a minute the
 /// first time it is asked (leaving `started` behind) and narrates at once

@@ -4,12 +4,10 @@
 
 use crate::support::*;
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
 
 /// A storyteller that patches state and narrates; a dice roller that rolls or fails.
 fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
@@ -43,29 +41,8 @@ fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
     skill(root, "storyteller", &[("narrate.py", &story)]);
 }
 
-fn r(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
-fn env(home: &Path) -> Vec<(&str, &str)> {
-    vec![NO_MODEL, ("NARRATORIA_HOME", r(home))]
-}
 
-/// Runs `narratoria args` without a model, `home` as NARRATORIA_HOME and
-/// `input` on stdin, to the end.
-fn with_stdin(args: &[&str], home: &Path, input: &[u8]) -> std::process::Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .env(NO_MODEL.0, NO_MODEL.1)
-        .env("NARRATORIA_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// Without a model the narrator says so and still prints a valid plan.
 #[test]
@@ -197,18 +174,7 @@ fn turn_replans_without_the_failing_skill_and_persists() {
     let root = dir.path().join("skills");
     game_skills(&root, true, 0.0);
     let db = dir.path().join("game.db");
-    let run = narratoria(
-        [
-            "turn",
-            "I attack the goblin",
-            "--skills",
-            r(&root),
-            "--session",
-            r(&db),
-            "--json",
-        ],
-        &env(dir.path()),
-    );
+    let run = turn(&root, &db, dir.path(), "I attack the goblin");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let result = run.json();
     assert_eq!(result["success"], true, "{}", pretty(&result));
@@ -250,18 +216,7 @@ fn rewind_restores_the_state_of_an_earlier_turn() {
     game_skills(&root, false, 0.0);
     let db = dir.path().join("game.db");
     for input in ["I attack the goblin", "I look around", "I open the chest"] {
-        let run = narratoria(
-            [
-                "turn",
-                input,
-                "--skills",
-                r(&root),
-                "--session",
-                r(&db),
-                "--json",
-            ],
-            &env(dir.path()),
-        );
+        let run = turn(&root, &db, dir.path(), input);
         assert_eq!(run.code, 0, "{}", run.stderr);
     }
     let id = sessions(&db, dir.path())[0]["id"]
@@ -274,18 +229,7 @@ fn rewind_restores_the_state_of_an_earlier_turn() {
     );
     assert_eq!(back.code, 0, "{}", back.stderr);
     assert_eq!(back.json()["state"], json!({"turns": 1}));
-    let next = narratoria(
-        [
-            "turn",
-            "I wait",
-            "--skills",
-            r(&root),
-            "--session",
-            r(&db),
-            "--json",
-        ],
-        &env(dir.path()),
-    );
+    let next = turn(&root, &db, dir.path(), "I wait");
     assert_eq!(
         next.json()["finalState"]["turns"],
         2,
@@ -350,18 +294,7 @@ fn a_turn_killed_mid_way_is_absent() {
         .sum();
     assert_eq!(turns, 0, "{}", pretty(&list));
     // And the next turn commits whole.
-    let ok = narratoria(
-        [
-            "turn",
-            "I look around",
-            "--skills",
-            r(&root),
-            "--session",
-            r(&db),
-            "--json",
-        ],
-        &env(dir.path()),
-    );
+    let ok = turn(&root, &db, dir.path(), "I look around");
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     let list = sessions(&db, dir.path());
     assert_eq!(list[0]["turns"], 1);

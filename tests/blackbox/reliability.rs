@@ -9,15 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
 
-fn r(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
-fn env(home: &Path) -> Vec<(&str, &str)> {
-    vec![NO_MODEL, ("NARRATORIA_HOME", r(home))]
-}
 
 /// A storyteller that sleeps `sleep` seconds, then patches the turn count
 /// and narrates; `extra` is Python run just before its `done`.
@@ -45,20 +38,6 @@ fn dice(root: &Path) {
     skill(root, "dice-roller", &[("roll-dice.sh", &roll)]);
 }
 
-fn turn(root: &Path, db: &Path, home: &Path, input: &str) -> Run {
-    narratoria(
-        [
-            "turn",
-            input,
-            "--skills",
-            r(root),
-            "--session",
-            r(db),
-            "--json",
-        ],
-        &env(home),
-    )
-}
 
 /// The JSON export of the only session in `db`.
 fn export_only_session(db: &Path, home: &Path) -> Run {

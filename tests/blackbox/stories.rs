@@ -4,15 +4,9 @@
 
 use crate::support::*;
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
 
-fn r(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A storyteller that tells how many turns the branch has, from `story.path`.
 fn teller(root: &Path) {
@@ -26,17 +20,11 @@ fn teller(root: &Path) {
 }
 
 fn play_lines(home: &Path, db: &Path, root: &Path, input: &[u8]) -> Vec<Value> {
-    let mut child = Command::new(bin())
-        .args(["play", "--jsonl", "--session", r(db), "--skills", r(root)])
-        .env(NO_MODEL.0, NO_MODEL.1)
-        .env("NARRATORIA_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        &["play", "--jsonl", "--session", r(db), "--skills", r(root)],
+        home,
+        input,
+    );
     assert!(
         out.status.success(),
         "{}",

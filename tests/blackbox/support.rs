@@ -15,6 +15,53 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+/// A model path that does not exist: the binary plans with its rule-based
+/// planner.
+pub const NO_MODEL: (&str, &str) = ("NARRATORIA_MODEL", "/nonexistent/model.gguf");
+
+/// `p` as the argument it is.
+pub fn r(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The environment of a run without a model, with `home` as NARRATORIA_HOME.
+pub fn env(home: &Path) -> Vec<(&str, &str)> {
+    vec![NO_MODEL, ("NARRATORIA_HOME", r(home))]
+}
+
+/// `narratoria turn INPUT --skills ROOT --session DB --json` without a model.
+pub fn turn(root: &Path, db: &Path, home: &Path, input: &str) -> Run {
+    narratoria(
+        [
+            "turn",
+            input,
+            "--skills",
+            r(root),
+            "--session",
+            r(db),
+            "--json",
+        ],
+        &env(home),
+    )
+}
+
+/// Runs `narratoria args` without a model, `home` as NARRATORIA_HOME and
+/// `input` on stdin, to the end.
+pub fn with_stdin(args: &[&str], home: &Path, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .args(args)
+        .env(NO_MODEL.0, NO_MODEL.1)
+        .env("NARRATORIA_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// A run of the binary that takes longer than this is killed and fails the
 /// test, so a hang fails instead of blocking CI.
 pub const WALL_CLOCK_LIMIT: Duration = Duration::from_secs(60);
