@@ -5,9 +5,21 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { openApp } from "./harness.mjs";
 
 /** The files the specs import (tests/e2e/fixtures). */
 export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+
+/**
+ * The app opened without a model, ready to play: the rule-based planner
+ * answers at once, the same way each time.
+ */
+export async function openWithoutModel() {
+  const app = await openApp({ env: { NARRATORIA_MODEL: "" } });
+  const w = windowOf(app.browser);
+  await (await w.$("play-input")).waitForExist({ timeout: 20_000 });
+  return { app, b: app.browser, w };
+}
 
 /** Helpers bound to one WebdriverIO browser. */
 export function windowOf(b) {

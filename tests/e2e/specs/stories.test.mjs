@@ -7,8 +7,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openApp, shot, skillsSource } from "../harness.mjs";
-import { fixtures, windowOf } from "../window.mjs";
+import { shot, skillsSource } from "../harness.mjs";
+import { fixtures, openWithoutModel } from "../window.mjs";
 
 const reputationBuilt = existsSync(path.join(skillsSource, "reputation/scripts/update-reputation"));
 /** The Ashford scenario's factions (scenarios/ashford.json). */
@@ -20,10 +20,7 @@ describe("Stories", { timeout: 240_000 }, () => {
   let w;
 
   before(async () => {
-    app = await openApp({ env: { NARRATORIA_MODEL: "" } });
-    b = app.browser;
-    w = windowOf(b);
-    await (await w.$("play-input")).waitForExist({ timeout: 20_000 });
+    ({ app, b, w } = await openWithoutModel());
   });
   after(async () => {
     await app?.close();

@@ -6,8 +6,13 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { openApp, shot } from "../harness.mjs";
-import { numberingStoryteller, replaceScript, slowStoryteller, windowOf } from "../window.mjs";
+import { shot } from "../harness.mjs";
+import {
+  numberingStoryteller,
+  openWithoutModel,
+  replaceScript,
+  slowStoryteller,
+} from "../window.mjs";
 
 describe("The story's controls", { timeout: 240_000 }, () => {
   let app;
@@ -15,11 +20,7 @@ describe("The story's controls", { timeout: 240_000 }, () => {
   let w;
 
   before(async () => {
-    // No model: the rule-based planner answers at once, the same way each time.
-    app = await openApp({ env: { NARRATORIA_MODEL: "" } });
-    b = app.browser;
-    w = windowOf(b);
-    await (await w.$("play-input")).waitForExist({ timeout: 20_000 });
+    ({ app, b, w } = await openWithoutModel());
   });
   after(async () => {
     await app?.close();
