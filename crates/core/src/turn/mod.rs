@@ -190,21 +190,6 @@ pub async fn play_turn(
                     plan: plan_json.clone(),
                 });
                 let result = turn.execute(&plan, attempt).await;
-                if opts.exec.stop.is_stopped() {
-                    // Ended by the player, not failed: no skill's health changes.
-                    log.attempts.push(AttemptRecord {
-                        attempt,
-                        plan: Some(plan_json),
-                        result: Some(result.clone()),
-                        error: None,
-                        transcript: Some(transcript),
-                    });
-                    return turn.stopped(Some(result), log);
-                }
-                for change in skills.record(&result) {
-                    turn.send(TurnEvent::HealthChanged(change.clone()));
-                    log.health_changes.push(change);
-                }
                 log.attempts.push(AttemptRecord {
                     attempt,
                     plan: Some(plan_json),
@@ -212,6 +197,14 @@ pub async fn play_turn(
                     error: None,
                     transcript: Some(transcript),
                 });
+                if opts.exec.stop.is_stopped() {
+                    // Ended by the player, not failed: no skill's health changes.
+                    return turn.stopped(Some(result), log);
+                }
+                for change in skills.record(&result) {
+                    turn.send(TurnEvent::HealthChanged(change.clone()));
+                    log.health_changes.push(change);
+                }
                 if let Some(failure) = replan.executed(&result, &skills.permanently_failed()) {
                     turn.send(failure.into());
                 }
