@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { openApp, shot } from "./harness.mjs";
+import { typeInto } from "./window.mjs";
 
 const application = process.argv[2] || "/usr/bin/narratoria-desktop";
 const MAX_DICE = "42";
@@ -95,16 +96,7 @@ try {
     await tab(b, "settings");
     const field = await maxDiceField(b);
     await field.waitForExist({ timeout: 10_000 });
-    await field.click();
-    await b.execute(
-      (el, value) => {
-        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
-        set.call(el, value);
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-      },
-      field,
-      MAX_DICE,
-    );
+    await typeInto(b, field, MAX_DICE);
     const form = await b.$('[data-testid="settings-form"][data-skill="dice-roller"]');
     await (await form.$('button[type="submit"]')).click();
     let saved = false;

@@ -21,6 +21,23 @@ export async function openWithoutModel() {
   return { app, b: app.browser, w };
 }
 
+/**
+ * Sets an input's value as typing would, with the input event React listens
+ * to (WebKitWebDriver's key actions do not reach number inputs).
+ */
+export async function typeInto(b, field, text) {
+  await field.click();
+  await b.execute(
+    (el, value) => {
+      const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+      set.call(el, value);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    },
+    field,
+    text,
+  );
+}
+
 /** Helpers bound to one WebdriverIO browser. */
 export function windowOf(b) {
   const $ = (testId) => b.$(`[data-testid="${testId}"]`);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { model, openApp, shot, skillsSource } from "../harness.mjs";
+import { typeInto } from "../window.mjs";
 
 const diceBuilt = existsSync(path.join(skillsSource, "dice-roller/scripts/roll-dice"));
 
@@ -15,21 +16,9 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
   const tab = async (name) => {
     await (await b.$(`#tab-${name}`)).click();
   };
-  /**
-   * Sets a field's value as typing would, with the input event React listens
-   * to (WebKitWebDriver's key actions do not reach number inputs).
-   */
+  /** Sets a field's value as typing would, and checks it took. */
   const retype = async (field, text) => {
-    await field.click();
-    await b.execute(
-      (el, value) => {
-        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
-        set.call(el, value);
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-      },
-      field,
-      text,
-    );
+    await typeInto(b, field, text);
     assert.equal(await field.getValue(), text);
   };
   const countTurns = async () => (await b.$$('[data-testid="story"] [data-testid="turn"]')).length;
