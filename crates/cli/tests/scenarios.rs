@@ -42,6 +42,14 @@ impl Home {
         self.dir.path().join("sessions.db")
     }
 
+    /// A new empty story in this home's database; its id.
+    fn new_story(&self) -> String {
+        self.ok(&["sessions", "new", "--session", &path(&self.db())])
+            .stdout
+            .trim()
+            .to_string()
+    }
+
     fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
@@ -208,11 +216,7 @@ fn a_story_starts_from_a_scenario_with_its_factions_and_opening() {
 fn a_png_card_joins_a_story_and_json_prints_the_card() {
     let home = Home::new();
     let db = path(&home.db());
-    let id = home
-        .ok(&["sessions", "new", "--session", &db])
-        .stdout
-        .trim()
-        .to_string();
+    let id = home.new_story();
     let png = home.file("tom.png", &png_with(&[("chara", b64(&card_v2()))]));
     let card = home
         .ok(&[
@@ -340,11 +344,7 @@ fn broken_cards_are_refused_with_the_problem_named() {
 fn lorebooks_join_a_story_or_a_scenario_and_broken_ones_are_refused() {
     let home = Home::new();
     let db = path(&home.db());
-    let id = home
-        .ok(&["sessions", "new", "--session", &db])
-        .stdout
-        .trim()
-        .to_string();
+    let id = home.new_story();
     let book = home.file(
         "world.json",
         json!({"entries": {
