@@ -54,16 +54,14 @@ pub struct Prompt {
 /// The words an answer opens with. With a check, the player's action and
 /// the first check's outcome as the start of a sentence the model finishes
 /// ("You try to pick the lock, but" for a failure, "You pick the lock, and"
-/// for a success); with no check, "You" (second person from the first
-/// word: a small model otherwise drifts to "I").
+/// for a success); with no check, the action as done ("You look around the
+/// hall, and"), or "You" when it was a question or a quote (second person
+/// from the first word: a small model otherwise drifts to "I").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
     let verdict = deps.values().flat_map(facts_of).find_map(|f| match f {
         Fact::Check { verdict, .. } => Some(verdict),
         _ => None,
     });
-    let Some(verdict) = verdict else {
-        return "You".into();
-    };
     // The action as a verb phrase ("pick the lock"), unless it was a question,
     // a quote or nothing: then the outcome is told without it.
     let told = deed(action);
@@ -71,6 +69,9 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
         .strip_prefix("You ")
         .and_then(|d| d.strip_suffix('.'))
         .filter(|d| !d.starts_with("ask:") && !d.starts_with("say ") && *d != "pause");
+    let Some(verdict) = verdict else {
+        return act.map_or_else(|| "You".into(), |a| format!("You {a}, and"));
+    };
     let tried = |a: &str| format!("You try to {}, but", a.strip_prefix("try to ").unwrap_or(a));
     match (act, verdict) {
         (Some(a), Verdict::CriticalSuccess) => {
@@ -246,13 +247,19 @@ mod tests {
             "You try to climb the wall, but"
         );
         assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
-        // A roll with no difficulty, a standing or nothing at all decide no outcome.
+        // A roll with no difficulty, a standing or nothing at all decide no
+        // outcome: the action is simply done; a question or a quote is left
+        // for the model to tell.
         for deps in [
             json!({"roll": {"formula": "1d6", "rolls": [4], "total": 4}}),
             json!({"standing": {"factionId": "guard", "score": 5, "standing": "neutral"}}),
             json!({}),
         ] {
-            assert_eq!(opening(deps.as_object().unwrap(), action), "You");
+            let deps = deps.as_object().unwrap();
+            assert_eq!(opening(deps, action), "You pick the lock on your cell door, and");
+            assert_eq!(opening(deps, "Where am I?"), "You");
+            assert_eq!(opening(deps, "\"Hello there.\""), "You");
+            assert_eq!(opening(deps, "  "), "You");
         }
     }
 
