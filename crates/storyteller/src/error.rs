@@ -77,6 +77,8 @@ pub enum BadAnswer {
     Malformed(String),
     #[error("the answer held no text")]
     Empty,
+    #[error("the answer said nothing past its opening")]
+    Bare,
 }
 
 fn retry_hint(after: &Option<String>) -> String {

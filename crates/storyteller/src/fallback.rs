@@ -126,15 +126,34 @@ pub fn run(
         if step == Step::Template {
             break;
         }
-        let mut stream = SentenceStream::new();
-        let result = {
-            let mut on_piece = |piece: &str| {
-                let shown = stream.push(piece);
-                if !shown.is_empty() {
-                    sink.delta(&shown);
-                }
+        // A model that stopped at once, with nothing shown, gets one more try.
+        let mut tries = 0;
+        let (mut stream, result) = loop {
+            tries += 1;
+            let mut stream = SentenceStream::new();
+            let mut written = String::new();
+            let result = {
+                let mut on_piece = |piece: &str| {
+                    written.push_str(piece);
+                    let shown = stream.push(piece);
+                    if !shown.is_empty() {
+                        sink.delta(&shown);
+                    }
+                };
+                attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
             };
-            attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
+            let result =
+                result.and_then(|()| says_something(&written, &job.prompt.opening, step));
+            let bare = matches!(
+                result,
+                Err(ProviderError::BadAnswer {
+                    reason: BadAnswer::Bare,
+                    ..
+                })
+            );
+            if !(bare && stream.is_empty() && tries < TRIES_WHEN_BARE) {
+                break (stream, result);
+            }
         };
         if result.is_ok() {
             let last = stream.finish();
@@ -182,6 +201,33 @@ pub fn run(
         provider: Step::Template.name(),
     }
 }
+
+/// Whether an answer says something past the rules' opening: a model that
+/// stops at once ("You." or "You manage it: yes.") has told nothing.
+fn says_something(written: &str, opening: &str, step: Step) -> Result<(), ProviderError> {
+    let own = written.trim_start().strip_prefix(opening).unwrap_or(written);
+    let words = own
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count();
+    if words >= MIN_OWN_WORDS {
+        return Ok(());
+    }
+    Err(ProviderError::BadAnswer {
+        provider: step.name(),
+        reason: if written.trim().is_empty() {
+            BadAnswer::Empty
+        } else {
+            BadAnswer::Bare
+        },
+    })
+}
+
+/// The fewest words a model's answer must add to the opening.
+const MIN_OWN_WORDS: usize = 2;
+
+/// How often one provider is asked when its answers stop at the opening.
+const TRIES_WHEN_BARE: u32 = 2;
 
 fn code_name(e: &SkillError) -> String {
     serde_json::to_value(e.code)
@@ -345,5 +391,74 @@ mod tests {
         assert!(e[3].contains("falling back to the plain template"), "{e:?}");
         assert_eq!(e[4], "delta:You wait. Nothing stirs.");
         assert_eq!(e.len(), 5);
+    }
+
+    /// A host whose model answers with each of `words` in turn (the last
+    /// one again when they run out), counting the requests.
+    struct Answers {
+        model: narratoria_protocol::HostModel,
+        words: Vec<&'static str>,
+        asked: usize,
+    }
+
+    impl Host for Answers {
+        fn model(&self) -> &narratoria_protocol::HostModel {
+            &self.model
+        }
+        fn ask(
+            &mut self,
+            _: &narratoria_protocol::GenerateRequest,
+            on_delta: &mut dyn FnMut(&str),
+        ) -> Result<String, narratoria_skills_builtin::host::AskError> {
+            let words = self.words[self.asked.min(self.words.len() - 1)];
+            self.asked += 1;
+            on_delta(words);
+            Ok(words.to_string())
+        }
+    }
+
+    #[test]
+    fn an_answer_that_stops_at_its_opening_is_told_by_the_template() {
+        let prompt = Prompt {
+            system: "s".into(),
+            user: "u".into(),
+            opening: "You look around the hall, and".into(),
+        };
+        let config = StoryConfig::default();
+        let told = |words: Vec<&'static str>| {
+            let mut host = Answers {
+                model: narratoria_protocol::HostModel {
+                    model: "m.gguf".into(),
+                    context_tokens: 2048,
+                    max_tokens: 100,
+                },
+                words,
+                asked: 0,
+            };
+            let mut rec = Recorder::default();
+            let answer = run(&config, &job(&prompt), &mut rec, Some(&mut host));
+            (answer, rec.events, host.asked)
+        };
+        for bare in ["", ".", " nothing."] {
+            let (answer, events, asked) = told(vec![bare]);
+            assert_eq!(asked, 2, "a bare answer is asked again once");
+            assert_eq!(answer.provider, "template", "{bare:?}: {events:?}");
+            assert_eq!(answer.narrative, "You wait. Nothing stirs.");
+            assert!(
+                events.iter().any(|e| e.contains("gave no narrative")),
+                "{events:?}"
+            );
+            assert!(
+                !events.iter().any(|e| e.starts_with("delta:You look")),
+                "nothing of the bare answer is shown: {events:?}"
+            );
+        }
+        let (answer, _, asked) = told(vec![" see a cold hearth."]);
+        assert_eq!(answer.narrative, "You look around the hall, and see a cold hearth.");
+        assert_eq!((answer.provider, asked), (host::NAME, 1));
+        let (answer, events, asked) = told(vec![".", " see a cold hearth."]);
+        assert_eq!(answer.narrative, "You look around the hall, and see a cold hearth.");
+        assert_eq!((answer.provider, asked), (host::NAME, 2));
+        assert!(!events.iter().any(|e| e == "reset"), "{events:?}");
     }
 }
