@@ -45,6 +45,9 @@ pub struct TextRequest {
     pub decode_threads: i32,
     /// Generation stops with [`NarratorError::Deadline`] once this passes.
     pub deadline: Option<Instant>,
+    /// The answer ends at its first line break, which is not passed on (past
+    /// one, a small model starts a new speaker or a list).
+    pub one_paragraph: bool,
 }
 
 impl Default for TextRequest {
@@ -58,6 +61,7 @@ impl Default for TextRequest {
             repeat_penalty: 1.15,
             max_tokens: 200,
             min_tokens: 4,
+            one_paragraph: false,
             seed: 0x5eed,
             threads: crate::backend::default_threads(),
             decode_threads: crate::backend::default_decode_threads(),
@@ -73,6 +77,8 @@ pub enum StopReason {
     EndOfGeneration,
     /// `max_tokens` were written.
     MaxTokens,
+    /// The first line break, with [`TextRequest::one_paragraph`].
+    LineEnd,
 }
 
 /// What one generation produced.
@@ -199,10 +205,16 @@ pub fn generate_text(
         out.completion_tokens += 1;
 
         pending.extend(vocab.token_to_piece(token, false, None));
-        let piece = take_utf8(&mut pending);
+        let decoded = take_utf8(&mut pending);
+        let line_end = decoded.find('\n').filter(|_| request.one_paragraph);
+        let piece = line_end.map_or(decoded.as_str(), |at| &decoded[..at]);
         if !piece.is_empty() {
-            out.text.push_str(&piece);
-            on_piece(&piece);
+            out.text.push_str(piece);
+            on_piece(piece);
+        }
+        if line_end.is_some() {
+            out.stop = StopReason::LineEnd;
+            break;
         }
         if out.completion_tokens >= max_tokens {
             break;

@@ -298,6 +298,7 @@ fn local_default_model_writes_prose_within_max_tokens() {
         (1..=32).contains(&words),
         "{words} words is more than 32 tokens can write: {narrative}"
     );
+    assert!(!narrative.contains('\n'), "one paragraph: {narrative:?}");
     assert!(
         run.deltas("narrate")
             .iter()

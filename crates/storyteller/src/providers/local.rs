@@ -32,6 +32,8 @@ pub fn generate(
         min_tokens: 8,
         seed: seed(),
         deadline: Some(deadline),
+        // One paragraph, as from the host's model.
+        one_paragraph: true,
         ..TextRequest::default()
     };
     Ok(generate_text(model_path, &request, on_piece)?)
