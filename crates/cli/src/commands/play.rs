@@ -121,6 +121,9 @@ fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
             }
             if stopped || streamed.trim() != view.turn.narrative.trim() {
                 say(&format!("\n{}", view.turn.narrative));
+            } else {
+                // The streamed prose ends its own line.
+                println!();
             }
         }
         Ran {

@@ -1,6 +1,6 @@
 //! The player's lines at `narratoria play`: at a terminal, a line editor
 //! (rustyline: arrows, Ctrl-R, history kept between stories in the user's
-//! data folder); from a pipe, plain lines.
+//! data folder); from a pipe, plain lines, echoed after a "> " as typed.
 
 use std::io::{BufRead, IsTerminal, StdinLock};
 use std::path::PathBuf;
@@ -57,7 +57,18 @@ impl Prompt {
     /// an empty line it does nothing else.
     pub fn next_line(&mut self) -> Option<String> {
         match self {
-            Prompt::Lines(lines) => lines.next()?.ok().map(|l| l.trim().to_string()),
+            Prompt::Lines(lines) => {
+                // Echoed, so what is printed reads as the story at a terminal.
+                let Some(Ok(line)) = lines.next() else {
+                    println!();
+                    return None;
+                };
+                let line = line.trim().to_string();
+                if !line.is_empty() {
+                    println!("\n> {line}");
+                }
+                Some(line)
+            }
             Prompt::Terminal { editor, history } => loop {
                 println!();
                 match editor.readline("> ") {
