@@ -72,12 +72,13 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
     let Some(verdict) = verdict else {
         return act.map_or_else(|| "You".into(), |a| format!("You {a}, and"));
     };
-    let tried = |a: &str| format!("You try to {}, but", a.strip_prefix("try to ").unwrap_or(a));
+    let bare = |a: &'_ str| a.strip_prefix("try to ").unwrap_or(a).to_string();
+    let tried = |a: &str| format!("You try to {}, but", bare(a));
     match (act, verdict) {
         (Some(a), Verdict::CriticalSuccess) => {
-            format!("You {a}, and it goes better than you could have hoped:")
+            format!("You {}, and it goes better than you could have hoped:", bare(a))
         }
-        (Some(a), Verdict::Success) => format!("You {a}, and"),
+        (Some(a), Verdict::Success) => format!("You {}, and", bare(a)),
         (Some(a), Verdict::Failure) => tried(a),
         (Some(a), Verdict::CriticalFailure) => format!("{} it goes badly wrong:", tried(a)),
         (None, Verdict::CriticalSuccess) => "It goes better than you could have hoped:".into(),
@@ -247,6 +248,11 @@ mod tests {
             "You try to climb the wall, but"
         );
         assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
+        // An action tried and managed is told as done.
+        assert_eq!(
+            opening(check("success").as_object().unwrap(), "I try to climb the wall"),
+            "You climb the wall, and"
+        );
         // A roll with no difficulty, a standing or nothing at all decide no
         // outcome: the action is simply done; a question or a quote is left
         // for the model to tell.
