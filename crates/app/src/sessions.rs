@@ -49,7 +49,7 @@ impl App {
 
     /// The current session's id, continuing the latest one (or starting
     /// one) when none is open, without reading its turns.
-    pub(crate) fn current_session_id(&self) -> Result<String, AppError> {
+    pub fn current_session_id(&self) -> Result<String, AppError> {
         let current = sync::lock(&self.session).clone();
         match current {
             Some(id) => Ok(id),

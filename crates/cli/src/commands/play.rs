@@ -95,8 +95,8 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
 /// Plays one turn, showing its live events and then its narrative; Ctrl-C
 /// meanwhile stops it (see [`interrupt`]).
 fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
-    let session = match app.current_session() {
-        Ok(view) => view.session.id,
+    let session = match app.current_session_id() {
+        Ok(id) => id,
         Err(e) => return say(&format!("  {e}")),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<TurnEvent>();
@@ -257,7 +257,7 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
         "export" => {
             let mut words = arg.split_whitespace();
             let format = words.next().unwrap_or("md");
-            let id = app.current_session().map_err(e)?.session.id;
+            let id = app.current_session_id().map_err(e)?;
             let text = app.export(&id, format).map_err(e)?;
             match words.next() {
                 Some(file) => {

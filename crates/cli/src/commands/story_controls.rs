@@ -44,7 +44,7 @@ pub fn run(cmd: &str, app: &App, rt: &Runtime) -> Option<Result<(), String>> {
 }
 
 fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppError> {
-    let session = app.current_session()?.session.id;
+    let session = app.current_session_id()?;
     match name {
         "regen" if arg == "all" => {
             let view = live(rt, app, &session, |tx| {
