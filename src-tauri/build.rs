@@ -18,6 +18,7 @@ const COMMANDS: &[&str] = &[
     "session_export",
     "choose_export_file",
     "choose_model_file",
+    "choose_import_file",
     "play",
     "turn_stop",
     "narration_regenerate",

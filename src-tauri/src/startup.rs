@@ -61,6 +61,7 @@ pub fn run() {
             sessions::commands::session_export,
             files::commands::choose_export_file,
             files::commands::choose_model_file,
+            files::commands::choose_import_file,
             play::commands::play,
             controls::commands::turn_stop,
             controls::commands::narration_regenerate,

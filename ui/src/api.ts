@@ -177,6 +177,8 @@ export const api = {
     call<string | null>("choose_export_file", { format, name }),
   /** The shell's own open dialog; only a file chosen there (or in the app's folders) can be loaded. */
   chooseModelFile: () => call<string | null>("choose_model_file"),
+  /** The shell's own open dialog for a card or a lorebook to import. */
+  chooseImportFile: (kind: "card" | "lore") => call<string | null>("choose_import_file", { kind }),
   folders: () =>
     call<{ skillRoots: string[]; sessionDb: string; skillsState: string }>("app_folders"),
   /** Plays a turn; `onEvent` sees every live event before the promise resolves. */

@@ -1,6 +1,7 @@
-//! File dialogs the shell opens itself: the files `session_export` and
-//! `model_load` accept from the page are the ones the player chose here (or
-//! files under the app's own folders), never any path the page makes up.
+//! File dialogs the shell opens itself: the files `session_export`,
+//! `model_load`, `card_import` and `lore_import` accept from the page are the
+//! ones the player chose here (or files under the app's own folders), never
+//! any path the page makes up.
 
 use std::path::PathBuf;
 
@@ -36,6 +37,27 @@ pub async fn choose_model_file(
         .dialog()
         .file()
         .add_filter("GGUF model", &["gguf"])
+        .blocking_pick_file();
+    Ok(remember(&chosen, picked))
+}
+
+/// Asks for a file to import: a character card (`kind` "card": PNG or
+/// JSON) or a lorebook (any other kind: JSON); `None` when cancelled.
+#[tauri::command]
+pub async fn choose_import_file(
+    handle: AppHandle,
+    chosen: State<'_, ChosenPaths>,
+    kind: String,
+) -> Result<Option<PathBuf>, String> {
+    let (label, extensions): (&str, &[&str]) = if kind == "card" {
+        ("Character card", &["png", "json"])
+    } else {
+        ("Lorebook (world info)", &["json"])
+    };
+    let picked = handle
+        .dialog()
+        .file()
+        .add_filter(label, extensions)
         .blocking_pick_file();
     Ok(remember(&chosen, picked))
 }

@@ -3,7 +3,6 @@
 // story being played (docs/scenarios.md).
 
 import { useEffect, useRef, useState } from "react";
-import { open } from "@tauri-apps/plugin-dialog";
 import { api, asAppError, type AppError, type SessionView } from "../api";
 import { stories, type CardRole, type ScenarioSummary } from "../stories";
 
@@ -14,14 +13,6 @@ interface Props {
   /** A story was started or changed; show it. */
   onStory: (v: SessionView) => void;
   onError: (e: AppError) => void;
-}
-
-const CARD_FILTER = [{ name: "Character card", extensions: ["png", "json"] }];
-const LORE_FILTER = [{ name: "Lorebook (world info)", extensions: ["json"] }];
-
-async function pick(filters: { name: string; extensions: string[] }[]): Promise<string | null> {
-  const path = await open({ multiple: false, directory: false, filters });
-  return typeof path === "string" ? path : null;
 }
 
 export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
@@ -74,7 +65,8 @@ export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
 
   const importCard = (into: string | null) =>
     run(async () => {
-      const path = await pick(CARD_FILTER);
+      // The shell's own dialog: only a file chosen there can be imported.
+      const path = await api.chooseImportFile("card");
       if (!path) return;
       const done = await stories.importCard(path, role, into);
       onStory(done.session);
@@ -84,7 +76,7 @@ export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
   const importLore = () =>
     run(async () => {
       if (!current) return;
-      const path = await pick(LORE_FILTER);
+      const path = await api.chooseImportFile("lore");
       if (!path) return;
       const done = await stories.importLore(path, { session: current.session.id });
       const skipped = done.skipped.length ? ` (${done.skipped.length} left out)` : "";
