@@ -105,11 +105,11 @@ pub fn style_guide(style: Style) -> &'static str {
 pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     let words = (max_tokens as usize * 3 / 4).clamp(20, 700);
     let mut system = String::from(
-        "You are the narrator of an interactive story. The player has just acted; write what happens next.\n\
+        "You are the narrator of an interactive story told to \"you\", its hero, who has just acted (\"Action\"); write what happens next.\n\
          - Write in the second person (\"you\"), present tense.\n\
          - Tell exactly what the rules decided under \"What happened\": a failure stays a failure, a success a success. Never mention dice, numbers or game mechanics.\n\
-         - Say something new: do not repeat the player's words or earlier narration.\n\
-         - Never decide what the player does next. Write only the narrative: no title, no lists, no questions to the player.\n",
+         - Say something new: do not repeat the action's words or earlier narration.\n\
+         - Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
     );
     if let Some(sc) = facts.scenario.map(str::trim).filter(|s| !s.is_empty()) {
         system.push_str(&format!("The story: {}\n", one_line(sc, SCENARIO_CHARS)));
@@ -124,7 +124,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     if !history.is_empty() {
         user.push_str(&format!("Story so far:\n{history}\n"));
     }
-    user.push_str(&format!("The player: {}\n", one_line(facts.action, 2000)));
+    user.push_str(&format!("Action: {}\n", one_line(facts.action, 2000)));
     let decided = decided(facts.deps);
     if !decided.is_empty() {
         user.push_str("What happened:\n");
@@ -153,7 +153,7 @@ fn history(recent: &[RecentTurn]) -> String {
     let mut used = 0;
     for turn in recent.iter().rev() {
         let entry = format!(
-            "Player: {}\nNarrator: {}",
+            "Action: {}\nNarrator: {}",
             one_line(&turn.player, 300),
             one_line(&turn.narrator, 600)
         );
@@ -297,12 +297,12 @@ mod tests {
         assert!(p.system.contains("A border town at war."), "{}", p.system);
         assert!(
             p.user.starts_with(
-                "Story so far:\nPlayer: I walk to the gate\nNarrator: You reach the gate at dusk."
+                "Story so far:\nAction: I walk to the gate\nNarrator: You reach the gate at dusk."
             ),
             "{}",
             p.user
         );
-        assert!(p.user.contains("The player: I sneak past the guard"));
+        assert!(p.user.contains("Action: I sneak past the guard"));
         assert!(
             p.user.contains("Sneak past the guard: it fails."),
             "{}",

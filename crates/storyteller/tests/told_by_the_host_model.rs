@@ -162,7 +162,9 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             "<|im_end|>",
             "Player:",
             "Narrator:",
-            "The player:",
+            "Action:",
+            "The player",
+            "the player",
         ] {
             if text.contains(marker) {
                 wrong.push(format!("carries {marker:?}"));

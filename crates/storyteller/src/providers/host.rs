@@ -19,16 +19,16 @@ pub const NAME: &str = "host";
 /// repeated.
 pub const WORKED_TURNS: [(&str, &str); 2] = [
     (
-        "The player: I search the grain sacks for the stolen ledger\n\
+        "Action: I search the grain sacks for the stolen ledger\n\
          What happened:\n- Search the sacks: it fails.\n\
          Narrate what happens next.",
         "You try to search the grain sacks for the stolen ledger, but there is \
          only barley and dust. Somewhere above, a floorboard creaks.",
     ),
     (
-        "Story so far:\nPlayer: I walk to the gate\n\
+        "Story so far:\nAction: I walk to the gate\n\
          Narrator: You reach the gate as the light fails.\n\
-         The player: I ask the guard to let me through\n\
+         Action: I ask the guard to let me through\n\
          What happened:\n- The watch think better of you (now friendly).\n\
          Narrate what happens next.",
         "You speak calmly, and the guard steps aside with a nod. \"Go on, then. \
@@ -93,7 +93,10 @@ pub fn generate(
             .clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
         // One paragraph: past a line break a small model starts a new speaker.
-        stop: vec!["\n".into(), "The player:".into(), "Player:".into()],
+        // A small model that speaks of "the player" has left the story.
+        stop: ["\n", "Action:", "Narrator:", "The player", "the player"]
+            .map(String::from)
+            .to_vec(),
         json_schema: None,
         stream: true,
     };
