@@ -120,7 +120,13 @@ try {
   try {
     await (await b.$('[data-testid="play-input"]')).waitForExist({ timeout: 30_000 });
     console.log(`installed app: second start, window ready in ${Date.now() - started} ms`);
-    const turns = await b.$$('[data-testid="story"] [data-testid="turn"]');
+    // The page asks for the current story once the window is up: wait for it.
+    let turns = [];
+    await b
+      .waitUntil(async () => (turns = await b.$$('[data-testid="story"] [data-testid="turn"]')).length >= 1, {
+        timeout: 15_000,
+      })
+      .catch(() => {});
     check("the story played before is still there", turns.length >= 1, `${turns.length} turns`);
     await tab(b, "settings");
     const field = await maxDiceField(b);
