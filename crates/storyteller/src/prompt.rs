@@ -2,7 +2,7 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{deed, facts_of, Fact, Verdict};
+use narratoria_core::narration::{act, facts_of, sentence_case, Fact};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -64,27 +64,22 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
     });
     // The action as a verb phrase ("pick the lock"), unless it was a question,
     // a quote or nothing: then the outcome is told without it.
-    let told = deed(action);
-    let act = told
-        .strip_prefix("You ")
-        .and_then(|d| d.strip_suffix('.'))
-        .filter(|d| !d.starts_with("ask:") && !d.starts_with("say ") && *d != "pause");
+    let done = act(action);
     let Some(verdict) = verdict else {
-        return act.map_or_else(|| "You".into(), |a| format!("You {a}, and"));
+        return done.map_or_else(|| "You".into(), |a| format!("You {a}, and"));
     };
-    let bare = |a: &'_ str| a.strip_prefix("try to ").unwrap_or(a).to_string();
-    let tried = |a: &str| format!("You try to {}, but", bare(a));
-    match (act, verdict) {
-        (Some(a), Verdict::CriticalSuccess) => {
-            format!("You {}, and it goes better than you could have hoped:", bare(a))
-        }
-        (Some(a), Verdict::Success) => format!("You {}, and", bare(a)),
-        (Some(a), Verdict::Failure) => tried(a),
-        (Some(a), Verdict::CriticalFailure) => format!("{} it goes badly wrong:", tried(a)),
-        (None, Verdict::CriticalSuccess) => "It goes better than you could have hoped:".into(),
-        (None, Verdict::Success) => "You manage it:".into(),
-        (None, Verdict::Failure) => "You try, but".into(),
-        (None, Verdict::CriticalFailure) => "It goes badly wrong:".into(),
+    let managed = |a: &str| a.strip_prefix("try to ").unwrap_or(a).to_string();
+    let told_with_the_act = done.is_some();
+    let opening = match (done, verdict.succeeded()) {
+        (Some(a), true) => format!("You {}, and", managed(&a)),
+        (Some(a), false) => format!("You try to {}, but", managed(&a)),
+        (None, true) => "You manage it:".into(),
+        (None, false) => "You try, but".into(),
+    };
+    match verdict.twist() {
+        Some(twist) if told_with_the_act => format!("{opening} {twist}:"),
+        Some(twist) => sentence_case(&format!("{twist}:")),
+        None => opening,
     }
 }
 

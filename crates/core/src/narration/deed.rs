@@ -12,10 +12,26 @@ pub fn deed(action: &str) -> String {
     if a.starts_with('"') || a.starts_with('“') {
         return format!("You say {a}");
     }
-    let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
     if a.ends_with('?') {
+        let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
         return format!("You ask: \"{body}?\"");
     }
+    match act(a) {
+        Some(done) => format!("You {done}."),
+        None => "You pause.".into(),
+    }
+}
+
+/// What the player's words say the character does, as a verb phrase in the
+/// second person ("I open my pack" → "open your pack"); `None` for a
+/// question, a quote or no words.
+pub fn act(action: &str) -> Option<String> {
+    let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
+    let a = a.trim();
+    if a.is_empty() || a.starts_with('"') || a.starts_with('“') || a.ends_with('?') {
+        return None;
+    }
+    let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
     let words: Vec<&str> = body.split(' ').collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
@@ -37,10 +53,7 @@ pub fn deed(action: &str) -> String {
             out.push(s);
         }
     }
-    if out.is_empty() {
-        return "You pause.".into();
-    }
-    format!("You {}.", out.join(" "))
+    (!out.is_empty()).then(|| out.join(" "))
 }
 
 fn is_acronym(w: &str) -> bool {

@@ -29,6 +29,25 @@ impl Verdict {
     pub fn succeeded(self) -> bool {
         matches!(self, Verdict::CriticalSuccess | Verdict::Success)
     }
+
+    /// How a critical result turns out, in words ("it goes badly wrong");
+    /// `None` for a plain success or failure.
+    pub fn twist(self) -> Option<&'static str> {
+        match self {
+            Verdict::CriticalSuccess => Some("it goes better than you could have hoped"),
+            Verdict::CriticalFailure => Some("it goes badly wrong"),
+            Verdict::Success | Verdict::Failure => None,
+        }
+    }
+}
+
+/// `text` with its first letter in upper case.
+pub fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// One thing the rules decided this turn.

@@ -9,7 +9,7 @@ pub mod remember;
 pub mod step;
 pub mod template;
 
-pub use deed::deed;
-pub use facts::{facts_of, Fact, Verdict};
+pub use deed::{act, deed};
+pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use step::{can_narrate, scenario_text, shape, Telling};
 pub use template::told;

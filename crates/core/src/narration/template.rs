@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::deed::deed;
-use super::facts::{facts_of, Fact, Verdict};
+use super::facts::{facts_of, sentence_case, Fact, Verdict};
 
 /// The turn in a few plain sentences. Promises: it starts with the player's
 /// deed ("You …"); a failed check is never told as a success and the other
@@ -16,15 +16,13 @@ pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> S
         let sentence = match &fact {
             Fact::Check {
                 verdict, margin, ..
-            } => match verdict {
-                Verdict::CriticalSuccess => "It goes better than you could have hoped.",
-                Verdict::Success if *margin >= 5 => "It works.",
-                Verdict::Success => "It works — just barely.",
-                Verdict::Failure if *margin >= -4 => "You come close, but it is not enough.",
-                Verdict::Failure => "It does not work.",
-                Verdict::CriticalFailure => "It goes badly wrong.",
-            }
-            .to_string(),
+            } => match (verdict.twist(), verdict) {
+                (Some(twist), _) => format!("{}.", sentence_case(twist)),
+                (None, Verdict::Success) if *margin >= 5 => "It works.".into(),
+                (None, Verdict::Success) => "It works — just barely.".into(),
+                (None, _) if *margin >= -4 => "You come close, but it is not enough.".into(),
+                (None, _) => "It does not work.".into(),
+            },
             Fact::StandingChanged { .. } | Fact::Standing { .. } => fact.in_words(),
             Fact::Recalled { memories } => match memories.first() {
                 Some(m) => format!("You remember: {m}"),
