@@ -90,6 +90,8 @@ impl App {
         placing: Placing,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
+        // Stoppable from now on, while it waits for the story too.
+        let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
         let (place, state, recent) = {
             let store = sync::lock(&self.store);
@@ -108,7 +110,6 @@ impl App {
             exec: self.exec_options(&place),
             ..TurnOptions::default()
         };
-        let stopping = self.running.begin(&session);
         opts.exec.stop = stopping.stop().clone();
         let outcome = play_turn(
             input,

@@ -104,6 +104,7 @@ impl App {
         how: Retelling,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<SessionView, AppError> {
+        let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
         let (last, place, recent, state) = {
             let store = sync::lock(&self.store);
@@ -156,7 +157,6 @@ impl App {
             .into_iter()
             .filter(|(id, _)| plan.tools.iter().any(|t| &t.tool_id == id))
             .collect();
-        let stopping = self.running.begin(session);
         opts.stop = stopping.stop().clone();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ExecEvent>();
         let forward = events.map(|sink| {

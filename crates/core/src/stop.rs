@@ -28,6 +28,11 @@ impl Stop {
         self.0.notify.notify_waiters();
     }
 
+    /// Whether `other` is this handle or a clone of it.
+    pub fn same(&self, other: &Stop) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Whether [`Stop::stop`] was called.
     pub fn is_stopped(&self) -> bool {
         self.0.stopped.load(Ordering::SeqCst)

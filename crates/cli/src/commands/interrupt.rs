@@ -5,7 +5,6 @@
 //! the prompt is the line editor's (docs/stories.md).
 
 use std::future::Future;
-use std::time::Duration;
 
 use narratoria_app::App;
 use tokio::runtime::Runtime;
@@ -46,11 +45,8 @@ pub async fn stoppable<T>(app: &App, session: &str, turn: impl Future<Output = T
             return std::future::pending::<T>().await;
         }
         stopped = true;
-        // The turn may not have begun yet (it waits for the story): keep
-        // pressing its stop button until it has one.
-        while !app.stop_turn(session) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        // A turn has its stop button from its start, while it waits for the story too.
+        app.stop_turn(session);
         println!("\n  … stopping the turn (Ctrl-C again to quit)");
         if tokio::signal::ctrl_c().await.is_ok() {
             narratoria_core::process_groups::kill_all();
