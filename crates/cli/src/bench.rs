@@ -119,7 +119,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_skill(root: &Path, name: &str, scripts: &[(&str, &str)]) -> std::io::Result<()> {
+/// A skill folder `name` under `root` with these shell scripts (name, body).
+pub(crate) fn write_skill(root: &Path, name: &str, scripts: &[(&str, &str)]) -> std::io::Result<()> {
     let dir = root.join(name);
     std::fs::create_dir_all(dir.join("scripts"))?;
     std::fs::write(
@@ -149,9 +150,14 @@ fn chain_plan(n: usize) -> Plan {
 }
 
 fn sleepers_plan(n: usize) -> Plan {
+    parallel_plan(n, "bench/sleep")
+}
+
+/// `n` independent calls of `tool_path`, run in parallel.
+pub(crate) fn parallel_plan(n: usize, tool_path: &str) -> Plan {
     let tools = (0..n)
         .map(|i| {
-            let mut t = ToolInvocation::new(format!("s{i}"), "bench/sleep");
+            let mut t = ToolInvocation::new(format!("t{i}"), tool_path);
             t.is_async = true;
             t
         })
@@ -200,7 +206,8 @@ fn median(v: &[f64]) -> (f64, f64, f64) {
     (s[s.len() / 2], s[0], s[s.len() - 1])
 }
 
-fn report(label: &str, times: &[Duration]) {
+/// Prints the median, least and most of `times`.
+pub(crate) fn report(label: &str, times: &[Duration]) {
     let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     let (med, min, max) = median(&ms);
     println!("{label:<55} {med:>9.1} ms  [{min:.1}–{max:.1}]");

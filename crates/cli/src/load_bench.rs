@@ -4,15 +4,15 @@
 //! 1,000 skills watched, and the host's peak memory after each. Not a
 //! test: it judges nothing, it reports.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use narratoria_app::{App, AppConfig, SessionDb, SkillChoices};
 use narratoria_core::skills::discover;
-use narratoria_core::{ErrorCode, ExecutorOptions, Plan, ToolInvocation};
+use narratoria_core::{ErrorCode, ExecutorOptions};
 use serde_json::Map;
 
+use crate::bench::{parallel_plan, report, write_skill};
 use crate::cli::BenchArgs;
 use crate::commands::{runtime, CliError};
 
@@ -43,9 +43,9 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
     let tmp = tempfile::tempdir().map_err(io)?;
     let skills = tmp.path().join("skills");
-    write_skill(&skills, "storyteller", "narrate", STORYTELLER).map_err(io)?;
-    write_skill(&skills, "dice-roller", "roll-dice", DICE).map_err(io)?;
-    write_skill(&skills, "bench", "noop", NOOP).map_err(io)?;
+    write_skill(&skills, "storyteller", &[("narrate", STORYTELLER)]).map_err(io)?;
+    write_skill(&skills, "dice-roller", &[("roll-dice", DICE)]).map_err(io)?;
+    write_skill(&skills, "bench", &[("noop", NOOP)]).map_err(io)?;
     let rt = runtime();
     println!("narratoria load benchmark");
 
@@ -90,7 +90,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     let mut opts = ExecutorOptions::default();
     opts.max_concurrency = WIDE_PLAN_CONCURRENCY;
     opts.plan_timeout = Duration::from_secs(600);
-    let plan = wide_plan(WIDE_PLAN_TOOLS);
+    let plan = parallel_plan(WIDE_PLAN_TOOLS, "bench/noop");
     let t = Instant::now();
     let result = rt.block_on(narratoria_core::execute(
         &plan,
@@ -131,38 +131,8 @@ fn print_peak_rss(when: &str) {
     }
 }
 
-fn write_skill(root: &Path, name: &str, script: &str, body: &str) -> std::io::Result<()> {
-    let dir = root.join(name);
-    std::fs::create_dir_all(dir.join("scripts"))?;
-    std::fs::write(
-        dir.join("skill.json"),
-        format!(r#"{{"name":"{name}","version":"1.0.0","description":"benchmark skill {name}"}}"#),
-    )?;
-    let path = dir.join("scripts").join(format!("{script}.sh"));
-    std::fs::write(&path, body)?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-}
 
-fn wide_plan(n: usize) -> Plan {
-    let tools = (0..n)
-        .map(|i| {
-            let mut t = ToolInvocation::new(format!("w{i}"), "bench/noop");
-            t.is_async = true;
-            t
-        })
-        .collect();
-    let mut plan = Plan::new(tools);
-    plan.parallel = true;
-    plan
-}
 
-fn report(label: &str, times: &[Duration]) {
-    let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    ms.sort_by(|a, b| a.total_cmp(b));
-    let (med, min, max) = (ms[ms.len() / 2], ms[0], ms[ms.len() - 1]);
-    println!("{label:<45} {med:>9.1} ms  [{min:.1}–{max:.1}]");
-}
 
 /// The most resident memory this process has used (`VmHWM`), in KiB.
 fn peak_rss_kib() -> Option<u64> {
