@@ -15,7 +15,7 @@ use crate::error::{BadAnswer, ProviderError};
 use crate::prompt::Prompt;
 use crate::providers::host::{self, Host};
 use crate::providers::{anthropic, local, openai, HostedRequest};
-use crate::sentences::SentenceStream;
+use crate::sentences::{Limit, SentenceStream};
 
 /// Where the script's events go.
 pub trait Sink {
@@ -63,6 +63,14 @@ impl Step {
             Step::Host => host::NAME,
             Step::Local => local::NAME,
             Step::Template => "template",
+        }
+    }
+
+    /// Where this step's prose must end.
+    fn limit(self) -> Limit {
+        match self {
+            Step::OpenAi | Step::Anthropic => Limit::HOSTED_MODEL,
+            Step::Host | Step::Local | Step::Template => Limit::SMALL_MODEL,
         }
     }
 
@@ -130,7 +138,7 @@ pub fn run(
         let mut tries = 0;
         let (mut stream, result) = loop {
             tries += 1;
-            let mut stream = SentenceStream::new();
+            let mut stream = SentenceStream::limited(step.limit());
             let mut written = String::new();
             let result = {
                 let mut on_piece = |piece: &str| {

@@ -1,15 +1,83 @@
 //! Prose released a whole sentence at a time, so what the player has seen
 //! never needs taking back: a generation cut off by its length ends at the
-//! last complete sentence instead of mid-word.
+//! last complete sentence instead of mid-word. A [`Limit`] ends the prose
+//! early: after its most sentences, or before a later sentence that decides
+//! what "you" do (docs/storyteller.md, "What the model may tell").
+
+/// Which sentences an answer may hold; the answer ends before the first
+/// one it may not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limit {
+    /// The most sentences (`None`: no bound).
+    pub most: Option<usize>,
+    /// A sentence after the first may not start with something "you" do
+    /// ("You draw your sword"); what you see, hear or feel is allowed.
+    pub leave_the_deeds_to_the_player: bool,
+}
+
+impl Limit {
+    /// For a small local model: it drifts from its third sentence on, and
+    /// from its second it often acts for the player.
+    pub const SMALL_MODEL: Limit = Limit {
+        most: Some(2),
+        leave_the_deeds_to_the_player: true,
+    };
+    /// For a hosted model: it keeps to the story, but the player's deeds
+    /// stay the player's.
+    pub const HOSTED_MODEL: Limit = Limit {
+        most: None,
+        leave_the_deeds_to_the_player: true,
+    };
+
+    /// Whether sentence number `index` (from 0) may be told.
+    fn allows(&self, index: usize, sentence: &str) -> bool {
+        if self.most.is_some_and(|most| index >= most) {
+            return false;
+        }
+        !(self.leave_the_deeds_to_the_player && index > 0 && acts_for_the_player(sentence))
+    }
+}
+
+/// Words that may follow a sentence's opening "You" without deciding what
+/// the player does: being, perceiving, knowing.
+const YOU_MAY: [&str; 24] = [
+    "are", "were", "can", "could", "cannot", "can't", "feel", "see", "hear", "notice", "smell",
+    "sense", "spot", "realize", "realise", "know", "remember", "find", "have", "had", "watch",
+    "taste", "catch", "wonder",
+];
+
+/// Whether `sentence` starts by telling something "you" do ("You use your
+/// magic", "You try to find a way out").
+fn acts_for_the_player(sentence: &str) -> bool {
+    // Said by someone in the story ("\"You go first,\" she says") is not done.
+    let mut words = sentence.split_whitespace();
+    let first = words.next().unwrap_or("");
+    if !first.eq_ignore_ascii_case("you") {
+        return false;
+    }
+    let next = words
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+        .to_lowercase();
+    !next.is_empty() && !YOU_MAY.contains(&next.as_str())
+}
 
 /// Collects streamed prose and releases it sentence by sentence. Promises:
 /// [`SentenceStream::text`] is always the concatenation of everything
 /// released; released text never starts with white space; after
-/// [`SentenceStream::finish`] the text ends at a sentence end.
+/// [`SentenceStream::finish`] the text ends at a sentence end; every
+/// sentence released is one the [`Limit`] allows, and none after one it
+/// refused.
 #[derive(Debug, Default)]
 pub struct SentenceStream {
     text: String,
     held: String,
+    limit: Limit,
+    /// Sentences released so far.
+    told: usize,
+    /// A sentence was refused: nothing more is released.
+    closed: bool,
 }
 
 /// Characters that end a sentence, and those that may close one after it.
@@ -17,12 +85,24 @@ const ENDS: [char; 4] = ['.', '!', '?', '…'];
 const CLOSERS: [char; 6] = ['"', '\'', '”', '’', ')', '»'];
 
 impl SentenceStream {
+    /// A stream with no limit.
     pub fn new() -> SentenceStream {
         SentenceStream::default()
     }
 
+    /// A stream that ends the prose where `limit` says.
+    pub fn limited(limit: Limit) -> SentenceStream {
+        SentenceStream {
+            limit,
+            ..SentenceStream::default()
+        }
+    }
+
     /// Takes one piece; returns the sentences it completed (possibly none).
     pub fn push(&mut self, piece: &str) -> String {
+        if self.closed {
+            return String::new();
+        }
         self.held.push_str(piece);
         if self.text.is_empty() {
             self.held = self.held.trim_start().to_string();
@@ -37,6 +117,9 @@ impl SentenceStream {
     /// an unfinished one is dropped — unless nothing was released yet, when
     /// it is released with a full stop so that there is an answer at all.
     pub fn finish(&mut self) -> String {
+        if self.closed {
+            return String::new();
+        }
         if let Some(end) = last_sentence_end(&self.held, true) {
             let out = self.release(end);
             self.held.clear();
@@ -62,17 +145,54 @@ impl SentenceStream {
         self.text.is_empty()
     }
 
+    /// Releases the sentences in `held[..end]` the limit allows, up to the
+    /// first it refuses (which closes the stream).
     fn release(&mut self, end: usize) -> String {
-        let out: String = self.held[..end].to_string();
-        self.held.drain(..end);
-        let out = if self.text.is_empty() {
-            out.trim_start().to_string()
-        } else {
-            out
-        };
+        let ready: String = self.held.drain(..end).collect();
+        let mut out = String::new();
+        let mut rest = ready.as_str();
+        while !rest.trim().is_empty() {
+            let cut = first_sentence_end(rest).unwrap_or(rest.len());
+            let (sentence, after) = rest.split_at(cut);
+            if !self.limit.allows(self.told, sentence) {
+                self.closed = true;
+                self.held.clear();
+                break;
+            }
+            let sentence = if self.text.is_empty() && out.is_empty() {
+                sentence.trim_start()
+            } else {
+                sentence
+            };
+            out.push_str(sentence);
+            self.told += 1;
+            rest = after;
+        }
         self.text.push_str(&out);
         out
     }
+}
+
+/// The byte index just after the first sentence end in `s` (closing quotes
+/// included) that is followed by white space or ends `s`.
+fn first_sentence_end(s: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if ENDS.contains(&chars[i].1) {
+            let mut j = i + 1;
+            while j < chars.len() && (ENDS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1)) {
+                j += 1;
+            }
+            if j == chars.len() || chars[j].1.is_whitespace() {
+                return Some(chars.get(j).map_or(s.len(), |(b, _)| *b));
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// The byte index just after the last sentence end in `s` (closing quotes
@@ -141,6 +261,67 @@ mod tests {
         assert_eq!(text, "You walk on.");
         let (_, text) = stream(&["   "]);
         assert_eq!(text, "");
+    }
+
+    fn limited(limit: Limit, pieces: &[&str]) -> String {
+        let mut s = SentenceStream::limited(limit);
+        let mut shown: Vec<String> = pieces.iter().map(|p| s.push(p)).collect();
+        shown.push(s.finish());
+        assert_eq!(shown.concat(), s.text());
+        s.text().to_string()
+    }
+
+    #[test]
+    fn a_small_model_tells_two_sentences_at_most() {
+        let text = limited(
+            Limit::SMALL_MODEL,
+            &["You call out, and the light flickers. Two", " men stare. One falls. The", " end."],
+        );
+        assert_eq!(text, "You call out, and the light flickers. Two men stare.");
+        // Released in one piece or many, the same.
+        let text = limited(Limit::SMALL_MODEL, &["A. B. C. D."]);
+        assert_eq!(text, "A. B.");
+    }
+
+    #[test]
+    fn the_prose_ends_before_a_later_sentence_acts_for_the_player() {
+        for (answer, told) in [
+            (
+                "You try to force the door, but it is too heavy. You use your magic, and it glows.",
+                "You try to force the door, but it is too heavy.",
+            ),
+            (
+                "You push, but it holds. \"You go first,\" she says.",
+                "You push, but it holds. \"You go first,\" she says.",
+            ),
+            (
+                "You push, but it holds. You try to find a way out.",
+                "You push, but it holds.",
+            ),
+            (
+                "You step inside, and it is dark. You see two people by the stairs.",
+                "You step inside, and it is dark. You see two people by the stairs.",
+            ),
+            (
+                "You step inside, and it is dark. You're not alone.",
+                "You step inside, and it is dark. You're not alone.",
+            ),
+            (
+                "You step inside, and it is dark. Your lantern gutters.",
+                "You step inside, and it is dark. Your lantern gutters.",
+            ),
+        ] {
+            assert_eq!(limited(Limit::SMALL_MODEL, &[answer]), told);
+        }
+        // The first sentence is the rules' opening and the model's end of it.
+        assert_eq!(
+            limited(Limit::HOSTED_MODEL, &["You draw your sword. You strike. The troll falls. It is over."]),
+            "You draw your sword."
+        );
+        assert_eq!(
+            limited(Limit::HOSTED_MODEL, &["You wait. The troll falls. It is over. Dust settles."]),
+            "You wait. The troll falls. It is over. Dust settles."
+        );
     }
 
     #[test]

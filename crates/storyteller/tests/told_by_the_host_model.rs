@@ -1,7 +1,9 @@
 //! The storyteller's prose as players read it: 50 turns told by the real
 //! default model (models/SmolLM2-135M-Instruct.Q4_1.gguf), lent the way the
 //! host lends it (protocol 1.1 "Host generation"), each turn with a check
-//! whose roll is fixed. Every told turn must open with its outcome (a failed
+//! whose roll is fixed, told through the script's own fallback chain and
+//! sentence limits. Every told turn must be the model's (not the template's),
+//! open with its outcome (a failed
 //! check is never told as a success), say something after it and end at a
 //! sentence end; what the model wrote must never carry the player's words,
 //! the previous narration (verbatim) or the chat template's markers. Fails,
@@ -17,8 +19,9 @@ use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
 use narratoria_protocol::{GenerateRequest, HostModel};
 use narratoria_skills_builtin::host::AskError;
 use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
-use narratoria_storyteller::providers::host::{generate, Host};
-use narratoria_storyteller::sentences::SentenceStream;
+use narratoria_skills_builtin::{LogLevel, SkillError};
+use narratoria_storyteller::fallback::{run, Job, Sink};
+use narratoria_storyteller::providers::host::{Host, NAME as HOST};
 use narratoria_storyteller::{StoryConfig, Style};
 use serde_json::json;
 
@@ -51,6 +54,27 @@ impl Host for Lent {
             .map(|w| w.text)
             .map_err(AskError::Failed)
     }
+}
+
+/// What the player is shown: the prose pieces since the last reset, and
+/// the failures on the way.
+#[derive(Default)]
+struct Shown {
+    text: String,
+    failures: Vec<String>,
+}
+
+impl Sink for Shown {
+    fn delta(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+    fn reset(&mut self, _: &str) {
+        self.text.clear();
+    }
+    fn failure(&mut self, error: &SkillError) {
+        self.failures.push(error.message.clone());
+    }
+    fn log(&mut self, _: LogLevel, _: &str) {}
 }
 
 /// Players' actions, each told once as a failure and once as a success.
@@ -110,19 +134,18 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             state: &state,
         };
         let prompt = build(&facts, Style::Vivid, config.max_tokens);
-        let mut stream = SentenceStream::new();
-        let mut text = String::new();
-        generate(
-            &mut host,
-            &prompt,
-            config.temperature,
-            config.max_tokens,
-            &mut |piece| {
-                text.push_str(&stream.push(piece));
-            },
-        )
-        .unwrap_or_else(|e| panic!("turn {n}: {e}"));
-        text.push_str(&stream.finish());
+        // Told as the script tells it: the fallback chain over the host's
+        // model, what the player is shown kept.
+        let job = Job {
+            prompt: &prompt,
+            template: "TEMPLATE".into(),
+            model_candidates: Vec::new(),
+            deadline: Instant::now() + Duration::from_secs(120),
+        };
+        let mut shown = Shown::default();
+        let answer = run(&config, &job, &mut shown, Some(&mut host));
+        let text = shown.text.clone();
+        assert_eq!(text, answer.narrative, "turn {n}: what is shown is the answer");
         told += 1;
 
         // The rules' opening tells the outcome; the model goes on from it.
@@ -133,6 +156,9 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             opening.ends_with(", but")
         };
         let mut wrong = Vec::new();
+        if answer.provider != HOST {
+            wrong.push(format!("told by {} ({:?})", answer.provider, shown.failures));
+        }
         if !text.starts_with(&opening) || !told_outcome {
             wrong.push(format!("does not open with its outcome ({opening:?})"));
         }
