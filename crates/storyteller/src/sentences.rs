@@ -39,11 +39,12 @@ impl Limit {
 }
 
 /// Words that may follow a sentence's opening "You" without deciding what
-/// the player does: being, perceiving, knowing.
-const YOU_MAY: [&str; 24] = [
+/// the player does: being, perceiving, knowing. Not "find" or "have": "You
+/// have a bit of luck, and you find a way past them" overturned a failure.
+const YOU_MAY: [&str; 21] = [
     "are", "were", "can", "could", "cannot", "can't", "feel", "see", "hear", "notice", "smell",
-    "sense", "spot", "realize", "realise", "know", "remember", "find", "have", "had", "watch",
-    "taste", "catch", "wonder",
+    "sense", "spot", "realize", "realise", "know", "remember", "watch", "taste", "catch",
+    "wonder",
 ];
 
 /// Whether `sentence` starts by telling something "you" do ("You use your
@@ -297,6 +298,10 @@ mod tests {
             (
                 "You push, but it holds. You try to find a way out.",
                 "You push, but it holds.",
+            ),
+            (
+                "You plead, but he refuses. You have a bit of luck, and you get past.",
+                "You plead, but he refuses.",
             ),
             (
                 "You step inside, and it is dark. You see two people by the stairs.",
