@@ -8,6 +8,7 @@ use narratoria_core::executor::{execute, ExecEvent};
 use narratoria_core::narration::{self, step};
 use narratoria_core::plan::Plan;
 use narratoria_core::result::{ExecutionResult, ExecutionState};
+use narratoria_core::skills::Catalog;
 use narratoria_core::store::{Store, TurnRecord};
 use narratoria_core::sync;
 use narratoria_core::turn::TurnEvent;
@@ -115,7 +116,7 @@ impl App {
             (last, place, recent, state)
         };
         let catalog = self.registry.snapshot();
-        let (plan, told) = told_plan(&last).ok_or_else(|| {
+        let (plan, told) = told_plan(&last, &catalog).ok_or_else(|| {
             AppError::new(
                 ErrorCode::PlanInvalid,
                 "the turn has no plan to tell again (it fell back on the template)",
@@ -192,7 +193,7 @@ fn last_turn_in(store: &Store, session: &str) -> Result<TurnRecord, AppError> {
 /// The plan that told `turn` (its last attempt with a plan and a result)
 /// and the outputs of its tools other than the narration, by tool id (`null`
 /// for one that gave nothing).
-fn told_plan(turn: &TurnRecord) -> Option<(Plan, Map<String, Value>)> {
+fn told_plan(turn: &TurnRecord, catalog: &Catalog) -> Option<(Plan, Map<String, Value>)> {
     let attempt = turn
         .attempts
         .iter()
@@ -200,11 +201,10 @@ fn told_plan(turn: &TurnRecord) -> Option<(Plan, Map<String, Value>)> {
         .find(|a| a.plan.is_some() && a.result.is_some())?;
     let plan: Plan = serde_json::from_value(attempt.plan.clone()?).ok()?;
     let result = attempt.result.as_ref()?;
-    let narrate = format!("{}/{}", step::STORYTELLER, step::NARRATE);
     let outputs = plan
         .tools
         .iter()
-        .filter(|t| t.tool_path != narrate)
+        .filter(|t| !step::is_narration_tool(catalog, t))
         .map(|t| {
             let output = result
                 .execution_trace

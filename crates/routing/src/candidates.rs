@@ -1,7 +1,6 @@
 //! What the router knows of a catalog: every script a plan may route to,
 //! with the texts that say when to call it.
 
-use narratoria_core::narration::step::{NARRATE, STORYTELLER};
 use narratoria_core::skills::{Catalog, Skill, SkillScript};
 
 use crate::keywords::without_code_blocks;
@@ -29,11 +28,7 @@ impl Candidate {
     }
 }
 
-/// Whether a script narrates the turn: the host adds that step to every plan
-/// itself (see docs/narrator.md), so routing never chooses it.
-pub fn is_narration(skill: &Skill, script: &SkillScript) -> bool {
-    skill.name == STORYTELLER && script.name == NARRATE
-}
+pub use narratoria_core::narration::step::is_narration;
 
 /// Every executable, non-narration script of the catalog's usable skills
 /// (none disabled), in catalog order.

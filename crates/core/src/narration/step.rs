@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::plan::{Plan, ToolInvocation};
 use crate::planner::TurnSummary;
-use crate::skills::Catalog;
+use crate::skills::{Catalog, Skill, SkillScript};
 
 /// The skill and script that narrate a turn.
 pub const STORYTELLER: &str = "storyteller";
@@ -55,22 +55,31 @@ pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {
         .any(|s| s.name == STORYTELLER && s.script(NARRATE).is_some())
 }
 
+/// Whether a script narrates the turn: the host adds that step to every plan
+/// itself, so routing never chooses it.
+pub fn is_narration(skill: &Skill, script: &SkillScript) -> bool {
+    skill.name == STORYTELLER && script.name == NARRATE
+}
+
+/// Whether a plan's tool is the narration step (by its path when the
+/// catalog does not know it).
+pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
+    catalog
+        .resolve(&tool.tool_path, &[])
+        .map(|(skill, script)| is_narration(skill, script))
+        .unwrap_or(tool.tool_path == format!("{STORYTELLER}/{NARRATE}"))
+}
+
 /// Gives `plan` the turn's shape. Promises: every narration tool the planner
 /// wrote is taken out (dependencies on it dropped); when the storyteller can
 /// narrate, exactly one narration tool is appended, required, depending on
 /// every other tool, with the player's input, the recent turns and the
 /// scenario as its input (a style the planner chose is kept).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
-    let is_narration = |t: &ToolInvocation| {
-        catalog
-            .resolve(&t.tool_path, &[])
-            .map(|(skill, script)| skill.name == STORYTELLER && script.name == NARRATE)
-            .unwrap_or(t.tool_path == format!("{STORYTELLER}/{NARRATE}"))
-    };
     let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
         std::mem::take(&mut plan.tools)
             .into_iter()
-            .partition(is_narration);
+            .partition(|t| is_narration_tool(catalog, t));
     let removed: Vec<&str> = narrations.iter().map(|t| t.tool_id.as_str()).collect();
     for tool in &mut tools {
         tool.dependencies.retain(|d| !removed.contains(&d.as_str()));
