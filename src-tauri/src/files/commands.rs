@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
+use serde::Deserialize;
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
@@ -41,18 +42,26 @@ pub async fn choose_model_file(
     Ok(remember(&chosen, picked))
 }
 
-/// Asks for a file to import: a character card (`kind` "card": PNG or
-/// JSON) or a lorebook (any other kind: JSON); `None` when cancelled.
+/// What a file is imported as.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportKind {
+    /// A character card: PNG or JSON.
+    Card,
+    /// A lorebook (world info): JSON.
+    Lore,
+}
+
+/// Asks for a file to import as `kind`; `None` when cancelled.
 #[tauri::command]
 pub async fn choose_import_file(
     handle: AppHandle,
     chosen: State<'_, ChosenPaths>,
-    kind: String,
+    kind: ImportKind,
 ) -> Result<Option<PathBuf>, String> {
-    let (label, extensions): (&str, &[&str]) = if kind == "card" {
-        ("Character card", &["png", "json"])
-    } else {
-        ("Lorebook (world info)", &["json"])
+    let (label, extensions): (&str, &[&str]) = match kind {
+        ImportKind::Card => ("Character card", &["png", "json"]),
+        ImportKind::Lore => ("Lorebook (world info)", &["json"]),
     };
     let picked = handle
         .dialog()
