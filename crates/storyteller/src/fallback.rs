@@ -108,6 +108,9 @@ pub struct Job<'a> {
     pub model_candidates: Vec<PathBuf>,
     /// When the local model must stop (the script's own time limit comes soon after).
     pub deadline: Instant,
+    /// The narration of the turns before, which the prose must not start
+    /// its later sentences like.
+    pub told_before: Vec<String>,
 }
 
 /// The narrative and who wrote it.
@@ -138,7 +141,8 @@ pub fn run(
         let mut tries = 0;
         let (mut stream, result) = loop {
             tries += 1;
-            let mut stream = SentenceStream::limited(step.limit());
+            let mut stream = SentenceStream::limited(step.limit())
+                .told_before(job.told_before.iter().map(String::as_str));
             let mut written = String::new();
             let result = {
                 let mut on_piece = |piece: &str| {
@@ -350,6 +354,7 @@ mod tests {
             template: "You wait. Nothing stirs.".into(),
             model_candidates: vec![PathBuf::from("/nonexistent/model.gguf")],
             deadline: Instant::now() + Duration::from_secs(30),
+            told_before: Vec::new(),
         }
     }
 

@@ -75,6 +75,11 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             &narratoria_core::paths::user_data_dir(),
         ),
         deadline: started + LOCAL_BUDGET,
+        told_before: input
+            .recent_turns
+            .iter()
+            .map(|t| t.narrator.clone())
+            .collect(),
     };
     ctx.log(LogLevel::Info, describe(&config, style));
     let mut stdio = narratoria_skills_builtin::host::offered(&ctx.envelope)

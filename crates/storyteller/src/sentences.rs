@@ -1,8 +1,9 @@
 //! Prose released a whole sentence at a time, so what the player has seen
 //! never needs taking back: a generation cut off by its length ends at the
 //! last complete sentence instead of mid-word. A [`Limit`] ends the prose
-//! early: after its most sentences, or before a later sentence that decides
-//! what "you" do (docs/storyteller.md, "What the model may tell").
+//! early: after its most sentences, before a later sentence that decides
+//! what "you" do, or before one that starts like a sentence told in an
+//! earlier turn (docs/storyteller.md, "What the model may tell").
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -77,6 +78,8 @@ pub struct SentenceStream {
     limit: Limit,
     /// Sentences released so far.
     told: usize,
+    /// How the sentences of earlier turns start (their first words).
+    told_before: Vec<Vec<String>>,
     /// A sentence was refused: nothing more is released.
     closed: bool,
 }
@@ -97,6 +100,24 @@ impl SentenceStream {
             limit,
             ..SentenceStream::default()
         }
+    }
+
+    /// Refuses a later sentence that starts with the same words as one of
+    /// `earlier` (the narration of earlier turns): a small model repeats its
+    /// own lines turn after turn ("You are in a dark room, …").
+    pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
+        for text in earlier {
+            let mut rest = text;
+            while !rest.trim().is_empty() {
+                let cut = first_sentence_end(rest).unwrap_or(rest.len());
+                let start = first_words(&rest[..cut]);
+                if start.len() == SAME_START_WORDS {
+                    self.told_before.push(start);
+                }
+                rest = &rest[cut..];
+            }
+        }
+        self
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -155,7 +176,9 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            if !self.limit.allows(self.told, sentence) {
+            let repeated = self.told > 0
+                && self.told_before.contains(&first_words(sentence));
+            if repeated || !self.limit.allows(self.told, sentence) {
                 self.closed = true;
                 self.held.clear();
                 break;
@@ -172,6 +195,24 @@ impl SentenceStream {
         self.text.push_str(&out);
         out
     }
+}
+
+/// How many first words make two sentences start alike.
+const SAME_START_WORDS: usize = 5;
+
+/// A sentence's first words, without case or punctuation.
+fn first_words(sentence: &str) -> Vec<String> {
+    sentence
+        .split_whitespace()
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric() || *c == '\'')
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .take(SAME_START_WORDS)
+        .collect()
 }
 
 /// The byte index just after the first sentence end in `s` (closing quotes
@@ -327,6 +368,27 @@ mod tests {
             limited(Limit::HOSTED_MODEL, &["You wait. The troll falls. It is over. Dust settles."]),
             "You wait. The troll falls. It is over. Dust settles."
         );
+    }
+
+    #[test]
+    fn a_later_sentence_that_starts_like_an_earlier_turns_is_not_told() {
+        let earlier = "You step in, and it is dark. You are in a dark room with two people.";
+        let tell = |answer: &str| {
+            let mut s = SentenceStream::limited(Limit::SMALL_MODEL).told_before([earlier]);
+            let mut text = s.push(answer);
+            text.push_str(&s.finish());
+            text
+        };
+        assert_eq!(
+            tell("You force the door, but it holds. You are in a dark room, and they stare."),
+            "You force the door, but it holds."
+        );
+        assert_eq!(
+            tell("You force the door, but it holds. Two people stare at you."),
+            "You force the door, but it holds. Two people stare at you."
+        );
+        // The rules' opening sentence is always told, however it starts.
+        assert_eq!(tell("You step in, and it is dark again."), "You step in, and it is dark again.");
     }
 
     #[test]

@@ -141,6 +141,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             template: "TEMPLATE".into(),
             model_candidates: Vec::new(),
             deadline: Instant::now() + Duration::from_secs(120),
+            told_before: recent.iter().map(|t| t.narrator.clone()).collect(),
         };
         let mut shown = Shown::default();
         let answer = run(&config, &job, &mut shown, Some(&mut host));
