@@ -169,6 +169,12 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         if written.split_whitespace().count() < 2 {
             wrong.push("says nothing after its opening".into());
         }
+        // Only the rules tell a critical result.
+        for twist in ["better than you could have", "badly wrong"] {
+            if written.contains(twist) {
+                wrong.push(format!("says {twist:?} itself"));
+            }
+        }
         if !text
             .trim_end()
             .ends_with(['.', '!', '?', '…', '"', '”', '\'', '’'])

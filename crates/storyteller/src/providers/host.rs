@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use narratoria_core::narration::Verdict;
 use narratoria_protocol::{FailureCode, GenerateRequest, HostModel, Message, Role};
 use narratoria_skills_builtin::host::{ask, AskError};
 use narratoria_skills_builtin::Events;
@@ -92,11 +93,7 @@ pub fn generate(
             .min(MOST_TOKENS)
             .clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
-        // One paragraph: past a line break a small model starts a new speaker.
-        // A small model that speaks of "the player" has left the story.
-        stop: ["\n", "Action:", "Narrator:", "The player", "the player"]
-            .map(String::from)
-            .to_vec(),
+        stop: stops(),
         json_schema: None,
         stream: true,
     };
@@ -114,6 +111,23 @@ pub fn generate(
         })
 }
 
+/// Where the answer ends: at a line break (past one a small model starts a
+/// new speaker), at the prompt's labels or talk of "the player" (it has left
+/// the story), and before the rules' words for a critical result, which only
+/// the rules may say (the model copied "it goes better than you could have
+/// hoped" from one turn into a failed one).
+fn stops() -> Vec<String> {
+    let outcome_words = [Verdict::CriticalSuccess, Verdict::CriticalFailure]
+        .into_iter()
+        .filter_map(Verdict::twist)
+        .map(|twist| twist.split_whitespace().skip(1).take(4).collect::<Vec<_>>().join(" "));
+    ["\n", "Action:", "Narrator:", "The player", "the player"]
+        .map(String::from)
+        .into_iter()
+        .chain(outcome_words)
+        .collect()
+}
+
 /// The conversation: the rules, the worked turns, the real turn, and the
 /// answer's opening.
 fn messages(prompt: &Prompt) -> Vec<Message> {
@@ -129,4 +143,17 @@ fn messages(prompt: &Prompt) -> Vec<Message> {
     messages.push(say(Role::User, &prompt.user));
     messages.push(say(Role::Assistant, &prompt.opening));
     messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_answer_stops_before_the_rules_own_words() {
+        let stops = stops();
+        for words in ["\n", "The player", "goes better than you", "goes badly wrong"] {
+            assert!(stops.iter().any(|s| s == words), "{words:?} in {stops:?}");
+        }
+    }
 }
