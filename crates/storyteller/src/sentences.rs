@@ -218,31 +218,22 @@ fn first_words(sentence: &str) -> Vec<String> {
 /// The byte index just after the first sentence end in `s` (closing quotes
 /// included) that is followed by white space or ends `s`.
 fn first_sentence_end(s: &str) -> Option<usize> {
-    let chars: Vec<(usize, char)> = s.char_indices().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if ENDS.contains(&chars[i].1) {
-            let mut j = i + 1;
-            while j < chars.len() && (ENDS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1)) {
-                j += 1;
-            }
-            if j == chars.len() || chars[j].1.is_whitespace() {
-                return Some(chars.get(j).map_or(s.len(), |(b, _)| *b));
-            }
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    None
+    sentence_ends(s, true).first().copied()
 }
 
 /// The byte index just after the last sentence end in `s` (closing quotes
 /// included) that is followed by white space — or by the end of the text,
 /// when `at_end`.
 fn last_sentence_end(s: &str, at_end: bool) -> Option<usize> {
+    sentence_ends(s, at_end).last().copied()
+}
+
+/// The byte index just after each sentence end in `s` (closing quotes
+/// included) that is followed by white space — or by the end of the text,
+/// when `at_end`.
+fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
-    let mut found = None;
+    let mut found = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         if ENDS.contains(&chars[i].1) {
@@ -253,7 +244,7 @@ fn last_sentence_end(s: &str, at_end: bool) -> Option<usize> {
             let end = chars.get(j).map_or(s.len(), |(b, _)| *b);
             let followed_by_space = chars.get(j).is_some_and(|(_, c)| c.is_whitespace());
             if followed_by_space || (at_end && j == chars.len()) {
-                found = Some(end);
+                found.push(end);
             }
             i = j;
         } else {
