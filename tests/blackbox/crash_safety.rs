@@ -16,8 +16,6 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-
-
 /// A dice roller and a storyteller that each append their pid to `pids`
 /// first; the storyteller then takes 0–150 ms before it narrates, so kills
 /// land before, during and after the scripts run.

@@ -11,8 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-
-
 /// A dice roller that rolls 17, and a storyteller that sleeps a minute the
 /// first time it is asked (leaving `started` behind) and narrates at once
 /// afterwards.

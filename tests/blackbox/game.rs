@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-
 /// A storyteller that patches state and narrates; a dice roller that rolls or fails.
 fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
     let dice = if dice_fails {
@@ -40,9 +39,6 @@ fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
     ));
     skill(root, "storyteller", &[("narrate.py", &story)]);
 }
-
-
-
 
 /// Without a model the narrator says so and still prints a valid plan.
 #[test]

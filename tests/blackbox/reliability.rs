@@ -9,9 +9,6 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-
-
-
 /// A storyteller that sleeps `sleep` seconds, then patches the turn count
 /// and narrates; `extra` is Python run just before its `done`.
 fn storyteller(root: &Path, sleep: f64, extra: &str) {
@@ -37,7 +34,6 @@ fn dice(root: &Path) {
     "#);
     skill(root, "dice-roller", &[("roll-dice.sh", &roll)]);
 }
-
 
 /// The JSON export of the only session in `db`.
 fn export_only_session(db: &Path, home: &Path) -> Run {

@@ -6,8 +6,6 @@ use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
 
-
-
 /// A storyteller that tells how many turns the branch has, from `story.path`.
 fn teller(root: &Path) {
     let story = py(r#"

@@ -83,7 +83,10 @@ mod tests {
         drop(first);
         let next = running.begin("story");
         drop(waiting);
-        assert!(running.stop("story"), "the turn still there keeps its button");
+        assert!(
+            running.stop("story"),
+            "the turn still there keeps its button"
+        );
         assert!(next.stop().is_stopped());
         drop(next);
         assert!(!running.stop("story"), "none left");

@@ -120,7 +120,11 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
 }
 
 /// A skill folder `name` under `root` with these shell scripts (name, body).
-pub(crate) fn write_skill(root: &Path, name: &str, scripts: &[(&str, &str)]) -> std::io::Result<()> {
+pub(crate) fn write_skill(
+    root: &Path,
+    name: &str,
+    scripts: &[(&str, &str)],
+) -> std::io::Result<()> {
     let dir = root.join(name);
     std::fs::create_dir_all(dir.join("scripts"))?;
     std::fs::write(

@@ -131,9 +131,6 @@ fn print_peak_rss(when: &str) {
     }
 }
 
-
-
-
 /// The most resident memory this process has used (`VmHWM`), in KiB.
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -154,8 +154,7 @@ pub fn run(
                 };
                 attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
             };
-            let result =
-                result.and_then(|()| says_something(&written, &job.prompt.opening, step));
+            let result = result.and_then(|()| says_something(&written, &job.prompt.opening, step));
             let bare = matches!(
                 result,
                 Err(ProviderError::BadAnswer {
@@ -217,7 +216,10 @@ pub fn run(
 /// Whether an answer says something past the rules' opening: a model that
 /// stops at once ("You." or "You manage it: yes.") has told nothing.
 fn says_something(written: &str, opening: &str, step: Step) -> Result<(), ProviderError> {
-    let own = written.trim_start().strip_prefix(opening).unwrap_or(written);
+    let own = written
+        .trim_start()
+        .strip_prefix(opening)
+        .unwrap_or(written);
     let words = own
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
@@ -467,10 +469,16 @@ mod tests {
             );
         }
         let (answer, _, asked) = told(vec![" see a cold hearth."]);
-        assert_eq!(answer.narrative, "You look around the hall, and see a cold hearth.");
+        assert_eq!(
+            answer.narrative,
+            "You look around the hall, and see a cold hearth."
+        );
         assert_eq!((answer.provider, asked), (host::NAME, 1));
         let (answer, events, asked) = told(vec![".", " see a cold hearth."]);
-        assert_eq!(answer.narrative, "You look around the hall, and see a cold hearth.");
+        assert_eq!(
+            answer.narrative,
+            "You look around the hall, and see a cold hearth."
+        );
         assert_eq!((answer.provider, asked), (host::NAME, 2));
         assert!(!events.iter().any(|e| e == "reset"), "{events:?}");
     }

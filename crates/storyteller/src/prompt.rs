@@ -245,7 +245,10 @@ mod tests {
         assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
         // An action tried and managed is told as done.
         assert_eq!(
-            opening(check("success").as_object().unwrap(), "I try to climb the wall"),
+            opening(
+                check("success").as_object().unwrap(),
+                "I try to climb the wall"
+            ),
             "You climb the wall, and"
         );
         // A roll with no difficulty, a standing or nothing at all decide no
@@ -257,7 +260,10 @@ mod tests {
             json!({}),
         ] {
             let deps = deps.as_object().unwrap();
-            assert_eq!(opening(deps, action), "You pick the lock on your cell door, and");
+            assert_eq!(
+                opening(deps, action),
+                "You pick the lock on your cell door, and"
+            );
             assert_eq!(opening(deps, "Where am I?"), "You");
             assert_eq!(opening(deps, "\"Hello there.\""), "You");
             assert_eq!(opening(deps, "  "), "You");

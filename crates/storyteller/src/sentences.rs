@@ -44,8 +44,7 @@ impl Limit {
 /// have a bit of luck, and you find a way past them" overturned a failure.
 const YOU_MAY: [&str; 21] = [
     "are", "were", "can", "could", "cannot", "can't", "feel", "see", "hear", "notice", "smell",
-    "sense", "spot", "realize", "realise", "know", "remember", "watch", "taste", "catch",
-    "wonder",
+    "sense", "spot", "realize", "realise", "know", "remember", "watch", "taste", "catch", "wonder",
 ];
 
 /// Whether `sentence` starts by telling something "you" do ("You use your
@@ -176,8 +175,7 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            let repeated = self.told > 0
-                && self.told_before.contains(&first_words(sentence));
+            let repeated = self.told > 0 && self.told_before.contains(&first_words(sentence));
             if repeated || !self.limit.allows(self.told, sentence) {
                 self.closed = true;
                 self.held.clear();
@@ -308,7 +306,11 @@ mod tests {
     fn a_small_model_tells_two_sentences_at_most() {
         let text = limited(
             Limit::SMALL_MODEL,
-            &["You call out, and the light flickers. Two", " men stare. One falls. The", " end."],
+            &[
+                "You call out, and the light flickers. Two",
+                " men stare. One falls. The",
+                " end.",
+            ],
         );
         assert_eq!(text, "You call out, and the light flickers. Two men stare.");
         // Released in one piece or many, the same.
@@ -352,11 +354,17 @@ mod tests {
         }
         // The first sentence is the rules' opening and the model's end of it.
         assert_eq!(
-            limited(Limit::HOSTED_MODEL, &["You draw your sword. You strike. The troll falls. It is over."]),
+            limited(
+                Limit::HOSTED_MODEL,
+                &["You draw your sword. You strike. The troll falls. It is over."]
+            ),
             "You draw your sword."
         );
         assert_eq!(
-            limited(Limit::HOSTED_MODEL, &["You wait. The troll falls. It is over. Dust settles."]),
+            limited(
+                Limit::HOSTED_MODEL,
+                &["You wait. The troll falls. It is over. Dust settles."]
+            ),
             "You wait. The troll falls. It is over. Dust settles."
         );
     }
@@ -379,7 +387,10 @@ mod tests {
             "You force the door, but it holds. Two people stare at you."
         );
         // The rules' opening sentence is always told, however it starts.
-        assert_eq!(tell("You step in, and it is dark again."), "You step in, and it is dark again.");
+        assert_eq!(
+            tell("You step in, and it is dark again."),
+            "You step in, and it is dark again."
+        );
     }
 
     #[test]

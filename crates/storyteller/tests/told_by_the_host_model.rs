@@ -18,9 +18,9 @@ use narratoria_core::host::Generator;
 use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
 use narratoria_protocol::{GenerateRequest, HostModel};
 use narratoria_skills_builtin::host::AskError;
-use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
 use narratoria_skills_builtin::{LogLevel, SkillError};
 use narratoria_storyteller::fallback::{run, Job, Sink};
+use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
 use narratoria_storyteller::providers::host::{Host, NAME as HOST};
 use narratoria_storyteller::{StoryConfig, Style};
 use serde_json::json;
@@ -146,7 +146,10 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         let mut shown = Shown::default();
         let answer = run(&config, &job, &mut shown, Some(&mut host));
         let text = shown.text.clone();
-        assert_eq!(text, answer.narrative, "turn {n}: what is shown is the answer");
+        assert_eq!(
+            text, answer.narrative,
+            "turn {n}: what is shown is the answer"
+        );
         told += 1;
 
         // The rules' opening tells the outcome; the model goes on from it.
@@ -158,7 +161,10 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         };
         let mut wrong = Vec::new();
         if answer.provider != HOST {
-            wrong.push(format!("told by {} ({:?})", answer.provider, shown.failures));
+            wrong.push(format!(
+                "told by {} ({:?})",
+                answer.provider, shown.failures
+            ));
         }
         if !text.starts_with(&opening) || !told_outcome {
             wrong.push(format!("does not open with its outcome ({opening:?})"));

@@ -343,13 +343,20 @@ fn recent_turns_and_a_turn_by_key_read_only_what_they_need() {
 fn the_head_turn_is_the_current_branchs_last() {
     let mut store = Store::open(Path::new(":memory:")).unwrap();
     let empty = story(&mut store, 0);
-    assert_eq!(store.head_turn(&empty).unwrap(), None, "no turn at the start");
+    assert_eq!(
+        store.head_turn(&empty).unwrap(),
+        None,
+        "no turn at the start"
+    );
     let id = story(&mut store, 5);
     let head = store.head_turn(&id).unwrap().expect("a head turn");
     assert_eq!(Some(&head), store.turns(&id).unwrap().last());
     assert_eq!((head.number, head.input.as_str()), (5, "t5"));
     store.rewind(&id, 2).unwrap();
-    assert_eq!(store.head_turn(&id).unwrap().map(|t| t.input), Some("t2".into()));
+    assert_eq!(
+        store.head_turn(&id).unwrap().map(|t| t.input),
+        Some("t2".into())
+    );
 }
 
 #[test]

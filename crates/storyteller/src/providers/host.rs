@@ -120,7 +120,14 @@ fn stops() -> Vec<String> {
     let outcome_words = [Verdict::CriticalSuccess, Verdict::CriticalFailure]
         .into_iter()
         .filter_map(Verdict::twist)
-        .map(|twist| twist.split_whitespace().skip(1).take(4).collect::<Vec<_>>().join(" "));
+        .map(|twist| {
+            twist
+                .split_whitespace()
+                .skip(1)
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
     ["\n", "Action:", "Narrator:", "The player", "the player"]
         .map(String::from)
         .into_iter()
@@ -152,7 +159,12 @@ mod tests {
     #[test]
     fn the_answer_stops_before_the_rules_own_words() {
         let stops = stops();
-        for words in ["\n", "The player", "goes better than you", "goes badly wrong"] {
+        for words in [
+            "\n",
+            "The player",
+            "goes better than you",
+            "goes badly wrong",
+        ] {
             assert!(stops.iter().any(|s| s == words), "{words:?} in {stops:?}");
         }
     }
