@@ -158,6 +158,14 @@ where
     for (key, value) in envs {
         cmd.env(key, value);
     }
+    // A run that names no home of its own writes its logs and choices to a
+    // throwaway one, never to the user's folders.
+    let own_home = (!envs.iter().any(|(k, _)| *k == "NARRATORIA_HOME")
+        && std::env::var_os("NARRATORIA_HOME").is_none())
+    .then(|| tempfile::tempdir().expect("a temporary NARRATORIA_HOME"));
+    if let Some(home) = &own_home {
+        cmd.env("NARRATORIA_HOME", home.path());
+    }
     let started = Instant::now();
     let mut child = cmd.spawn().expect("cannot start the narratoria binary");
     let (out_buf, out_eof) = drain(child.stdout.take().unwrap());
