@@ -14,6 +14,10 @@ static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 /// own log lines are routed to `tracing` (target `llama_cpp_2`), so nothing is
 /// written to stderr unless a subscriber asks for it.
 pub fn backend() -> Result<&'static LlamaBackend, NarratorError> {
+    let missing = missing_cpu_features();
+    if !missing.is_empty() {
+        return Err(NarratorError::Cpu(missing.join(", ")));
+    }
     BACKEND
         .get_or_init(|| {
             if !openmp_wait_is_passive() {
@@ -24,6 +28,35 @@ pub fn backend() -> Result<&'static LlamaBackend, NarratorError> {
         })
         .as_ref()
         .map_err(|e| NarratorError::Backend(e.clone()))
+}
+
+/// The instruction-set extensions llama.cpp is built with here (the
+/// llama-cpp-sys-2 build turns them on for x86-64; see docs/models.md,
+/// "Processors") that this processor lacks. Running llama.cpp without them
+/// would end the process with an illegal instruction, so no model is loaded
+/// and the rule-based planner answers instead.
+pub fn missing_cpu_features() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut missing = Vec::new();
+        if !std::arch::is_x86_feature_detected!("avx") {
+            missing.push("AVX");
+        }
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            missing.push("AVX2");
+        }
+        if !std::arch::is_x86_feature_detected!("fma") {
+            missing.push("FMA");
+        }
+        if !std::arch::is_x86_feature_detected!("f16c") {
+            missing.push("F16C");
+        }
+        missing
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
 }
 
 /// The number of threads that read prompts: the machine's core count.

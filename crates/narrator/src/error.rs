@@ -21,6 +21,8 @@ pub enum NarratorError {
     ModelLoad { path: PathBuf, reason: String },
     #[error("llama.cpp could not start: {0}")]
     Backend(String),
+    #[error("this processor lacks {0}, which this build of the narrator needs; no model is loaded and the rule-based planner answers")]
+    Cpu(String),
     #[error("llama.cpp could not create an inference context: {0}")]
     Context(String),
     #[error("the prompt needs {needed} tokens but the context holds {available}")]
@@ -47,6 +49,7 @@ impl NarratorError {
             NarratorError::ModelTruncated { .. } => "model_truncated",
             NarratorError::ModelLoad { .. } => "model_load_failed",
             NarratorError::Backend(_) => "llama_backend",
+            NarratorError::Cpu(_) => "cpu_unsupported",
             NarratorError::Context(_) => "llama_context",
             NarratorError::PromptTooLong { .. } => "prompt_too_long",
             NarratorError::Grammar(_) => "grammar_invalid",
