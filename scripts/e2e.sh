@@ -8,17 +8,17 @@
 #     embedded),
 #  3. runs the E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a
 #     real window under Xvfb against that binary,
-#  4. builds the package players get (scripts/package.sh, in the same
-#     profile), installs the .deb with apt-get, opens the installed app under
+#  4. builds the package players get (scripts/package.sh: the release .deb,
+#     from the same build), installs it with apt-get, opens the installed app under
 #     Xvfb (tests/e2e/installed.mjs: bundled model loaded, a turn played, a
 #     setting saved and kept across a restart), then removes the package
 #     again unless it was installed before the run.
 # Ends with the line "N passed, N failed"; exits non-zero when anything failed.
 #
 # Environment: CARGO_TARGET_DIR (default ~/.cache/narratoria/target);
-# NARRATORIA_E2E_PROFILE=debug|release (default debug: it shares the
-# workspace test build's compiled crates, llama.cpp included; dependencies are
-# optimised in the dev profile); NARRATORIA_E2E_FEATURES=--no-default-features
+# NARRATORIA_E2E_PROFILE=release|debug (default release: the suite and the
+# installed-package check run the build players get; debug is quicker to
+# build while working on the window); NARRATORIA_E2E_FEATURES=--no-default-features
 # builds without the llama.cpp narrator; NARRATORIA_E2E_SKIP_DEB=1 skips the
 # bundle and step 4; NARRATORIA_SCREENSHOTS_DIR is where the suite saves its
 # screenshots (default $CARGO_TARGET_DIR/e2e-screenshots; set it to
@@ -82,7 +82,7 @@ fi
 
 # ---- 2. build
 export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
-profile="${NARRATORIA_E2E_PROFILE:-debug}"
+profile="${NARRATORIA_E2E_PROFILE:-release}"
 build_args=()
 [ "$profile" = debug ] && build_args+=(--debug)
 build_args+=(--no-bundle)
