@@ -7,6 +7,7 @@ use std::sync::Arc;
 use narratoria_app::assets::AssetFolders;
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::{DesktopPaths, SharedApp};
+use narratoria_app::models::Models;
 use tauri::Manager;
 
 use crate::{controls, files, logs, model, play, sessions, skills, stories, tree};
@@ -24,6 +25,7 @@ pub fn run() {
             files::assets::respond(folders.as_deref(), &request)
         })
         .manage(model::models::ModelStatus::default())
+        .manage(model::library::Downloads::default())
         .setup(|tauri_app| {
             let resources = tauri_app.path().resource_dir().ok();
             let paths = DesktopPaths::from_env(resources.as_deref());
@@ -37,6 +39,7 @@ pub fn run() {
             let app: AppState = Arc::new(app);
             tauri_app.manage(Arc::clone(&app));
             tauri_app.manage(paths.clone());
+            tauri_app.manage(Models::open(resources.as_deref()));
             skills::commands::forward_changes(tauri_app.handle().clone(), &app);
             if let Some(choice) = &paths.model {
                 let path = choice.path().map(Path::to_path_buf);
@@ -48,6 +51,11 @@ pub fn run() {
             model::commands::model_status,
             model::commands::model_load,
             model::commands::app_folders,
+            model::library::models_list,
+            model::library::models_download,
+            model::library::models_add,
+            model::library::models_use,
+            model::library::models_remove,
             skills::commands::skills_list,
             skills::commands::skill_set_enabled,
             skills::commands::skill_save_config,

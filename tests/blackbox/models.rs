@@ -141,3 +141,90 @@ fn logs_go_to_the_log_folder_and_the_level_is_checked() {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("loud"), "{}", bad.stderr);
 }
+
+/// A catalog file naming `url` as the download of a model called "remote".
+fn catalog_naming(dir: &Path, url: &str, bytes: &[u8]) -> std::path::PathBuf {
+    use sha2::{Digest, Sha256};
+    let sha: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let file = dir.join("catalog.json");
+    let entry = serde_json::json!([{
+        "name": "remote", "description": "a model from the local test server",
+        "kind": "narrator", "license": "MIT", "url": url, "sha256": sha,
+        "size": bytes.len(), "ram": 300_000_000u64, "notes": "ChatML",
+        "unpack": {"type": "asIs", "file": "Remote.gguf"}
+    }]);
+    std::fs::write(&file, entry.to_string()).unwrap();
+    file
+}
+
+#[test]
+fn a_catalog_file_adds_a_model_that_downloads_resumes_and_is_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let model = tiny_gguf(true);
+    let server = narratoria_models::test_server::serve(model.clone(), true, true);
+    let catalog = catalog_naming(dir.path(), &server.url, &model);
+    let with_catalog = |args: &[&str]| {
+        narratoria(
+            args,
+            &[
+                ("NARRATORIA_HOME", home.to_str().unwrap()),
+                ("NARRATORIA_MODEL", ""),
+                ("NARRATORIA_LOG", ""),
+                ("NARRATORIA_MODEL_CATALOG", catalog.to_str().unwrap()),
+            ],
+        )
+    };
+
+    let list = with_catalog(&["models", "list", "--json"]).json();
+    let remote = list["available"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "remote")
+        .expect("the catalog file's model is listed");
+    assert_eq!(remote["ram"], 300_000_000u64);
+    assert_eq!(remote["notes"], "ChatML");
+
+    // The server breaks its first answer half-way: the first attempt fails
+    // and keeps what arrived, the second goes on from there.
+    let first = with_catalog(&["models", "download", "remote"]);
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    assert!(first.stderr.contains("download_failed"), "{}", first.stderr);
+    let second = with_catalog(&["models", "download", "remote"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(
+        std::fs::read(home.join("models/Remote.gguf")).unwrap(),
+        model
+    );
+    let seen = server.seen.lock().unwrap().clone();
+    assert_eq!(seen, vec![None, Some(model.len() as u64 / 2)]);
+
+    let used = with_catalog(&["models", "use", "remote"]);
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    let list = with_catalog(&["models", "list", "--json"]).json();
+    assert_eq!(installed(&list, "remote").unwrap()["inUse"], true);
+}
+
+#[test]
+fn a_broken_catalog_file_is_named_and_the_built_in_catalog_still_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&catalog, r#"[{"name": "x", "url": "file:///etc/passwd"}]"#).unwrap();
+    let list = narratoria(
+        &["models", "list"],
+        &[
+            ("NARRATORIA_HOME", home.to_str().unwrap()),
+            ("NARRATORIA_MODEL", ""),
+            ("NARRATORIA_LOG", ""),
+            ("NARRATORIA_MODEL_CATALOG", catalog.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stderr.contains("catalog.json"), "{}", list.stderr);
+    assert!(list.stdout.contains("smollm2"), "{}", list.stdout);
+}

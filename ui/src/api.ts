@@ -136,6 +136,46 @@ export interface ModelView {
   loading: { path?: string | null; progress: number; active: boolean; error?: AppError | null };
 }
 
+/** A model on disk (the player's models folder or the program's). */
+export interface InstalledModel {
+  name: string;
+  kind: "narrator" | "embedder";
+  path: string;
+  size: number;
+  quantization?: string | null;
+  contextLength?: number | null;
+  architecture?: string | null;
+  chatTemplate?: boolean | null;
+  readOnly: boolean;
+  inUse: boolean;
+  problem?: string | null;
+}
+
+/** A model the catalog can download. */
+export interface CatalogEntry {
+  name: string;
+  description: string;
+  kind: "narrator" | "embedder";
+  license: string;
+  url: string;
+  sha256: string;
+  size?: number | null;
+  ram?: number | null;
+  notes?: string | null;
+}
+
+export interface ModelsView {
+  modelsDir: string;
+  installed: InstalledModel[];
+  available: CatalogEntry[];
+  catalogProblem?: string | null;
+}
+
+export interface DownloadProgress {
+  done: number;
+  total?: number | null;
+}
+
 async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(cmd, args);
@@ -172,6 +212,18 @@ export const api = {
   /** Opens the log folder in the file manager; resolves to its path. */
   openLogFolder: () => call<string>("open_log_folder"),
   loadModel: (path: string | null) => call<void>("model_load", { path }),
+  models: () => call<ModelsView>("models_list"),
+  /** Downloads a catalog model (resumed, checked); resolves to where it is installed. */
+  downloadModel: (name: string, onProgress: (p: DownloadProgress) => void) => {
+    const channel = new Channel<DownloadProgress>();
+    channel.onmessage = onProgress;
+    return call<string>("models_download", { name, onProgress: channel });
+  },
+  /** Copies a GGUF file chosen in the shell's dialog into the models folder. */
+  addModel: (path: string) => call<InstalledModel>("models_add", { path }),
+  /** Narrates with `name` from now on (remembered); "default" forgets the choice. */
+  useModel: (name: string) => call<void>("models_use", { name }),
+  removeModel: (name: string) => call<{ path: string; wasChosen: boolean }>("models_remove", { name }),
   /** The shell's own save dialog; only a file chosen there (or in the app's folders) can be exported to. */
   chooseExportFile: (format: "md" | "json", name: string) =>
     call<string | null>("choose_export_file", { format, name }),

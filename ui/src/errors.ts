@@ -18,6 +18,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   session_store: "The saved stories could not be read or written.",
   session_changed: "The story moved on while that turn was played (it was rewound or changed elsewhere), so the turn was not saved — try it again.",
   model_unusable: "That model file cannot be used.",
+  download_failed: "The download did not finish or did not match its checksum — try again; it goes on where it stopped.",
   state_invalid: "The story's state is not valid.",
   card_invalid: "That file is not a character card Narratoria can read.",
   lore_invalid: "That lorebook cannot be read.",

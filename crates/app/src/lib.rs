@@ -17,6 +17,7 @@ mod error;
 pub mod locate;
 pub mod logging;
 mod model;
+pub mod models;
 pub mod planner;
 mod play;
 mod process;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use narratoria_models::{catalog, Library, Settings};
+use narratoria_models::{catalog, Entry, Library, ModelsError, Settings};
 
 pub use narratoria_core::paths::{
     settings_file, skills_data_dir, user_config_dir, user_data_dir, user_log_dir, user_models_dir,
@@ -128,8 +128,13 @@ pub fn bundled_model_dirs() -> Vec<PathBuf> {
 
 /// The models a user has and can download: the user's models folder, the
 /// read-only folders (an installed bundle's `resources/models` first), and
-/// the built-in catalog.
+/// the catalog ([`model_catalog`]).
 pub fn model_library(resources: Option<&Path>) -> Library {
+    library_over(resources, model_catalog().0)
+}
+
+/// The model library of [`model_library`] over the catalog `catalog`.
+pub fn library_over(resources: Option<&Path>, catalog: Vec<Entry>) -> Library {
     let mut bundled: Vec<PathBuf> = resources.map(|r| r.join("models")).into_iter().collect();
     bundled.extend(bundled_model_dirs().into_iter().filter(|d| d.is_dir()));
     let mut unique: Vec<PathBuf> = Vec::new();
@@ -139,7 +144,23 @@ pub fn model_library(resources: Option<&Path>) -> Library {
             unique.push(real);
         }
     }
-    Library::new(user_models_dir(), unique, catalog::builtin())
+    Library::new(user_models_dir(), unique, catalog)
+}
+
+/// The built-in catalog, extended by the catalog file named by
+/// `$NARRATORIA_MODEL_CATALOG` (docs/models.md, "The catalog"). A broken
+/// file is logged, left out, and returned with the built-in catalog.
+pub fn model_catalog() -> (Vec<Entry>, Option<ModelsError>) {
+    let Some(file) = env_path("NARRATORIA_MODEL_CATALOG") else {
+        return (catalog::builtin(), None);
+    };
+    match catalog::read_file(&file) {
+        Ok(extra) => (catalog::extended(catalog::builtin(), extra), None),
+        Err(e) => {
+            tracing::warn!("{e}; only the built-in catalog is used");
+            (catalog::builtin(), Some(e))
+        }
+    }
 }
 
 /// The user's settings (`settings.json` in the user's config folder)

@@ -29,6 +29,9 @@ pub enum ErrorCode {
     /// the turn was not saved.
     SessionChanged,
     ModelUnusable,
+    /// A model download failed or did not match its checksum; trying again
+    /// may help.
+    DownloadFailed,
     /// A session state given in is not a JSON object.
     StateInvalid,
     /// A character card file is not one (format, chunk, encoding, fields).
@@ -88,7 +91,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 18] = [
+    const PINNED: [(ErrorCode, &str); 19] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -101,6 +104,7 @@ mod tests {
         (ErrorCode::SessionStore, "session_store"),
         (ErrorCode::SessionChanged, "session_changed"),
         (ErrorCode::ModelUnusable, "model_unusable"),
+        (ErrorCode::DownloadFailed, "download_failed"),
         (ErrorCode::StateInvalid, "state_invalid"),
         (ErrorCode::CardInvalid, "card_invalid"),
         (ErrorCode::LoreInvalid, "lore_invalid"),

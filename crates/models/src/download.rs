@@ -96,7 +96,7 @@ pub fn fetch(
                 Err(e) => {
                     let _ = out.flush();
                     return Err(http(format!(
-                        "the connection broke after {done} bytes ({e}); run the command again to resume"
+                        "the connection broke after {done} bytes ({e}); try again to go on from there"
                     )));
                 }
             };
@@ -114,7 +114,7 @@ pub fn fetch(
         if let Some(total) = total {
             if done < total {
                 return Err(http(format!(
-                    "the server ended the file after {done} of {total} bytes; run the command again to resume"
+                    "the server ended the file after {done} of {total} bytes; try again to go on from there"
                 )));
             }
         }

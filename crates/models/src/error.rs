@@ -46,6 +46,10 @@ pub enum ModelsError {
     Io { path: PathBuf, reason: String },
     #[error("the settings file {path} is not valid JSON: {reason}")]
     Settings { path: PathBuf, reason: String },
+    #[error("the model catalog {path} is not usable: {reason}")]
+    Catalog { path: PathBuf, reason: String },
+    #[error("{name} is an embedder (the memory skill's), not a narrator model")]
+    NotANarrator { name: String },
 }
 
 impl ModelsError {
@@ -73,6 +77,8 @@ impl ModelsError {
             ModelsError::MemberMissing { .. } => "download_failed",
             ModelsError::Io { .. } => "io",
             ModelsError::Settings { .. } => "settings_invalid",
+            ModelsError::Catalog { .. } => "catalog_invalid",
+            ModelsError::NotANarrator { .. } => "model_not_narrator",
         }
     }
 }

@@ -12,10 +12,8 @@ pub mod fixture;
 pub mod gguf;
 mod library;
 pub mod settings;
+pub mod test_server;
 mod unpack;
-
-#[cfg(test)]
-mod test_server;
 
 pub use catalog::{Entry, Kind};
 pub use download::Progress;

@@ -77,8 +77,10 @@ impl Library {
         &self.catalog
     }
 
-    /// Every model on disk (the user's first; a file found twice is listed
-    /// once) with `in_use` marked, and the catalog entries not installed.
+    /// Every model on disk (the user's first; a file found twice, or a model
+    /// of the same name in a later folder, is listed once: the copy
+    /// [`Library::find`] would use) with `in_use` marked, and the catalog
+    /// entries not installed.
     pub fn list(&self, in_use: Option<&Path>) -> Listing {
         let in_use = in_use.and_then(|p| p.canonicalize().ok());
         let mut installed: Vec<InstalledModel> = Vec::new();
@@ -95,6 +97,10 @@ impl Library {
                 seen.push(real.clone());
                 let mut model = self.describe(&path, read_only);
                 model.in_use = in_use.as_ref() == Some(&real);
+                if let Some(first) = installed.iter_mut().find(|m| m.name == model.name) {
+                    first.in_use |= model.in_use;
+                    continue;
+                }
                 installed.push(model);
             }
         }

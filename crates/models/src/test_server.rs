@@ -1,5 +1,6 @@
-//! A small HTTP server on 127.0.0.1 for download tests: serves one file
-//! with Range support, and can break its first answer half-way.
+//! A small HTTP server on 127.0.0.1 for tests of programs that download
+//! models (nothing in a test may reach the network): serves one file with
+//! Range support, and can break its first answer half-way.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;

@@ -1,2 +1,3 @@
 pub mod commands;
+pub mod library;
 pub mod models;

@@ -1,9 +1,31 @@
-// Model: the narrator in use, a progress bar while a model loads, and a
-// file dialog to choose another GGUF file.
+// Model: the narrator in use, a progress bar while a model loads, and the
+// player's models: the installed ones (use, remove), the catalog's (download
+// with progress) and any GGUF file added from disk (docs/models.md).
 
-import { useEffect, useState } from "react";
-import { api, asAppError, type AppError, type ModelView } from "../api";
+import { useCallback, useEffect, useState } from "react";
+import {
+  api,
+  asAppError,
+  type AppError,
+  type CatalogEntry,
+  type DownloadProgress,
+  type InstalledModel,
+  type ModelView,
+  type ModelsView,
+} from "../api";
 import { sentenceOf } from "../errors";
+
+/** "97.8 MB", as a file manager says it. */
+export function humanSize(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
 
 interface Props {
   model: ModelView | null;
@@ -17,15 +39,52 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
     api.folders().then(setFolders, (e) => onError(asAppError(e)));
   }, [onError]);
 
-  const choose = async () => {
+  const [library, setLibrary] = useState<ModelsView | null>(null);
+  const [downloads, setDownloads] = useState<Record<string, DownloadProgress>>({});
+  const [busy, setBusy] = useState<string | null>(null);
+  const refreshLibrary = useCallback(() => {
+    api.models().then(setLibrary, (e) => onError(asAppError(e)));
+  }, [onError]);
+  const narrating = model?.model.path ?? null;
+  const loadingNow = model?.loading.active ?? false;
+  useEffect(() => {
+    refreshLibrary();
+  }, [refreshLibrary, narrating, loadingNow]);
+
+  const act = async (what: string, work: () => Promise<unknown>) => {
+    setBusy(what);
     try {
-      const path = await api.chooseModelFile();
-      if (typeof path === "string") {
-        await api.loadModel(path);
-        onRefresh();
-      }
+      await work();
     } catch (e) {
       onError(asAppError(e));
+    } finally {
+      setBusy(null);
+      refreshLibrary();
+      onRefresh();
+    }
+  };
+
+  /** Adds a GGUF file from disk to the models folder and narrates with it. */
+  const add = () =>
+    act("add", async () => {
+      const path = await api.chooseModelFile();
+      if (typeof path !== "string") return;
+      const added = await api.addModel(path);
+      await api.useModel(added.name);
+    });
+
+  const download = async (entry: CatalogEntry) => {
+    setDownloads((d) => ({ ...d, [entry.name]: { done: 0, total: entry.size ?? null } }));
+    try {
+      await api.downloadModel(entry.name, (p) => setDownloads((d) => ({ ...d, [entry.name]: p })));
+    } catch (e) {
+      onError(asAppError(e));
+    } finally {
+      setDownloads((d) => {
+        const { [entry.name]: _, ...rest } = d;
+        return rest;
+      });
+      refreshLibrary();
     }
   };
 
@@ -54,9 +113,62 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           <span className="error-message">{model.loading.error.message}</span>
         </p>
       )}
-      <button onClick={choose} disabled={model.loading.active}>
-        Choose a GGUF file…
-      </button>
+      <h2>Your models</h2>
+      {library?.catalogProblem && (
+        <p className="error-text" role="alert" data-testid="catalog-problem">
+          The model catalog file was left out: {library.catalogProblem}
+        </p>
+      )}
+      {library && (
+        <table className="models" data-testid="models-installed">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Size</th>
+              <th>Kind</th>
+              <th>Where</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {library.installed.map((m) => (
+              <InstalledRow
+                key={m.path}
+                m={m}
+                busy={busy !== null || model.loading.active}
+                onUse={() => act(`use ${m.name}`, () => api.useModel(m.name))}
+                onRemove={() => act(`remove ${m.name}`, () => api.removeModel(m.name))}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <button onClick={add} disabled={busy !== null || model.loading.active} data-testid="model-add">
+        Add a GGUF file…
+      </button>{" "}
+      {model.model.path && (
+        <button
+          onClick={() => act("use default", () => api.useModel("default"))}
+          disabled={busy !== null || model.loading.active}
+        >
+          Use the default model
+        </button>
+      )}
+      {library && library.available.length > 0 && (
+        <>
+          <h2>Models to download</h2>
+          <ul className="catalog" data-testid="models-available">
+            {library.available.map((e) => (
+              <CatalogRow key={e.name} e={e} progress={downloads[e.name]} onDownload={() => download(e)} />
+            ))}
+          </ul>
+        </>
+      )}
+      {library && (
+        <p className="muted small">
+          Models folder: <span data-testid="models-dir">{library.modelsDir}</span>
+        </p>
+      )}
       {folders && (
         <>
           <h2>Folders</h2>
@@ -71,5 +183,80 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
         </>
       )}
     </section>
+  );
+}
+
+function InstalledRow({
+  m,
+  busy,
+  onUse,
+  onRemove,
+}: {
+  m: InstalledModel;
+  busy: boolean;
+  onUse: () => void;
+  onRemove: () => void;
+}) {
+  const narrator = m.kind === "narrator";
+  return (
+    <tr data-testid="model-row" data-name={m.name} data-in-use={m.inUse ? "true" : "false"}>
+      <td>
+        {m.name}
+        {m.inUse && <strong> (narrating)</strong>}
+        {m.problem && <span className="error-text"> — cannot be used: {m.problem}</span>}
+      </td>
+      <td>{humanSize(m.size)}</td>
+      <td>{narrator ? `narrator${m.quantization ? `, ${m.quantization}` : ""}` : "memory embedder"}</td>
+      <td title={m.path}>{m.readOnly ? "bundled" : "yours"}</td>
+      <td className="row-actions">
+        {narrator && !m.inUse && !m.problem && (
+          <button onClick={onUse} disabled={busy} data-testid="model-use">
+            Use
+          </button>
+        )}
+        {!m.readOnly && (
+          <button onClick={onRemove} disabled={busy} data-testid="model-remove">
+            Remove
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function CatalogRow({
+  e,
+  progress,
+  onDownload,
+}: {
+  e: CatalogEntry;
+  progress: DownloadProgress | undefined;
+  onDownload: () => void;
+}) {
+  const total = progress?.total ?? e.size ?? null;
+  const pct = progress && total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
+  return (
+    <li data-testid="catalog-row" data-name={e.name}>
+      <strong>{e.name}</strong> — {e.description}
+      <div className="muted small">
+        {e.size ? `${humanSize(e.size)} download` : "size unknown"}
+        {e.ram ? ` · needs about ${humanSize(e.ram)} of memory` : ""} · {e.license}
+        {e.notes ? ` · ${e.notes}` : ""}
+      </div>
+      {progress ? (
+        <div className="progress-block">
+          <progress max={100} value={pct} data-testid="download-progress" />
+          <span>
+            {" "}
+            {humanSize(progress.done)}
+            {total ? ` of ${humanSize(total)}` : ""}
+          </span>
+        </div>
+      ) : (
+        <button onClick={onDownload} data-testid="model-download">
+          Download
+        </button>
+      )}
+    </li>
   );
 }

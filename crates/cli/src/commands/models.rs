@@ -4,10 +4,9 @@
 use std::process::ExitCode;
 
 use narratoria_app::locate;
-use narratoria_core::ErrorCode;
-use narratoria_models::settings::MODEL_KEY;
-use narratoria_models::{InstalledModel, Kind, Library, ModelsError};
-use serde_json::Value;
+use narratoria_app::models::Models;
+use narratoria_app::AppError;
+use narratoria_models::{InstalledModel, Kind, ModelsError};
 
 use super::{print_json, CliError};
 use crate::cli::ModelsCommand;
@@ -15,11 +14,11 @@ use crate::progress::DownloadBar;
 
 /// Runs one `models` subcommand.
 pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
-    let library = locate::model_library(None);
+    let models = Models::open(None);
     match cmd {
-        ModelsCommand::List { json } => list(&library, json),
+        ModelsCommand::List { json } => list(&models, json),
         ModelsCommand::Add { file, link } => {
-            let added = library.add(&file, link).map_err(to_cli)?;
+            let added = models.add(&file, link).map_err(to_cli)?;
             tracing::info!(path = %added.path.display(), "model added");
             println!(
                 "Added {} ({}). Use it with: narratoria models use {}",
@@ -31,7 +30,7 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
         }
         ModelsCommand::Download { name } => {
             let mut bar = DownloadBar::new(&name);
-            let installed = library.download(&name, &mut |p| bar.update(p));
+            let installed = models.download(&name, &mut |p| bar.update(p));
             bar.finish();
             let installed = installed.map_err(to_cli)?;
             tracing::info!(path = %installed.display(), "model downloaded");
@@ -39,31 +38,30 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         ModelsCommand::Remove { name } => {
-            let removed = library.remove(&name).map_err(to_cli)?;
-            let mut settings = locate::settings(None);
-            if settings
-                .model()
-                .is_some_and(|chosen| library.find(&chosen).is_none())
-            {
-                settings.set(MODEL_KEY, None).map_err(to_cli)?;
+            let removed = models.remove(&name).map_err(to_cli)?;
+            if removed.was_chosen {
                 println!("(it was the model in use; the default model is used again)");
             }
-            tracing::info!(path = %removed.display(), "model removed");
-            println!("Removed {}", removed.display());
+            tracing::info!(path = %removed.path.display(), "model removed");
+            println!("Removed {}", removed.path.display());
             Ok(ExitCode::SUCCESS)
         }
-        ModelsCommand::Use { name } => choose(&library, &name),
+        ModelsCommand::Use { name } => choose(&models, &name),
     }
 }
 
 /// Prints the installed models and the catalog's others.
-fn list(library: &Library, json: bool) -> Result<ExitCode, CliError> {
+fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     let in_use = Some(locate::default_model_path()).filter(|p| p.is_file());
-    let listing = library.list(in_use.as_deref());
+    let view = models.list(in_use.as_deref());
     if json {
-        print_json(&listing);
+        print_json(&view);
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(problem) = &view.catalog_problem {
+        eprintln!("warning: {}", crate::terminal::clean(problem));
+    }
+    let listing = &view.listing;
     println!("Models folder: {}", listing.models_dir.display());
     if listing.installed.is_empty() {
         println!("No models installed.");
@@ -125,36 +123,18 @@ fn row(m: &InstalledModel) -> String {
 }
 
 /// Remembers `name` as the model in use (`default`: forget the choice).
-fn choose(library: &Library, name: &str) -> Result<ExitCode, CliError> {
-    let mut settings = locate::settings(None);
-    if name == "default" {
-        settings.set(MODEL_KEY, None).map_err(to_cli)?;
+fn choose(models: &Models, name: &str) -> Result<ExitCode, CliError> {
+    let Some(path) = models.choose(name).map_err(to_cli)? else {
         println!("The default model is used from now on.");
         return Ok(ExitCode::SUCCESS);
-    }
-    let path = library
-        .find(name)
-        .ok_or_else(|| to_cli(library.unknown(name)))?;
-    if path.is_dir() {
-        return Err(CliError::usage(
-            ErrorCode::ModelUnusable,
-            format!("{name} is an embedder, not a narrator model"),
-        ));
-    }
-    let header = narratoria_models::gguf::read(&path).map_err(|e| to_cli(e.into()))?;
-    if !header.has_chat_template {
-        return Err(to_cli(ModelsError::NoChatTemplate { path }));
-    }
-    settings
-        .set(MODEL_KEY, Some(Value::String(name.to_string())))
-        .map_err(to_cli)?;
+    };
     if std::env::var_os("NARRATORIA_MODEL").is_some_and(|v| !v.is_empty()) {
         tracing::warn!("NARRATORIA_MODEL is set and wins over this choice while it is");
     }
     println!(
         "{name} ({}) is used from now on by play, turn, narrate and the window ({}).",
         path.display(),
-        settings.user_file().display()
+        models.settings_file().display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -185,13 +165,11 @@ fn to_cli(e: ModelsError) -> CliError {
         | ModelsError::Io { .. } => 1,
         _ => 2,
     };
-    let code = match &e {
-        ModelsError::Io { .. } => ErrorCode::Io,
-        _ => ErrorCode::ModelUnusable,
-    };
+    let detail = e.code();
+    let error = AppError::from(e);
     CliError {
-        code,
-        message: format!("{e} [{}]", e.code()),
+        code: error.code,
+        message: format!("{} [{detail}]", error.message),
         exit,
     }
 }

