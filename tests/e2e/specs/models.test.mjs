@@ -2,12 +2,12 @@
 // the catalog is downloaded from a local HTTP server (no network is reached;
 // the server breaks its first answer half-way, so the download must go on
 // where it stopped and still match its checksum), chosen, remembered, and
-// removed again.
+// removed again; a GGUF file from disk is added only when whole.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -129,5 +129,32 @@ describe("Models", { skip: !existsSync(source) && "the default model is not fetc
     });
     const settings = JSON.parse(readFileSync(path.join(app.home, "settings.json"), "utf8"));
     assert.equal(settings.model, undefined);
+  });
+
+  test("a GGUF file from disk is added when whole, and narrates", async () => {
+    // The page names files chosen in the shell's dialog (which WebDriver
+    // cannot drive) or in the app's own folders: the files go there.
+    const imports = path.join(app.home, "imports");
+    mkdirSync(imports, { recursive: true });
+    const broken = path.join(imports, "Broken.gguf");
+    writeFileSync(broken, readFileSync(source).subarray(0, 4096));
+    const refused = await w.invoke("models_add", { path: broken });
+    assert.equal(refused.error?.code, "model_unusable", JSON.stringify(refused));
+    assert.match(refused.error.message, /truncated|not a GGUF/);
+    assert.ok(!existsSync(path.join(app.home, "models", "Broken.gguf")));
+
+    const whole = path.join(imports, "My-Narrator.gguf");
+    copyFileSync(source, whole);
+    const added = await w.invoke("models_add", { path: whole });
+    assert.equal(added.ok?.name, "My-Narrator", JSON.stringify(added));
+    assert.ok((await w.invoke("models_use", { name: "My-Narrator" })).ok === null);
+    const planner = await w.$("model-planner");
+    await b.waitUntil(async () => (await planner.getText()).includes("My-Narrator.gguf"), {
+      timeout: 60_000,
+      timeoutMsg: "the added model was not loaded",
+    });
+    await b.waitUntil(async () => (await (await row("My-Narrator")).getAttribute("data-in-use")) === "true", {
+      timeout: 10_000,
+    });
   });
 });
