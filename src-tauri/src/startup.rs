@@ -36,6 +36,11 @@ pub fn run() {
             // Assets are served by `narratoria-asset:` alone, each file
             // judged when read; the built-in asset protocol's scope stays empty.
             tauri_app.manage(paths.asset_folders());
+            tracing::info!(
+                skills = ?paths.skill_roots,
+                sessions = %paths.session_db.display(),
+                "window opening"
+            );
             let app: AppState = Arc::new(app);
             tauri_app.manage(Arc::clone(&app));
             tauri_app.manage(paths.clone());

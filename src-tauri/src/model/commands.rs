@@ -77,12 +77,14 @@ pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
         loading.active = false;
         match outcome {
             Ok(info) => {
+                tracing::info!(planner = %info.planner, path = ?info.path, "model loaded");
                 loading.progress = 1.0;
                 loading.error = None;
                 drop(loading);
                 let _ = handle.emit(LOADED_EVENT, info);
             }
             Err(e) => {
+                tracing::warn!(code = %e.code, "the model did not load: {}", e.message);
                 loading.error = Some(e.clone());
                 drop(loading);
                 let _ = handle.emit(FAILED_EVENT, e);
