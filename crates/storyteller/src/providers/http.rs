@@ -219,6 +219,10 @@ pub struct SseEvent {
 
 /// Reads Server-Sent Events (`event:`/`data:` lines, a blank line ends an
 /// event, `:` lines are comments) from a byte stream.
+///
+/// Kept by hand on purpose: the maintained SSE crates (eventsource-stream,
+/// reqwest-eventsource) read async byte streams, while the providers read a
+/// blocking `ureq` body line by line; this is the one loop that needs.
 pub struct SseReader<R> {
     inner: R,
     line: String,
