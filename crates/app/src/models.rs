@@ -127,9 +127,7 @@ impl Models {
 
     /// The settings file the choice is written to.
     pub fn settings_file(&self) -> PathBuf {
-        locate::settings(self.resources.as_deref())
-            .user_file()
-            .to_path_buf()
+        locate::settings_file()
     }
 }
 

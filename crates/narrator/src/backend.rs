@@ -8,26 +8,38 @@ use llama_cpp_2::{send_logs_to_tracing, LogOptions};
 
 use crate::error::NarratorError;
 
-static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+static BACKEND: OnceLock<Result<LlamaBackend, BackendError>> = OnceLock::new();
+
+/// Why the backend could not start, kept for every later caller.
+#[derive(Debug, Clone)]
+enum BackendError {
+    /// The processor lacks these extensions.
+    Cpu(String),
+    /// llama.cpp's own initialisation failed.
+    Init(String),
+}
 
 /// The process-wide llama.cpp backend, initialised on first use. llama.cpp's
 /// own log lines are routed to `tracing` (target `llama_cpp_2`), so nothing is
 /// written to stderr unless a subscriber asks for it.
 pub fn backend() -> Result<&'static LlamaBackend, NarratorError> {
-    let missing = missing_cpu_features();
-    if !missing.is_empty() {
-        return Err(NarratorError::Cpu(missing.join(", ")));
-    }
     BACKEND
         .get_or_init(|| {
+            let missing = missing_cpu_features();
+            if !missing.is_empty() {
+                return Err(BackendError::Cpu(missing.join(", ")));
+            }
             if !openmp_wait_is_passive() {
                 tracing::warn!("OMP_WAIT_POLICY is not passive: generation slows down badly when the machine is busy");
             }
             send_logs_to_tracing(LogOptions::default().with_logs_enabled(true));
-            LlamaBackend::init().map_err(|e| e.to_string())
+            LlamaBackend::init().map_err(|e| BackendError::Init(e.to_string()))
         })
         .as_ref()
-        .map_err(|e| NarratorError::Backend(e.clone()))
+        .map_err(|e| match e {
+            BackendError::Cpu(missing) => NarratorError::Cpu(missing.clone()),
+            BackendError::Init(reason) => NarratorError::Backend(reason.clone()),
+        })
 }
 
 /// The instruction-set extensions llama.cpp is built with here (the
