@@ -146,6 +146,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         timestamp: "2026-01-01T00:00:00Z",
                         metadata: None,
                         embedding: Some(v),
+                        turn_account: false,
                     })
                     .collect();
                 store.insert_many(&ms)?;

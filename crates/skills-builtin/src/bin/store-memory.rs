@@ -22,6 +22,8 @@ struct Input {
     summary: String,
     metadata: Option<Value>,
     timestamp: Option<String>,
+    #[serde(default)]
+    turn_account: bool,
 }
 
 fn store(ctx: &mut Context) -> Result<Outcome, SkillError> {
@@ -48,6 +50,7 @@ fn store(ctx: &mut Context) -> Result<Outcome, SkillError> {
         timestamp: &timestamp,
         metadata: input.metadata.as_ref(),
         embedding: embedding.as_deref(),
+        turn_account: input.turn_account,
     })?;
     Ok(Outcome {
         output: json!({"memoryId": id, "timestamp": timestamp, "embedded": embedding.is_some()}),

@@ -76,6 +76,10 @@ mod tests {
     }
 
     fn keep(dir: &std::path::Path, story: Option<StoryPlace>, summary: &str) {
+        keep_as(dir, story, summary, false);
+    }
+
+    fn keep_as(dir: &std::path::Path, story: Option<StoryPlace>, summary: &str, account: bool) {
         MemoryStore::open(dir)
             .unwrap()
             .within(story)
@@ -83,7 +87,8 @@ mod tests {
                 summary,
                 timestamp: "2026-01-01T00:00:00Z",
                 metadata: None,
-                embedding: None,
+                embedding: Some(&[0.5; 384]),
+                turn_account: account,
             })
             .unwrap();
     }
@@ -115,5 +120,48 @@ mod tests {
         assert!(recall(d, place("s", "t1", &[]), "sword").is_empty());
         // Outside a story, everything is found, as before.
         assert_eq!(recall(d, None, "Hilda").len(), 4);
+    }
+
+    #[test]
+    fn a_turn_told_again_replaces_its_account_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        keep(d, place("s", "t1", &[]), "Remember: Hilda owes me a sword");
+        keep_as(
+            d,
+            place("s", "t1", &[]),
+            "You greet Hilda. She scowls.",
+            true,
+        );
+        keep_as(
+            d,
+            place("s", "b1", &[]),
+            "You greet Hilda. She waves.",
+            true,
+        );
+        keep_as(
+            d,
+            place("s", "t1", &[]),
+            "You greet Hilda. She laughs.",
+            true,
+        );
+        let seen = recall(d, place("s", "t2", &["t1"]), "Hilda");
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert!(seen.iter().any(|m| m.contains("owes me")));
+        assert!(seen.iter().any(|m| m.contains("laughs")));
+        // The other branch keeps its own account.
+        assert_eq!(
+            recall(d, place("s", "b2", &["b1"]), "Hilda"),
+            ["You greet Hilda. She waves."]
+        );
+        // Nothing is left of the replaced account in the vector index either.
+        let store = MemoryStore::open(d).unwrap();
+        let (near, _) = store.recall("zzz", Some(&[0.5; 384]), 0.0, 10).unwrap();
+        assert_eq!(
+            near.len(),
+            3,
+            "{:?}",
+            near.iter().map(|m| &m.summary).collect::<Vec<_>>()
+        );
     }
 }

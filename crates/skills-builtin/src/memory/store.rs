@@ -71,6 +71,9 @@ static MIGRATIONS: LazyLock<Migrations<'static>> = LazyLock::new(|| {
              ALTER TABLE memories ADD COLUMN turn_id TEXT;
              CREATE INDEX memories_by_story ON memories(story_id, turn_id);",
         ),
+        // 5: which memory is a turn's own account (one per turn, replaced
+        // when the turn is told again).
+        M::up("ALTER TABLE memories ADD COLUMN turn_account INTEGER NOT NULL DEFAULT 0;"),
     ])
 });
 
@@ -106,6 +109,9 @@ pub struct NewMemory<'a> {
     pub metadata: Option<&'a Value>,
     /// Unit-length embedding, or `None` when no model is available.
     pub embedding: Option<&'a [f32]>,
+    /// The account of the turn it is stored in: it replaces the one stored
+    /// before for that turn (outside a story it is an ordinary memory).
+    pub turn_account: bool,
 }
 
 /// Where a recall spent its time.
@@ -156,14 +162,27 @@ impl MemoryStore {
         self
     }
 
-    /// Stores one memory; returns its id.
+    /// Stores one memory; returns its id. A turn's account replaces the
+    /// account stored before for the same turn of the same story.
     pub fn insert(&mut self, m: &NewMemory) -> Result<i64, SkillError> {
         let tx = self.conn.transaction()?;
+        if let (Some(story), true) = (&self.story, m.turn_account) {
+            let earlier = "SELECT id FROM memories
+                 WHERE story_id = ?1 AND turn_id = ?2 AND turn_account = 1";
+            tx.execute(
+                &format!("DELETE FROM memories_vec WHERE rowid IN ({earlier})"),
+                params![story.id, story.turn_id],
+            )?;
+            tx.execute(
+                &format!("DELETE FROM memories WHERE id IN ({earlier})"),
+                params![story.id, story.turn_id],
+            )?;
+        }
         let id = insert_in(&tx, m)?;
         if let Some(story) = &self.story {
             tx.execute(
-                "UPDATE memories SET story_id = ?2, turn_id = ?3 WHERE id = ?1",
-                params![id, story.id, story.turn_id],
+                "UPDATE memories SET story_id = ?2, turn_id = ?3, turn_account = ?4 WHERE id = ?1",
+                params![id, story.id, story.turn_id, m.turn_account],
             )?;
         }
         tx.commit()?;
@@ -431,6 +450,7 @@ mod tests {
                 timestamp: "2026-01-01T00:00:00Z",
                 metadata: None,
                 embedding: Some(v),
+                turn_account: false,
             })
             .collect();
         s.insert_many(&ms).unwrap();
@@ -452,6 +472,7 @@ mod tests {
                 timestamp: "2026-01-01T00:00:00Z",
                 metadata: Some(&serde_json::json!({"characters": ["Hilda"]})),
                 embedding: None,
+                turn_account: false,
             })
             .unwrap();
         }
