@@ -13,6 +13,7 @@ import type { Alternative } from "./bindings/Alternative";
 import type { BranchInfo } from "./bindings/BranchInfo";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { StoryTree } from "./bindings/StoryTree";
+import type { LoreUse } from "./bindings/LoreUse";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 import { isErrorCode } from "./errors";
 
@@ -31,6 +32,7 @@ export type { BranchInfo } from "./bindings/BranchInfo";
 export type { SessionInfo } from "./bindings/SessionInfo";
 export type { StoryTree } from "./bindings/StoryTree";
 export type { TreeTurn } from "./bindings/TreeTurn";
+export type { LoreUse } from "./bindings/LoreUse";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
@@ -97,6 +99,8 @@ export interface AttemptRecord {
   result?: ExecutionResult | null;
   error?: string | null;
   transcript?: Transcript | null;
+  /** The lore entries its narration was told, and why. */
+  lore?: LoreUse[];
 }
 
 export interface TurnRecord {

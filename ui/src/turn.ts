@@ -2,7 +2,7 @@
 // TurnEvents or afterwards from a saved TurnRecord. Both paths give the same
 // shape, so a past turn is drawn exactly like the one being played.
 
-import type { AttemptRecord, JsonObject, Plan, ToolResult, Transcript, TurnEvent, TurnRecord } from "./api";
+import type { AttemptRecord, JsonObject, LoreUse, Plan, ToolResult, Transcript, TurnEvent, TurnRecord } from "./api";
 
 export type ToolState =
   | "pending"
@@ -33,6 +33,8 @@ export interface AttemptView {
   failure?: string;
   disabledSkills: string[];
   transcript?: Transcript | null;
+  /** The lore entries the narration was told, and why. */
+  lore: LoreUse[];
 }
 
 export interface DiceRoll {
@@ -129,7 +131,7 @@ export function applyEvent(prev: TurnModel, e: TurnEvent): TurnModel {
   const attemptOf = (n: number): AttemptView => {
     let a = m.attempts.find((x) => x.attempt === n);
     if (!a) {
-      a = { attempt: n, plannerText: "", tools: [], disabledSkills: [] };
+      a = { attempt: n, plannerText: "", tools: [], disabledSkills: [], lore: [] };
       m.attempts.push(a);
     }
     return a;
@@ -146,6 +148,7 @@ export function applyEvent(prev: TurnModel, e: TurnEvent): TurnModel {
       const a = attemptOf(e.attempt);
       a.plan = e.plan;
       a.tools = toolsOf(e.plan);
+      a.lore = e.lore;
       m.phase = "running";
       break;
     }
@@ -209,6 +212,7 @@ function attemptFromRecord(a: AttemptRecord): AttemptView {
     failure: a.error ?? a.result?.failureMessage ?? undefined,
     disabledSkills: [],
     transcript: a.transcript,
+    lore: a.lore ?? [],
   };
 }
 

@@ -100,33 +100,35 @@ impl App {
 
     /// Makes alternative `number` the one the story reads; without a number,
     /// the one after the active one (wrapping round).
-    pub fn swipe(&self, session: &str, number: Option<u32>) -> Result<SessionView, AppError> {
-        let _held = self.turn_locks.hold_blocking(session);
-        let mut store = sync::lock(&self.store);
-        let number = match number {
-            Some(n) => n,
-            None => {
-                let all = store.alternatives(session)?;
-                let active = all.iter().position(|a| a.active).unwrap_or(0);
-                ((active + 1) % all.len().max(1)) as u32 + 1
-            }
+    pub async fn swipe(&self, session: &str, number: Option<u32>) -> Result<SessionView, AppError> {
+        let _held = self.turn_locks.hold(session).await;
+        let last = {
+            let mut store = sync::lock(&self.store);
+            let number = match number {
+                Some(n) => n,
+                None => {
+                    let all = store.alternatives(session)?;
+                    let active = all.iter().position(|a| a.active).unwrap_or(0);
+                    ((active + 1) % all.len().max(1)) as u32 + 1
+                }
+            };
+            store.choose_alternative(session, number)?;
+            store.head_turn(session)?.map_or(0, |t| t.number)
         };
-        store.choose_alternative(session, number)?;
-        drop(store);
-        self.session_view(session)
+        self.remember_told(session, last).await
     }
 
     /// Replaces the narration of turn `turn` of the current branch with
     /// `text` (the earlier one stays as an alternative).
-    pub fn edit_narration(
+    pub async fn edit_narration(
         &self,
         session: &str,
         turn: u32,
         text: &str,
     ) -> Result<SessionView, AppError> {
-        let _held = self.turn_locks.hold_blocking(session);
+        let _held = self.turn_locks.hold(session).await;
         sync::lock(&self.store).add_narration(session, turn, text.trim())?;
-        self.session_view(session)
+        self.remember_told(session, turn).await
     }
 
     /// Stops the running turn of `session`: tools already finished stay

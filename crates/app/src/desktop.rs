@@ -186,6 +186,25 @@ impl SharedApp {
     ) -> Result<TurnView, AppError> {
         self.0.edit_turn(&session, turn, &input, events).await
     }
+
+    /// [`App::swipe`] as a `Send + 'static` future.
+    pub async fn swipe(
+        self: Arc<Self>,
+        session: String,
+        number: Option<u32>,
+    ) -> Result<SessionView, AppError> {
+        self.0.swipe(&session, number).await
+    }
+
+    /// [`App::edit_narration`] as a `Send + 'static` future.
+    pub async fn edit_narration(
+        self: Arc<Self>,
+        session: String,
+        turn: u32,
+        text: String,
+    ) -> Result<SessionView, AppError> {
+        self.0.edit_narration(&session, turn, &text).await
+    }
 }
 
 impl Deref for SharedApp {
@@ -243,6 +262,8 @@ mod tests {
         shell_can_await(Arc::clone(&app).continue_narration(id(), None));
         shell_can_await(Arc::clone(&app).regenerate_turn(id(), None));
         shell_can_await(Arc::clone(&app).edit_turn(id(), 1, "go".into(), None));
+        shell_can_await(Arc::clone(&app).swipe(id(), None));
+        shell_can_await(Arc::clone(&app).edit_narration(id(), 1, "text".into()));
     }
 
     #[test]

@@ -52,10 +52,15 @@ impl App {
     /// folders, the story place scripts are told, and the loaded model lent
     /// to skills that may ask it to write.
     pub(crate) fn exec_options(&self, place: &TurnPlace) -> ExecutorOptions {
+        self.exec_options_at(story_place(place))
+    }
+
+    /// [`App::exec_options`] for a script acting in `story`.
+    pub(crate) fn exec_options_at(&self, story: StoryPlace) -> ExecutorOptions {
         ExecutorOptions {
             data_root: self.skill_data.clone(),
             settings_dir: self.skill_settings.clone(),
-            story: Some(story_place(place)),
+            story: Some(story),
             host: HostLink {
                 generator: self.planner().generator(),
             },

@@ -7,11 +7,12 @@ use narratoria_core::error::ErrorCode;
 use narratoria_core::executor::{execute, ExecEvent};
 use narratoria_core::narration::{self, step};
 use narratoria_core::plan::Plan;
+use narratoria_core::protocol::StoryPlace;
 use narratoria_core::result::{ExecutionResult, ExecutionState};
 use narratoria_core::skills::Catalog;
 use narratoria_core::store::{Store, TurnRecord};
 use narratoria_core::sync;
-use narratoria_core::turn::TurnEvent;
+use narratoria_core::turn::{story_context, TurnEvent};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -137,14 +138,14 @@ impl App {
                 )
             }
         };
-        let scenario = step::scenario_text(&state, &input, &recent);
+        let story = story_context(&self.planner(), &state, &input, &recent).await;
         step::shape(
             &mut plan,
             &catalog,
             &step::Telling {
                 input: &input,
                 recent: &recent,
-                scenario: scenario.as_deref(),
+                scenario: story.as_ref().map(|s| s.text.as_str()),
             },
         );
         plan.request_id = uuid::Uuid::new_v4();
@@ -179,7 +180,48 @@ impl App {
             Retelling::More => format!("{}\n\n{}", last.narrative.trim_end(), fresh.trim()),
         };
         sync::lock(&self.store).add_narration(session, last.number, &narrative)?;
-        self.session_view(session)
+        self.remember_told(session, last.number).await
+    }
+
+    /// The session after the memory skill kept the account of turn `number`
+    /// of the current branch as it is told now, replacing the account kept
+    /// before (docs/stories.md, "The world follows the branch"). Failing to
+    /// remember never undoes the change the player made.
+    pub(crate) async fn remember_told(
+        &self,
+        session: &str,
+        number: u32,
+    ) -> Result<SessionView, AppError> {
+        let view = self.session_view(session)?;
+        let Some(at) = number.checked_sub(1).map(|i| i as usize) else {
+            return Ok(view);
+        };
+        let Some(turn) = view.turns.get(at) else {
+            return Ok(view);
+        };
+        let story = StoryPlace {
+            id: session.to_string(),
+            branch: view.session.branch.clone(),
+            turn: number,
+            turn_id: turn.id.clone(),
+            path: view.turns[..at].iter().map(|t| t.id.clone()).collect(),
+        };
+        let kept = narration::remember::keep(
+            &self.registry.snapshot(),
+            &self.registry.state().permanently_failed(),
+            &turn.input,
+            &turn.narrative,
+            turn.state_after.clone(),
+            &self.exec_options_at(story),
+        )
+        .await;
+        if let Some(failed) = kept.filter(|r| !r.success) {
+            tracing::warn!(
+                "the memory skill did not keep turn {number}'s new account: {}",
+                failed.failure_message.unwrap_or_default()
+            );
+        }
+        Ok(view)
     }
 }
 

@@ -45,6 +45,27 @@ echo roll >> "$NARRATORIA_DATA_DIR/rolls"
 echo '{"type":"done","ok":true,"output":{"formula":"1d20","rolls":[17],"total":17}}'
 "#;
 
+/// A memory skill that writes down every memory it is asked to keep.
+const MEMORY: &str = r#"#!/usr/bin/env python3
+import json, os, sys
+req = json.loads(sys.stdin.readline())
+row = {"turn": (req.get("story") or {}).get("turnId"),
+       "account": req["input"].get("turnAccount", False),
+       "summary": req["input"]["summary"]}
+with open(os.path.join(os.environ["NARRATORIA_DATA_DIR"], "kept.jsonl"), "a") as f:
+    f.write(json.dumps(row) + "\n")
+print(json.dumps({"type": "done", "ok": True, "output": {"memoryId": 1}}), flush=True)
+"#;
+
+/// The memories the [`MEMORY`] skill was asked to keep, oldest first.
+fn kept(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("data/memory/kept.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn rolls(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("data/dice-roller/rolls"))
         .map(|t| t.lines().count())
@@ -85,6 +106,21 @@ fn app(dir: &Path) -> App {
         ..AppConfig::default()
     })
     .unwrap()
+}
+
+/// Puts `body` in place as script `file` of `skill` under `dir/skills`.
+fn write_skill(dir: &Path, skill: &str, file: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let root = dir.join("skills").join(skill);
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::write(
+        root.join("skill.json"),
+        format!(r#"{{"name":"{skill}","version":"1.0.0","description":"{skill}"}}"#),
+    )
+    .unwrap();
+    let script = root.join("scripts").join(file);
+    std::fs::write(&script, body).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 async fn play(app: &App, input: &str) -> String {
@@ -157,13 +193,13 @@ async fn turn_controls_keep_or_replay_the_mechanics() {
     assert_eq!(again.turn.number, 2);
     assert_eq!(rolls(dir.path()), 2);
     assert_eq!(app.alternatives(&session).unwrap().len(), 3);
-    let first = app.swipe(&session, Some(1)).unwrap();
+    let first = app.swipe(&session, Some(1)).await.unwrap();
     assert_eq!(first.turns[1].narrative, "standing 3; remembered a,b");
     // Edited: a new branch from turn 1.
     let edited = app.edit_turn(&session, 2, "c gain 5", None).await.unwrap();
     assert_eq!(edited.turn.narrative, "standing 6; remembered a,c");
     assert_eq!(app.branches(&session).unwrap().len(), 2);
-    app.edit_narration(&session, 1, "Rewritten.").unwrap();
+    app.edit_narration(&session, 1, "Rewritten.").await.unwrap();
     assert_eq!(
         app.current_session().unwrap().turns[0].narrative,
         "Rewritten."
@@ -235,4 +271,54 @@ async fn a_stopped_turn_keeps_what_was_decided_and_nothing_half_told() {
         play(&app, "next gain 0").await,
         "standing 0; remembered next"
     );
+}
+
+#[tokio::test]
+async fn a_turns_memory_follows_how_it_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    write_skill(dir.path(), "memory", "store-memory.py", MEMORY);
+    let app = app(dir.path());
+    let session = app.new_session("Accounts").unwrap().session.id;
+    play(&app, "a gain 1").await;
+    play(&app, "b gain 2").await;
+    let ids: Vec<String> = app
+        .current_session()
+        .unwrap()
+        .turns
+        .iter()
+        .map(|t| t.id.clone())
+        .collect();
+    let last = || kept(dir.path()).pop().expect("a memory was kept");
+    let account = |turn: &str, told: &str| {
+        let row = last();
+        assert_eq!(row["turn"], turn, "{row}");
+        assert_eq!(row["account"], true, "{row}");
+        let summary = row["summary"].as_str().unwrap();
+        assert!(summary.contains(told), "{summary:?} should tell {told:?}");
+    };
+    account(&ids[1], "standing 3");
+    assert_eq!(kept(dir.path()).len(), 2);
+
+    // Written by hand: the new account replaces the turn's.
+    app.edit_narration(&session, 2, "The ledger burns.")
+        .await
+        .unwrap();
+    account(&ids[1], "The ledger burns.");
+    // Told again by the storyteller.
+    app.regenerate_narration(&session, None).await.unwrap();
+    account(&ids[1], "standing 3");
+    // Another version chosen: the account is the chosen one's.
+    let alts = app.alternatives(&session).unwrap();
+    let burned = alts
+        .iter()
+        .position(|a| a.narrative.contains("burns"))
+        .unwrap();
+    app.swipe(&session, Some(burned as u32 + 1)).await.unwrap();
+    account(&ids[1], "The ledger burns.");
+    // An earlier turn edited: that turn's account, at its own place.
+    app.edit_narration(&session, 1, "A quiet start.")
+        .await
+        .unwrap();
+    account(&ids[0], "A quiet start.");
+    assert_eq!(kept(dir.path()).len(), 6);
 }

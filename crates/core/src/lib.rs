@@ -11,6 +11,7 @@ pub mod executor;
 pub mod file_lock;
 pub mod fs;
 pub mod host;
+pub mod likeness;
 pub mod narration;
 pub mod output_budget;
 pub mod paths;

@@ -132,6 +132,12 @@ pub trait Planner: Send + Sync {
     fn generator(self: Arc<Self>) -> Option<Arc<dyn crate::host::Generator>> {
         None
     }
+
+    /// The embedding model this planner holds, as a judge of how alike texts
+    /// are (lore chosen by meaning); `None` without one.
+    fn likeness(&self) -> Option<Arc<dyn crate::likeness::Likeness>> {
+        None
+    }
 }
 
 /// Receives a model's loading progress, 0.0 ..= 1.0 (for a bar or a window).

@@ -38,7 +38,7 @@ pub fn tiny_gguf(chat_template: bool) -> Vec<u8> {
     v.extend(8u64.to_le_bytes());
     v.extend(0u32.to_le_bytes()); // F32
     v.extend(0u64.to_le_bytes());
-    while v.len() % 32 != 0 {
+    while !v.len().is_multiple_of(32) {
         v.push(0);
     }
     v.extend([0u8; 32]);

@@ -533,6 +533,11 @@ impl Planner for LlamaPlanner {
     fn generator(self: Arc<Self>) -> Option<Arc<dyn narratoria_core::host::Generator>> {
         Some(self)
     }
+
+    fn likeness(&self) -> Option<Arc<dyn narratoria_core::likeness::Likeness>> {
+        self.router()
+            .map(|r| r as Arc<dyn narratoria_core::likeness::Likeness>)
+    }
 }
 
 impl Drop for LlamaPlanner {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use narratoria_core::likeness::Likeness;
 use narratoria_core::skills::Catalog;
 use sha2::{Digest, Sha256};
 
@@ -143,6 +144,25 @@ impl Router {
             skills: decide_signals(&signals, &self.calibration),
             scores: signals.iter().map(|s| s.score(&self.calibration)).collect(),
         })
+    }
+}
+
+/// The router's embedding model judges lore and other texts by meaning
+/// (docs/scenarios.md, "Lorebooks"); the texts' embeddings are cached like
+/// the examples', so a lorebook is embedded once.
+impl Likeness for Router {
+    fn similarities(&self, query: &str, texts: &[String]) -> Result<Vec<f32>, String> {
+        let query = self
+            .embedder
+            .embed(&[query])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("the embedding model gave nothing for the query")?;
+        let texts = self.embed_texts(texts).map_err(|e| e.to_string())?;
+        Ok(texts
+            .iter()
+            .map(|t| narratoria_embed::cosine(&query, t))
+            .collect())
     }
 }
 

@@ -78,13 +78,13 @@ pub async fn turn_edit(
 
 /// Replaces the narration of turn `turn` with `text` (the old one stays a version).
 #[tauri::command]
-pub fn narration_edit(
+pub async fn narration_edit(
     app: State<'_, AppState>,
     id: String,
     turn: u32,
     text: String,
 ) -> Result<SessionView, AppError> {
-    app.edit_narration(&id, turn, &text)
+    app.inner().clone().edit_narration(id, turn, text).await
 }
 
 /// The versions of the last turn, oldest first.
@@ -99,10 +99,10 @@ pub fn alternatives_list(
 /// Makes version `number` of the last turn the one the story reads
 /// (without a number, the next one).
 #[tauri::command]
-pub fn alternative_choose(
+pub async fn alternative_choose(
     app: State<'_, AppState>,
     id: String,
     number: Option<u32>,
 ) -> Result<SessionView, AppError> {
-    app.swipe(&id, number)
+    app.inner().clone().swipe(id, number).await
 }

@@ -153,9 +153,19 @@ describe("Stories", { timeout: 240_000 }, () => {
       `the lore is not in the story: ${JSON.stringify(entries)}`,
     );
     assert.ok(!entries.some((e) => /no entries at all/.test(JSON.stringify(e))));
-    // The story plays on with its lore.
+    // The story plays on with its lore, and the inspector says which entry
+    // the narration was told and why.
     await b.refresh();
     await w.playTurn("I ask about the ferry");
     assert.ok(await w.turnCount() >= 1);
+    await w.tab("settings");
+    const developer = await b.$('[data-testid="developer-toggle"] input');
+    if (!(await developer.isSelected())) await developer.click();
+    await w.tab("inspector");
+    const told = await b.$('[data-testid="lore-told"]');
+    await told.waitForExist({ timeout: 10_000 });
+    assert.match(await told.getText(), /The ferry — its keys/);
+    await shot(b, "lore-told");
+    await w.tab("play");
   });
 });

@@ -1,8 +1,10 @@
 // Inspector: the turn's plan as a DAG (tools by dependency depth), each tool
 // coloured by its live state with time and retries; a selected tool's
-// events; the narrator's transcript; every replan attempt.
+// events; the lore its narration was told; the narrator's transcript; every
+// replan attempt.
 
 import { useEffect, useMemo, useState } from "react";
+import type { LoreUse } from "../api";
 import type { AttemptView, ToolView, TurnModel } from "../turn";
 
 const NODE_W = 170;
@@ -90,6 +92,22 @@ function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; sele
   );
 }
 
+const WHY: Record<LoreUse["by"], string> = { constant: "always told", keys: "its keys", meaning: "its meaning" };
+
+/** The lore entries a plan's narration was told, each with why. */
+function LoreTold({ lore }: { lore: LoreUse[] }) {
+  if (!lore.length) return <p className="muted small">No lore entry was told.</p>;
+  return (
+    <ul className="lore-told" data-testid="lore-told">
+      {lore.map((u) => (
+        <li key={u.name} data-by={u.by}>
+          {u.name} <span className="muted small">— {WHY[u.by]}{u.similarity !== undefined ? ` · likeness ${u.similarity.toFixed(2)}` : ""}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function InspectorView({ turn }: { turn: TurnModel | null }) {
   const [attemptNo, setAttemptNo] = useState<number | null>(null);
   const [toolId, setToolId] = useState<string | undefined>();
@@ -142,6 +160,8 @@ export function InspectorView({ turn }: { turn: TurnModel | null }) {
               )}
             </div>
             <div>
+              <h3>Lore told</h3>
+              <LoreTold lore={current.lore} />
               <h3>Narrator</h3>
               {current.transcript ? (
                 <div data-testid="transcript">

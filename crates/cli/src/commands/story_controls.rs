@@ -73,7 +73,7 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
                         .map_err(|_| usage("/swipe takes a number"))?,
                 ),
             };
-            last(&app.swipe(&session, number)?);
+            last(&rt.block_on(app.swipe(&session, number))?);
             versions(app, &session)?;
         }
         "edit" => {
@@ -86,7 +86,7 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
         }
         "edit-narration" => {
             let (n, text) = numbered(arg, "/edit-narration N TEXT")?;
-            app.edit_narration(&session, n, text)?;
+            rt.block_on(app.edit_narration(&session, n, text))?;
             println!("  Turn {n} now reads as you wrote it.");
         }
         "undo" => match app.undo(&session)? {

@@ -1,11 +1,15 @@
 //! Every turn is remembered: after a turn is told, the host asks the memory
 //! skill to keep what the player did and the gist of what happened, so a
-//! later "Have I met her before?" has something to find.
+//! later "Have I met her before?" has something to find. The memory is the
+//! turn's account: when the turn is told again (regenerated, continued,
+//! edited, another alternative chosen) the new account replaces it.
 
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
 use super::deed::deed;
+use crate::executor::{execute, ExecutorOptions};
 use crate::plan::{Plan, ToolInvocation};
+use crate::result::ExecutionResult;
 use crate::skills::Catalog;
 
 /// The skill and script that keep memories.
@@ -36,11 +40,27 @@ pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str
         .insert("summary".into(), json!(summary(input, narrative)));
     tool.input
         .insert("metadata".into(), json!({"importance": 3}));
+    tool.input.insert("turnAccount".into(), json!(true));
     tool.required = false;
     tool.retry_policy.max_retries = 1;
     let mut plan = Plan::new(vec![tool]);
     plan.disabled_skills = disabled.to_vec();
     Some(plan)
+}
+
+/// Keeps the account of the turn `opts.story` names (its player's `input`
+/// and `narrative`) with the memory skill, from `state`; `None` when the
+/// memory skill cannot store now. A failure is in the result, never fatal.
+pub async fn keep(
+    catalog: &Catalog,
+    disabled: &[String],
+    input: &str,
+    narrative: &str,
+    state: Map<String, Value>,
+    opts: &ExecutorOptions,
+) -> Option<ExecutionResult> {
+    let plan = plan(catalog, disabled, input, narrative)?;
+    Some(execute(&plan, catalog, state, opts, None).await)
 }
 
 /// The first sentences of `narrative`, at most [`GIST_CHARS`] characters.

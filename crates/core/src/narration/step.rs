@@ -4,8 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::likeness::Likeness;
 use crate::plan::{Plan, ToolInvocation};
 use crate::planner::TurnSummary;
+use crate::scenario::lore::Similarities;
+use crate::scenario::StoryContext;
 use crate::skills::{Catalog, Skill, SkillScript};
 
 /// The skill and script that narrate a turn.
@@ -29,22 +32,106 @@ pub struct Telling<'a> {
 /// (the storyteller's own prompt budget for it).
 const SCENARIO_CHARS: usize = 800;
 
-/// The story's premise, setting and the lore the recent turns call for, as
-/// the narration step is told them (docs/scenarios.md).
-pub fn scenario_text(
+/// The least similarity in meaning (cosine, all-MiniLM-L6-v2) between a
+/// lore entry and the player's input or the last narration at which the
+/// entry is told without its keys occurring (docs/scenarios.md, "Lorebooks").
+pub const LORE_LIKENESS: f32 = 0.33;
+/// The most entries told by meaning alone in one turn (the closest ones).
+pub const LORE_BY_MEANING: usize = 2;
+/// The most sentences of an entry's text compared by meaning.
+const LORE_SENTENCES: usize = 4;
+
+/// The story's premise, setting and the lore the recent turns call for —
+/// by their keys, and by meaning when `likeness` is given — as the
+/// narration step is told them, with the lore entries used
+/// (docs/scenarios.md). Promises: the same text as without `likeness` when
+/// no entry is close enough in meaning or `likeness` fails.
+pub fn story_context(
     state: &Map<String, Value>,
     input: &str,
     recent: &[TurnSummary],
-) -> Option<String> {
+    likeness: Option<&dyn Likeness>,
+) -> Option<StoryContext> {
     if let Some(Value::String(text)) = state.get("scenario") {
-        return Some(text.clone());
+        return Some(StoryContext {
+            text: text.clone(),
+            lore_used: Vec::new(),
+        });
     }
     let mut texts = vec![input.to_string()];
     for turn in recent {
         texts.push(turn.input.clone());
         texts.push(turn.narrative.clone());
     }
-    crate::scenario::telling(state, &texts, SCENARIO_CHARS).map(|told| told.text)
+    let last_told = recent.last().map(|t| t.narrative.as_str());
+    let scores = likeness.and_then(|l| lore_likeness(state, input, last_told, l));
+    let similar = scores.as_deref().map(|scores| Similarities {
+        scores,
+        threshold: likeness_threshold(scores),
+    });
+    crate::scenario::telling::telling_with(state, &texts, SCENARIO_CHARS, similar.as_ref())
+}
+
+/// Each lore entry's similarity in meaning to the player's input or the
+/// last narration, whichever is closer, compared with the entry's name and
+/// keys and with each of its first sentences (a whole entry's text dilutes
+/// what a short input is about). `None` without lore or when the model fails (logged: lore
+/// is then chosen by its keys alone).
+fn lore_likeness(
+    state: &Map<String, Value>,
+    input: &str,
+    last_told: Option<&str>,
+    likeness: &dyn Likeness,
+) -> Option<Vec<f32>> {
+    let entries = crate::scenario::start::lore_in(state);
+    if entries.is_empty() {
+        return None;
+    }
+    let mut texts: Vec<String> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let head = format!("{}: {}", e.name.trim(), e.keys.join(", "));
+        let sentences = e
+            .content
+            .split_inclusive(['.', '!', '?', ';'])
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| s.chars().count() > 3)
+            .take(LORE_SENTENCES);
+        for text in std::iter::once(head).chain(sentences) {
+            texts.push(text);
+            owner.push(i);
+        }
+    }
+    let mut best = vec![f32::MIN; entries.len()];
+    for query in std::iter::once(input).chain(last_told) {
+        if query.trim().is_empty() {
+            continue;
+        }
+        match likeness.similarities(query, &texts) {
+            Ok(scores) => {
+                for (&i, s) in owner.iter().zip(scores) {
+                    best[i] = best[i].max(s);
+                }
+            }
+            Err(e) => {
+                tracing::warn!("lore is chosen by its keys alone: {e}");
+                return None;
+            }
+        }
+    }
+    Some(best)
+}
+
+/// The least similarity that tells an entry by meaning among `scores`:
+/// [`LORE_LIKENESS`], raised above the score of the first entry past the
+/// [`LORE_BY_MEANING`] closest.
+fn likeness_threshold(scores: &[f32]) -> f32 {
+    let mut ranked = scores.to_vec();
+    ranked.sort_by(|a, b| b.total_cmp(a));
+    match ranked.get(LORE_BY_MEANING) {
+        Some(&floor) => LORE_LIKENESS.max(floor.next_up()),
+        None => LORE_LIKENESS,
+    }
 }
 
 /// Whether the storyteller can narrate now: discovered, enabled, not
@@ -113,7 +200,7 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
         n += 1;
         id = format!("{NARRATE_TOOL_ID}-{n}");
     }
-    let mut step = ToolInvocation::new(&id, &format!("{STORYTELLER}/{NARRATE}"));
+    let mut step = ToolInvocation::new(&id, format!("{STORYTELLER}/{NARRATE}"));
     step.input = input;
     step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
     step.required = true;

@@ -154,6 +154,51 @@ pub struct Similarities<'a> {
     pub threshold: f32,
 }
 
+/// Why a lore entry was told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub enum LoreReason {
+    /// It is always told.
+    Constant,
+    /// One of its keys occurs in the recent turns.
+    Keys,
+    /// Its meaning is close to the recent turns'.
+    Meaning,
+}
+
+/// One lore entry a turn's narration was told, and why (for the inspector).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LoreUse {
+    pub name: String,
+    pub by: LoreReason,
+    /// How alike in meaning it is to the recent turns, when that was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub similarity: Option<f32>,
+}
+
+/// Why entry `i` is active for `recent_text`; `None` when it is not.
+fn reason(
+    i: usize,
+    e: &LoreEntry,
+    recent_text: &str,
+    similar: Option<&Similarities>,
+) -> Option<LoreReason> {
+    if !e.enabled || e.content.trim().is_empty() {
+        return None;
+    }
+    if e.constant {
+        Some(LoreReason::Constant)
+    } else if e.keys_match(recent_text) {
+        Some(LoreReason::Keys)
+    } else if similar.is_some_and(|s| s.scores.get(i).is_some_and(|v| *v >= s.threshold)) {
+        Some(LoreReason::Meaning)
+    } else {
+        None
+    }
+}
+
 /// The entries told for `recent_text` within `budget` characters (counting
 /// one separating space per entry), in telling order. Promises: only enabled
 /// entries; every constant entry and every entry whose keys occur (or whose
@@ -166,34 +211,53 @@ pub fn select<'a>(
     budget: usize,
     similar: Option<&Similarities>,
 ) -> Vec<&'a LoreEntry> {
-    let mut candidates: Vec<(usize, &LoreEntry)> = entries
+    select_why(entries, recent_text, budget, similar)
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// [`select`], each entry with the use it was put to: why it was told and,
+/// when `similar` was given, its similarity.
+pub fn select_why<'a>(
+    entries: &'a [LoreEntry],
+    recent_text: &str,
+    budget: usize,
+    similar: Option<&Similarities>,
+) -> Vec<(&'a LoreEntry, LoreUse)> {
+    let mut candidates: Vec<(usize, &LoreEntry, LoreReason)> = entries
         .iter()
         .enumerate()
-        .filter(|(i, e)| {
-            e.enabled
-                && !e.content.trim().is_empty()
-                && (e.constant
-                    || e.keys_match(recent_text)
-                    || similar.is_some_and(|s| s.scores.get(*i).is_some_and(|v| *v >= s.threshold)))
-        })
+        .filter_map(|(i, e)| reason(i, e, recent_text, similar).map(|r| (i, e, r)))
         .collect();
-    candidates.sort_by(|(ia, a), (ib, b)| {
+    candidates.sort_by(|(ia, a, _), (ib, b, _)| {
         b.constant
             .cmp(&a.constant)
             .then(b.priority.cmp(&a.priority))
             .then(ia.cmp(ib))
     });
     let mut left = budget;
-    let mut chosen: Vec<(usize, &LoreEntry)> = Vec::new();
-    for (i, e) in candidates {
+    let mut chosen: Vec<(usize, &LoreEntry, LoreReason)> = Vec::new();
+    for (i, e, r) in candidates {
         let cost = e.content.trim().chars().count() + 1;
         if cost <= left {
             left -= cost;
-            chosen.push((i, e));
+            chosen.push((i, e, r));
         }
     }
-    chosen.sort_by(|(ia, a), (ib, b)| a.order.cmp(&b.order).then(ia.cmp(ib)));
-    chosen.into_iter().map(|(_, e)| e).collect()
+    chosen.sort_by(|(ia, a, _), (ib, b, _)| a.order.cmp(&b.order).then(ia.cmp(ib)));
+    chosen
+        .into_iter()
+        .map(|(i, e, by)| {
+            let similarity = similar.and_then(|s| s.scores.get(i).copied());
+            let used = LoreUse {
+                name: e.name.clone(),
+                by,
+                similarity,
+            };
+            (e, used)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -264,6 +328,18 @@ mod tests {
         let chosen = select(&entries, "a howl in the dark", 500, Some(&s));
         assert_eq!(chosen.len(), 1);
         assert_eq!(chosen[0].name, "wolves");
+        let why = select_why(&entries, "a howl in the dark; more ale!", 500, Some(&s));
+        let uses: Vec<(&str, LoreReason)> =
+            why.iter().map(|(e, u)| (e.name.as_str(), u.by)).collect();
+        assert_eq!(
+            uses,
+            [("wolves", LoreReason::Meaning), ("ale", LoreReason::Keys)]
+        );
+        assert_eq!(why[1].1.similarity, Some(0.2));
+        assert!(select_why(&entries, "ale", 500, None)[0]
+            .1
+            .similarity
+            .is_none());
     }
 
     #[test]

@@ -5,20 +5,20 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::lore::{self, Similarities};
+use super::lore::{self, LoreUse, Similarities};
 use super::start::lore_in;
 
 /// The storyteller's budget for the scenario text, in characters (it reads
 /// at most this many; see crates/storyteller/src/prompt.rs).
 pub const TELLING_CHARS: usize = 800;
 
-/// The scenario text for one turn, and which lore entries it holds (by
-/// name, for the inspector).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The scenario text for one turn, and which lore entries it holds and
+/// why (for the inspector).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoryContext {
     pub text: String,
-    pub lore_used: Vec<String>,
+    pub lore_used: Vec<LoreUse>,
 }
 
 /// The scenario text for a turn, from the session `state` and the `recent`
@@ -67,11 +67,11 @@ pub fn telling_with(
     let recent_text = recent.join("\n");
     const LORE_LABEL: &str = "Lore:";
     let room = (budget_chars / 2).saturating_sub(LORE_LABEL.len() + 2);
-    let chosen = lore::select(&entries, &recent_text, room, similar);
+    let chosen = lore::select_why(&entries, &recent_text, room, similar);
     let lore_line = if chosen.is_empty() {
         String::new()
     } else {
-        let body: Vec<String> = chosen.iter().map(|e| one_line(&e.content)).collect();
+        let body: Vec<String> = chosen.iter().map(|(e, _)| one_line(&e.content)).collect();
         format!("{LORE_LABEL} {}", body.join(" "))
     };
     let head = budget_chars.saturating_sub(lore_line.chars().count() + 1);
@@ -104,7 +104,7 @@ pub fn telling_with(
     }
     Some(StoryContext {
         text,
-        lore_used: chosen.iter().map(|e| e.name.clone()).collect(),
+        lore_used: chosen.into_iter().map(|(_, used)| used).collect(),
     })
 }
 
@@ -184,7 +184,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            asked.lore_used.contains(&"Mara Vell".to_string()),
+            asked.lore_used.iter().any(|u| u.name == "Mara Vell"),
             "{:?}",
             asked.lore_used
         );
@@ -219,6 +219,8 @@ mod tests {
         assert!(telling(state, &["A sheep bleats.".into()], 800).is_none());
         let told = telling(state, &["A WOLF howls".into()], 800).unwrap();
         assert_eq!(told.text, "Lore: Wolves here are grey.");
-        assert_eq!(told.lore_used, ["Wolves"]);
+        assert_eq!(told.lore_used.len(), 1);
+        assert_eq!(told.lore_used[0].name, "Wolves");
+        assert_eq!(told.lore_used[0].by, lore::LoreReason::Keys);
     }
 }

@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use crate::error::ErrorCode;
 use crate::planner::{Transcript, TurnSummary};
 use crate::result::ExecutionResult;
+use crate::scenario::lore::LoreUse;
 
 pub use commit::{NewTurn, TurnPlace};
 pub use swipes::Alternative;
@@ -99,6 +100,9 @@ pub struct AttemptRecord {
     /// Why no plan came out, when none did.
     pub error: Option<String>,
     pub transcript: Option<Transcript>,
+    /// The lore entries its narration was told, and why.
+    #[serde(default)]
+    pub lore: Vec<LoreUse>,
 }
 
 /// A turn as stored.
@@ -497,11 +501,18 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
 
 fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT attempt, plan, result, error FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
+        "SELECT attempt, plan, result, error, lore FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
     )?;
-    let rows: Vec<(u32, Option<String>, Option<String>, Option<String>)> = stmt
+    type Row = (
+        u32,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = stmt
         .query_map(params![turn_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?
         .collect::<Result<_, _>>()?;
     let mut tstmt = conn.prepare_cached(
@@ -527,11 +538,15 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
         })?
         .collect::<Result<_, _>>()?;
     rows.into_iter()
-        .map(|(attempt, plan, result, error)| {
+        .map(|(attempt, plan, result, error, lore)| {
             Ok(AttemptRecord {
                 attempt,
                 plan: plan.map(|p| from_json(&p, "plan")).transpose()?,
                 result: result.map(|r| from_json(&r, "result")).transpose()?,
+                lore: lore
+                    .map(|l| from_json(&l, "lore"))
+                    .transpose()?
+                    .unwrap_or_default(),
                 error,
                 transcript: transcripts
                     .iter()

@@ -109,9 +109,18 @@ UPDATE turns SET active_swipe = (SELECT s.id FROM swipes s WHERE s.turn_id = tur
 const BY_TURN: &str = "CREATE INDEX plan_attempts_by_turn ON plan_attempts(turn_id, id);
 CREATE INDEX transcripts_by_turn ON transcripts(turn_id, id);";
 
+/// Fourth step: which lore entries each attempt's narration was told, and
+/// why (a JSON array; NULL for attempts saved before).
+const LORE_TOLD: &str = "ALTER TABLE plan_attempts ADD COLUMN lore TEXT;";
+
 /// Every step of the schema.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(LINEAR), M::up(TREE), M::up(BY_TURN)])
+    Migrations::new(vec![
+        M::up(LINEAR),
+        M::up(TREE),
+        M::up(BY_TURN),
+        M::up(LORE_TOLD),
+    ])
 }
 
 /// The first step alone: the schema stories were saved with before they

@@ -23,6 +23,11 @@ fn turn(input: &str, state: Value) -> NewTurn {
                 response: "{}".into(),
                 ..Default::default()
             }),
+            lore: vec![LoreUse {
+                name: "Rats".into(),
+                by: crate::scenario::lore::LoreReason::Meaning,
+                similarity: Some(0.5),
+            }],
         }],
     }
 }
@@ -64,6 +69,9 @@ fn turns_commit_resume_rewind_and_export() {
         turns[1].attempts[0].transcript.as_ref().unwrap().planner,
         "rules"
     );
+    // The lore its narration was told comes back with the attempt.
+    assert_eq!(turns[1].attempts[0].lore[0].name, "Rats");
+    assert_eq!(turns[1].attempts[0].lore[0].similarity, Some(0.5));
     assert_eq!(
         store.recent_turns(&id, 1).unwrap()[0].input,
         "fight the rat"

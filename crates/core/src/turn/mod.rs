@@ -24,6 +24,8 @@ use crate::narration::{self, Telling};
 use crate::plan::Plan;
 use crate::planner::{PlanOutcome, PlanRequest, Planner, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
+use crate::scenario::lore::LoreUse;
+use crate::scenario::StoryContext;
 use crate::skills::health::{HealthChange, SkillsState};
 use crate::skills::Catalog;
 use crate::store::{AttemptRecord, NewTurn};
@@ -65,12 +67,14 @@ pub enum TurnEvent {
     /// A piece of the plan's narrative, as the planner writes it.
     #[serde(rename_all = "camelCase")]
     NarrativeDelta { attempt: u32, text: String },
-    /// Plan `attempt` is ready and about to run.
+    /// Plan `attempt` is ready and about to run; its narration is told
+    /// the lore entries in `lore`.
     #[serde(rename_all = "camelCase")]
     PlanReady {
         attempt: u32,
         #[ts(as = "crate::plan::Plan")]
         plan: Value,
+        lore: Vec<LoreUse>,
     },
     /// Something happened while the plan ran.
     Execution { attempt: u32, event: ExecEvent },
@@ -124,12 +128,14 @@ pub async fn play_turn(
     sink: Option<UnboundedSender<TurnEvent>>,
 ) -> TurnOutcome {
     let started = Instant::now();
+    let story = story_context(&planner, &state, input, &recent).await;
     let turn = Turn {
         input,
         planner,
         catalog,
         state,
         recent,
+        story,
         opts,
         sink,
     };
@@ -176,6 +182,7 @@ pub async fn play_turn(
                             result: None,
                             error: Some(failure.reason.clone()),
                             transcript: None,
+                            lore: Vec::new(),
                         });
                         turn.send(failure.into());
                     }
@@ -185,9 +192,11 @@ pub async fn play_turn(
                 let (plan, transcript) = ready.take().expect("a plan is ready to execute");
                 last_disabled = plan.disabled_skills.clone();
                 let plan_json = serde_json::to_value(&plan).expect("plan serialises");
+                let lore = turn.lore_told(&plan);
                 turn.send(TurnEvent::PlanReady {
                     attempt,
                     plan: plan_json.clone(),
+                    lore: lore.clone(),
                 });
                 let result = turn.execute(&plan, attempt).await;
                 log.attempts.push(AttemptRecord {
@@ -196,6 +205,7 @@ pub async fn play_turn(
                     result: Some(result.clone()),
                     error: None,
                     transcript: Some(transcript),
+                    lore,
                 });
                 if opts.exec.stop.is_stopped() {
                     // Ended by the player, not failed: no skill's health changes.
@@ -230,8 +240,37 @@ struct Turn<'a> {
     catalog: Arc<Catalog>,
     state: Map<String, Value>,
     recent: Vec<TurnSummary>,
+    /// What the narration step is told of the story (scenario and lore).
+    story: Option<StoryContext>,
     opts: &'a TurnOptions,
     sink: Option<UnboundedSender<TurnEvent>>,
+}
+
+/// What the narration of a turn of `state` after `recent` is told of the
+/// story, lore chosen by meaning too when the planner holds an embedding
+/// model (which runs off the async threads).
+pub async fn story_context(
+    planner: &Arc<dyn Planner>,
+    state: &Map<String, Value>,
+    input: &str,
+    recent: &[TurnSummary],
+) -> Option<StoryContext> {
+    let keys_only = || narration::story_context(state, input, recent, None);
+    let Some(likeness) = planner.likeness() else {
+        return keys_only();
+    };
+    let (owned_state, owned_input, owned_recent) =
+        (state.clone(), input.to_string(), recent.to_vec());
+    let judged = tokio::task::spawn_blocking(move || {
+        narration::story_context(
+            &owned_state,
+            &owned_input,
+            &owned_recent,
+            Some(likeness.as_ref()),
+        )
+    })
+    .await;
+    judged.unwrap_or_else(|_| keys_only())
 }
 
 /// The record a turn keeps as it goes.
@@ -261,17 +300,28 @@ impl Turn<'_> {
     /// mechanics tool, so nothing is told before the rules decide.
     fn shaped(&self, mut plan: Plan) -> Plan {
         plan.narrative = None;
-        let scenario = narration::scenario_text(&self.state, self.input, &self.recent);
         narration::shape(
             &mut plan,
             &self.catalog,
             &Telling {
                 input: self.input,
                 recent: &self.recent,
-                scenario: scenario.as_deref(),
+                scenario: self.story.as_ref().map(|s| s.text.as_str()),
             },
         );
         plan
+    }
+
+    /// The lore entries `plan`'s narration step is told (none without one).
+    fn lore_told(&self, plan: &Plan) -> Vec<LoreUse> {
+        let narrates = plan
+            .tools
+            .iter()
+            .any(|t| narration::step::is_narration_tool(&self.catalog, t));
+        match &self.story {
+            Some(story) if narrates => story.lore_used.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// `result` after the memory skill kept the turn (when it can): its tool
@@ -283,18 +333,18 @@ impl Turn<'_> {
         disabled: &[String],
     ) -> ExecutionResult {
         let narrative = result.narrative.clone().unwrap_or_default();
-        let Some(plan) = narration::remember::plan(&self.catalog, disabled, self.input, &narrative)
+        let Some(kept) = narration::remember::keep(
+            &self.catalog,
+            disabled,
+            self.input,
+            &narrative,
+            result.final_state.clone(),
+            &self.opts.exec,
+        )
+        .await
         else {
             return result;
         };
-        let kept = execute(
-            &plan,
-            &self.catalog,
-            result.final_state.clone(),
-            &self.opts.exec,
-            None,
-        )
-        .await;
         if kept.success {
             result.final_state = kept.final_state;
         }
