@@ -19,6 +19,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::play::{player_input, Placing, RECENT_TURNS};
 use crate::{App, AppError, SessionView, TurnView};
 
+/// The action a continued narration tells: the turn's own action is already
+/// in the story so far.
+const CONTINUING: &str = "I wait and watch what happens next";
+
 /// What the narration step is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Retelling {
@@ -132,10 +136,10 @@ impl App {
                     input: last.input.clone(),
                     narrative: last.narrative.clone(),
                 });
-                format!(
-                    "{} (go on: tell what happens next, without repeating what was told)",
-                    last.input
-                )
+                // The narration opens with the action in the second person
+                // ("You wait …, and"): a neutral one reads as the story going
+                // on, where the turn's own action would be told twice.
+                CONTINUING.to_string()
             }
         };
         let story = story_context(&self.planner(), &state, &input, &recent).await;

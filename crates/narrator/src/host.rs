@@ -2,7 +2,7 @@
 //! docs/protocol.md "Host generation"): a script's `generate` request becomes
 //! a prose request on the same worker, queued behind any plan.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,6 +23,11 @@ pub const HOST_MAX_TOKENS: u32 = 512;
 /// assistant message, the answer's start) is copied into the answer: small models otherwise echo their prompt (the player's words,
 /// the story so far) instead of continuing it.
 pub const ECHO_NGRAM: usize = 8;
+
+/// Requests served so far in this process: each one samples with its own
+/// seed, so a narration told again (the same prompt) reads differently,
+/// while a run of the same requests stays reproducible.
+static REQUESTS: AtomicU32 = AtomicU32::new(0);
 
 impl Generator for LlamaPlanner {
     fn offer(&self) -> HostModel {
@@ -103,6 +108,9 @@ pub fn prose_request(
                 .temperature
                 .map(|t| t.clamp(0.0, 2.0) as f32)
                 .unwrap_or(defaults.temperature),
+            seed: defaults
+                .seed
+                .wrapping_add(REQUESTS.fetch_add(1, Ordering::Relaxed)),
             ..defaults
         },
         stops: request.stop.clone(),

@@ -47,23 +47,29 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
     let session = app.current_session_id()?;
     match name {
         "regen" if arg == "all" => {
-            let view = live(rt, app, &session, |tx| {
+            let (view, streamed) = live(rt, app, &session, |tx| {
                 app.regenerate_turn(&session, Some(tx))
             })?;
-            println!("\n{}", view.turn.narrative);
+            if !streamed {
+                println!("\n{}", view.turn.narrative);
+            }
         }
         "regen" => {
-            let view = live(rt, app, &session, |tx| {
+            let (view, streamed) = live(rt, app, &session, |tx| {
                 app.regenerate_narration(&session, Some(tx))
             })?;
-            last(&view);
+            if !streamed {
+                last(&view);
+            }
             versions(app, &session)?;
         }
         "continue" => {
-            let view = live(rt, app, &session, |tx| {
+            let (view, streamed) = live(rt, app, &session, |tx| {
                 app.continue_narration(&session, Some(tx))
             })?;
-            last(&view);
+            if !streamed {
+                last(&view);
+            }
         }
         "swipe" => {
             let number = match arg {
@@ -78,10 +84,12 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
         }
         "edit" => {
             let (n, text) = numbered(arg, "/edit N TEXT")?;
-            let view = live(rt, app, &session, |tx| {
+            let (view, streamed) = live(rt, app, &session, |tx| {
                 app.edit_turn(&session, n, text, Some(tx))
             })?;
-            println!("\n{}", view.turn.narrative);
+            if !streamed {
+                println!("\n{}", view.turn.narrative);
+            }
             println!("  (on branch “{}”)", app.current_session()?.session.branch);
         }
         "edit-narration" => {
@@ -128,7 +136,9 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
 
 /// Runs a turn control with its live events shown as they come; Ctrl-C
 /// meanwhile stops it as it stops a turn.
-fn live<T, F, Fut>(rt: &Runtime, app: &App, session: &str, f: F) -> Result<T, AppError>
+/// Runs `f` with its events shown as they come; the outcome, and whether
+/// prose was streamed (so it need not be printed again).
+fn live<T, F, Fut>(rt: &Runtime, app: &App, session: &str, f: F) -> Result<(T, bool), AppError>
 where
     F: FnOnce(tokio::sync::mpsc::UnboundedSender<TurnEvent>) -> Fut,
     Fut: std::future::Future<Output = Result<T, AppError>>,
@@ -140,13 +150,17 @@ where
             while let Some(ev) = rx.recv().await {
                 show(&ev, &mut streamed);
             }
+            !streamed.trim().is_empty()
         });
         let done = stoppable(app, session, f(tx)).await;
-        let _ = printer.await;
+        let streamed = printer.await.unwrap_or(false);
+        if streamed {
+            println!(); // the streamed prose ends its line
+        }
         if done.stopped {
             println!("{}", super::play::STOPPED);
         }
-        done.outcome
+        done.outcome.map(|outcome| (outcome, streamed))
     })
 }
 

@@ -33,8 +33,7 @@ pub struct Telling<'a> {
 const SCENARIO_CHARS: usize = 800;
 
 /// The least similarity in meaning (cosine, all-MiniLM-L6-v2) between a
-/// lore entry and the player's input or the last narration at which the
-/// entry is told without its keys occurring (docs/scenarios.md, "Lorebooks").
+/// lore entry and the player's input at which the entry is told without its keys occurring (docs/scenarios.md, "Lorebooks").
 pub const LORE_LIKENESS: f32 = 0.33;
 /// The most entries told by meaning alone in one turn (the closest ones).
 pub const LORE_BY_MEANING: usize = 2;
@@ -63,8 +62,7 @@ pub fn story_context(
         texts.push(turn.input.clone());
         texts.push(turn.narrative.clone());
     }
-    let last_told = recent.last().map(|t| t.narrative.as_str());
-    let scores = likeness.and_then(|l| lore_likeness(state, input, last_told, l));
+    let scores = likeness.and_then(|l| lore_likeness(state, input, l));
     let similar = scores.as_deref().map(|scores| Similarities {
         scores,
         threshold: likeness_threshold(scores),
@@ -72,15 +70,15 @@ pub fn story_context(
     crate::scenario::telling::telling_with(state, &texts, SCENARIO_CHARS, similar.as_ref())
 }
 
-/// Each lore entry's similarity in meaning to the player's input or the
-/// last narration, whichever is closer, compared with the entry's name and
-/// keys and with each of its first sentences (a whole entry's text dilutes
-/// what a short input is about). `None` without lore or when the model fails (logged: lore
+/// Each lore entry's similarity in meaning to the player's input, compared
+/// with the entry's name and keys and with each of its first sentences (a
+/// whole entry's text dilutes what a short input is about; the narrations
+/// are left out: they keep naming the scene, which brings in whoever lives
+/// there turn after turn). `None` without lore or when the model fails (logged: lore
 /// is then chosen by its keys alone).
 fn lore_likeness(
     state: &Map<String, Value>,
     input: &str,
-    last_told: Option<&str>,
     likeness: &dyn Likeness,
 ) -> Option<Vec<f32>> {
     let entries = crate::scenario::start::lore_in(state);
@@ -102,22 +100,19 @@ fn lore_likeness(
             owner.push(i);
         }
     }
+    if input.trim().is_empty() {
+        return None;
+    }
+    let scores = match likeness.similarities(input, &texts) {
+        Ok(scores) => scores,
+        Err(e) => {
+            tracing::warn!("lore is chosen by its keys alone: {e}");
+            return None;
+        }
+    };
     let mut best = vec![f32::MIN; entries.len()];
-    for query in std::iter::once(input).chain(last_told) {
-        if query.trim().is_empty() {
-            continue;
-        }
-        match likeness.similarities(query, &texts) {
-            Ok(scores) => {
-                for (&i, s) in owner.iter().zip(scores) {
-                    best[i] = best[i].max(s);
-                }
-            }
-            Err(e) => {
-                tracing::warn!("lore is chosen by its keys alone: {e}");
-                return None;
-            }
-        }
+    for (&i, s) in owner.iter().zip(scores) {
+        best[i] = best[i].max(s);
     }
     Some(best)
 }

@@ -211,17 +211,21 @@ pub fn select<'a>(
     budget: usize,
     similar: Option<&Similarities>,
 ) -> Vec<&'a LoreEntry> {
-    select_why(entries, recent_text, budget, similar)
+    select_why(entries, recent_text, recent_text, budget, similar)
         .into_iter()
         .map(|(e, _)| e)
         .collect()
 }
 
 /// [`select`], each entry with the use it was put to: why it was told and,
-/// when `similar` was given, its similarity.
+/// when `similar` was given, its similarity. At equal priority, entries
+/// about `now_text` (the player's input this turn: its keys occur there, or
+/// they were found by meaning, which compares the input) come before those
+/// named only in earlier turns.
 pub fn select_why<'a>(
     entries: &'a [LoreEntry],
     recent_text: &str,
+    now_text: &str,
     budget: usize,
     similar: Option<&Similarities>,
 ) -> Vec<(&'a LoreEntry, LoreUse)> {
@@ -230,10 +234,13 @@ pub fn select_why<'a>(
         .enumerate()
         .filter_map(|(i, e)| reason(i, e, recent_text, similar).map(|r| (i, e, r)))
         .collect();
-    candidates.sort_by(|(ia, a, _), (ib, b, _)| {
+    let about_now =
+        |e: &LoreEntry, r: LoreReason| r == LoreReason::Meaning || e.keys_match(now_text);
+    candidates.sort_by(|(ia, a, ra), (ib, b, rb)| {
         b.constant
             .cmp(&a.constant)
             .then(b.priority.cmp(&a.priority))
+            .then(about_now(b, *rb).cmp(&about_now(a, *ra)))
             .then(ia.cmp(ib))
     });
     let mut left = budget;
@@ -328,7 +335,8 @@ mod tests {
         let chosen = select(&entries, "a howl in the dark", 500, Some(&s));
         assert_eq!(chosen.len(), 1);
         assert_eq!(chosen[0].name, "wolves");
-        let why = select_why(&entries, "a howl in the dark; more ale!", 500, Some(&s));
+        let text = "a howl in the dark; more ale!";
+        let why = select_why(&entries, text, text, 500, Some(&s));
         let uses: Vec<(&str, LoreReason)> =
             why.iter().map(|(e, u)| (e.name.as_str(), u.by)).collect();
         assert_eq!(
@@ -336,10 +344,25 @@ mod tests {
             [("wolves", LoreReason::Meaning), ("ale", LoreReason::Keys)]
         );
         assert_eq!(why[1].1.similarity, Some(0.2));
-        assert!(select_why(&entries, "ale", 500, None)[0]
+        assert!(select_why(&entries, "ale", "ale", 500, None)[0]
             .1
             .similarity
             .is_none());
+    }
+
+    #[test]
+    fn entries_about_this_turn_come_before_those_named_earlier() {
+        let entries = vec![
+            LoreEntry::new("inn", &["inn"], "The inn is old and its roof leaks badly."),
+            LoreEntry::new("war", &["war"], "Two kingdoms mass soldiers on the border."),
+        ];
+        let recent = "Will there be war?\nYou sit in the inn.";
+        let room = entries[1].content.len() + 1;
+        let chosen = select_why(&entries, recent, "Will there be war?", room, None);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].0.name, "war");
+        // Without a turn to prefer, the order as listed decides.
+        assert_eq!(select(&entries, recent, room + 4, None)[0].name, "inn");
     }
 
     #[test]

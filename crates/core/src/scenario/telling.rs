@@ -22,7 +22,7 @@ pub struct StoryContext {
 }
 
 /// The scenario text for a turn, from the session `state` and the `recent`
-/// texts (the player's input and the last turns, any order). Promises: at
+/// texts (the player's input first, then the last turns). Promises: at
 /// most `budget_chars` characters; the premise, the player, the setting and
 /// the location first, each cut to its share, then the active lore entries
 /// (see [`lore::select`]), whole, in up to half the budget; `None` when the
@@ -67,7 +67,8 @@ pub fn telling_with(
     let recent_text = recent.join("\n");
     const LORE_LABEL: &str = "Lore:";
     let room = (budget_chars / 2).saturating_sub(LORE_LABEL.len() + 2);
-    let chosen = lore::select_why(&entries, &recent_text, room, similar);
+    let now_text = recent.first().map_or("", String::as_str);
+    let chosen = lore::select_why(&entries, &recent_text, now_text, room, similar);
     let lore_line = if chosen.is_empty() {
         String::new()
     } else {
