@@ -120,7 +120,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         user.push_str(&format!("Story so far:\n{history}\n"));
     }
     user.push_str(&format!("Action: {}\n", one_line(facts.action, 2000)));
-    let decided = decided(facts.deps);
+    let decided = decided(facts.deps, facts.action);
     if !decided.is_empty() {
         user.push_str("What happened:\n");
         for line in decided {
@@ -162,13 +162,20 @@ fn history(recent: &[RecentTurn]) -> String {
     kept.join("\n")
 }
 
-/// What the tools decided, one line per fact, in words.
-fn decided(deps: &Map<String, Value>) -> Vec<String> {
+/// What the tools decided, one line per fact, in words. A check the planner
+/// gave no reason is told as the player's `action` ("Force the door open:
+/// it fails."): a bare "it fails." left the model nothing to tell.
+fn decided(deps: &Map<String, Value>, action: &str) -> Vec<String> {
     let mut lines = Vec::new();
     for output in deps.values() {
-        for fact in facts_of(output) {
+        for mut fact in facts_of(output) {
             if matches!(fact, Fact::Roll { .. }) {
                 continue;
+            }
+            if let Fact::Check { reason, .. } = &mut fact {
+                if reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+                    *reason = act(action).map(|a| sentence_case(&a));
+                }
             }
             lines.push(fact.in_words());
         }
@@ -268,6 +275,19 @@ mod tests {
             assert_eq!(opening(deps, "\"Hello there.\""), "You");
             assert_eq!(opening(deps, "  "), "You");
         }
+    }
+
+    #[test]
+    fn a_check_without_a_reason_is_told_as_the_action() {
+        let deps = json!({"roll": {"formula": "1d20+2", "total": 9, "dc": 15,
+                                   "outcome": "failure", "margin": -6}});
+        let deps = deps.as_object().unwrap();
+        assert_eq!(
+            decided(deps, "I force the rusted door open."),
+            ["Force the rusted door open: it fails."]
+        );
+        // A question gives no action to name: the outcome alone.
+        assert_eq!(decided(deps, "Can I open it?"), ["It fails."]);
     }
 
     #[test]

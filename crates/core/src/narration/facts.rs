@@ -98,7 +98,7 @@ impl Fact {
                     Verdict::Failure => "it fails",
                     Verdict::CriticalFailure => "a disaster — it fails badly",
                 };
-                format!("{what}{how}.")
+                sentence_case(&format!("{what}{how}."))
             }
             Fact::Roll { reason } => match reason {
                 Some(r) => format!("{}: chance has decided.", r.trim().trim_end_matches('.')),
