@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use narratoria_models::fixture::tiny_gguf;
+use narratoria_models::fixture::{sha256_hex, tiny_gguf};
 use serde_json::Value;
 
 use crate::support::narratoria;
@@ -144,11 +144,7 @@ fn logs_go_to_the_log_folder_and_the_level_is_checked() {
 
 /// A catalog file naming `url` as the download of a model called "remote".
 fn catalog_naming(dir: &Path, url: &str, bytes: &[u8]) -> std::path::PathBuf {
-    use sha2::{Digest, Sha256};
-    let sha: String = Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha = sha256_hex(bytes);
     let file = dir.join("catalog.json");
     let entry = serde_json::json!([{
         "name": "remote", "description": "a model from the local test server",

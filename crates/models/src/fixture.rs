@@ -1,5 +1,12 @@
 //! Minimal GGUF files, for tests of programs that handle model files.
 
+use sha2::{Digest, Sha256};
+
+/// The SHA-256 of `bytes` as a catalog entry writes it (lower-case hex).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    crate::download::hex(&Sha256::digest(bytes))
+}
+
 /// The bytes of a small but complete GGUF v3 file: architecture `llama`,
 /// name `tiny`, file type Q4_1, context length 2048, one F32 tensor of 8
 /// values, and a chat template when `chat_template` is true.

@@ -95,12 +95,15 @@ impl Library {
                     continue;
                 }
                 seen.push(real.clone());
-                let mut model = self.describe(&path, read_only);
-                model.in_use = in_use.as_ref() == Some(&real);
-                if let Some(first) = installed.iter_mut().find(|m| m.name == model.name) {
-                    first.in_use |= model.in_use;
+                let used = in_use.as_ref() == Some(&real);
+                // A later copy of a listed model is only marked, never read.
+                let name = model_name(&self.catalog, &path);
+                if let Some(first) = installed.iter_mut().find(|m| m.name == name) {
+                    first.in_use |= used;
                     continue;
                 }
+                let mut model = self.describe(&path, read_only);
+                model.in_use = used;
                 installed.push(model);
             }
         }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use narratoria_app::locate;
 use narratoria_app::models::Models;
 use narratoria_app::AppError;
+use narratoria_core::error::ErrorCode;
 use narratoria_models::{InstalledModel, Kind, ModelsError};
 
 use super::{print_json, CliError};
@@ -158,15 +159,12 @@ fn human_size(bytes: u64) -> String {
 /// A models error as the command's error: the user's mistakes exit 2,
 /// failed downloads and disk trouble exit 1.
 fn to_cli(e: ModelsError) -> CliError {
-    let exit = match &e {
-        ModelsError::Http { .. }
-        | ModelsError::ChecksumMismatch { .. }
-        | ModelsError::MemberMissing { .. }
-        | ModelsError::Io { .. } => 1,
-        _ => 2,
-    };
     let detail = e.code();
     let error = AppError::from(e);
+    let exit = match error.code {
+        ErrorCode::DownloadFailed | ErrorCode::Io => 1,
+        _ => 2,
+    };
     CliError {
         code: error.code,
         message: format!("{} [{detail}]", error.message),

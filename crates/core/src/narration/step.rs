@@ -33,7 +33,8 @@ pub struct Telling<'a> {
 const SCENARIO_CHARS: usize = 800;
 
 /// The least similarity in meaning (cosine, all-MiniLM-L6-v2) between a
-/// lore entry and the player's input at which the entry is told without its keys occurring (docs/scenarios.md, "Lorebooks").
+/// lore entry and the player's input at which the entry is told without
+/// its keys occurring (docs/scenarios.md, "Lorebooks").
 pub const LORE_LIKENESS: f32 = 0.33;
 /// The most entries told by meaning alone in one turn (the closest ones).
 pub const LORE_BY_MEANING: usize = 2;
@@ -74,15 +75,15 @@ pub fn story_context(
 /// with the entry's name and keys and with each of its first sentences (a
 /// whole entry's text dilutes what a short input is about; the narrations
 /// are left out: they keep naming the scene, which brings in whoever lives
-/// there turn after turn). `None` without lore or when the model fails (logged: lore
-/// is then chosen by its keys alone).
+/// there turn after turn). `None` without lore or input, or when the model
+/// fails (logged: lore is then chosen by its keys alone).
 fn lore_likeness(
     state: &Map<String, Value>,
     input: &str,
     likeness: &dyn Likeness,
 ) -> Option<Vec<f32>> {
     let entries = crate::scenario::start::lore_in(state);
-    if entries.is_empty() {
+    if entries.is_empty() || input.trim().is_empty() {
         return None;
     }
     let mut texts: Vec<String> = Vec::new();
@@ -99,9 +100,6 @@ fn lore_likeness(
             texts.push(text);
             owner.push(i);
         }
-    }
-    if input.trim().is_empty() {
-        return None;
     }
     let scores = match likeness.similarities(input, &texts) {
         Ok(scores) => scores,

@@ -3,14 +3,11 @@
 use std::net::TcpListener;
 
 use super::*;
+use crate::fixture::sha256_hex as sha;
 use crate::test_server::serve;
 
 fn body() -> Vec<u8> {
     (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect()
-}
-
-fn sha(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
 }
 
 #[test]

@@ -1,16 +1,9 @@
 use std::io::Write;
 
-use sha2::{Digest, Sha256};
-
 use super::*;
 use crate::catalog::Member;
-use crate::download::hex;
-use crate::fixture::tiny_gguf;
+use crate::fixture::{sha256_hex as sha, tiny_gguf};
 use crate::test_server::serve;
-
-fn sha(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
 
 fn library(root: &Path, catalog: Vec<Entry>) -> Library {
     Library::new(root.join("own"), vec![root.join("bundle")], catalog)
