@@ -63,7 +63,8 @@ pub fn too_few_examples(skill: &Skill) -> Vec<ExampleAdvice> {
 
 /// The examples of `skill` whose nearest neighbour among its own and
 /// `builtin`'s examples belongs to another skill, with a similarity of at
-/// least [`COLLISION_SIMILARITY`].
+/// least [`COLLISION_SIMILARITY`]. An example another skill lists word for
+/// word is shared on purpose (a turn that needs both skills) and not a collision.
 pub fn collisions(
     router: &Router,
     skill: &Skill,
@@ -103,6 +104,7 @@ pub fn collisions(
             .iter()
             .map(|w| dot(v, w))
             .enumerate()
+            .filter(|(k, _)| others[*k].1 != *example)
             .max_by(|a, b| a.1.total_cmp(&b.1))
         else {
             continue;

@@ -1,7 +1,8 @@
-//! From signals to a decision: how much an input is like each script's
+//! From signals to a decision: each skill's classifier, fitted on the
+//! catalog's examples, plus how much an input is like each script's
 //! examples, unlike its counter-examples and unlike narration-only input,
-//! plus the rare words it shares with the script's texts; the skills that
-//! clear the threshold are the turn's.
+//! and the rare words it shares with the script's texts; the skills that
+//! clear the thresholds are the turn's.
 
 /// How the signals are weighed. The defaults were chosen on the tuning half
 /// of the labelled set (docs/narrator.md, "Routing").
@@ -18,10 +19,15 @@ pub struct Calibration {
     /// Weight of the keyword score, which counts up to `keyword_cap`.
     pub keyword_weight: f32,
     pub keyword_cap: f32,
-    /// A skill is used when its best script scores at least this.
+    /// The L2 penalty of each skill's classifier (docs/narrator.md).
+    pub l2: f32,
+    /// A skill's score is its classifier's log-odds plus this many times its
+    /// best script's example score (meaning and keywords).
+    pub example_weight: f32,
+    /// A skill is used when its score is at least this.
     pub threshold: f32,
-    /// A skill after the first also needs this share of the first one's score.
-    pub further_share: f32,
+    /// A skill after the first needs at least this score.
+    pub further_threshold: f32,
     /// Most skills one turn uses.
     pub max_skills: usize,
     /// Whether each clause of the input is scored on its own too.
@@ -32,7 +38,7 @@ pub struct Calibration {
 }
 
 impl Default for Calibration {
-    /// The best of a grid search on the tuning half (100 of 112 exact).
+    /// The best of a grid search on the tuning half (103 of 112 exact).
     fn default() -> Self {
         Calibration {
             top_k: 5,
@@ -41,8 +47,10 @@ impl Default for Calibration {
             narration_weight: 0.75,
             keyword_weight: 0.1,
             keyword_cap: 3.0,
-            threshold: 0.09,
-            further_share: 0.3,
+            l2: 0.0003,
+            example_weight: 20.0,
+            threshold: -0.4,
+            further_threshold: 1.6,
             max_skills: 2,
             clauses: true,
             further_wins_a_clause: true,
@@ -76,14 +84,6 @@ pub fn keyword_score(keywords: f64, cal: &Calibration) -> f32 {
     cal.keyword_weight * (keywords as f32).min(cal.keyword_cap) / cal.keyword_cap.max(1e-6)
 }
 
-/// One script's score for an input.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScriptScore {
-    pub skill: String,
-    pub script: String,
-    pub score: f32,
-}
-
 /// A skill the turn uses, and the script routing chose for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Routed {
@@ -92,46 +92,66 @@ pub struct Routed {
     pub score: f32,
 }
 
-/// The skills whose best script scores at least the threshold (a later one
-/// also at least `further_share` of the first), best first, at most
-/// `max_skills`, each with its best script. None: narration only.
-pub fn decide(scores: &[ScriptScore], cal: &Calibration) -> Vec<Routed> {
-    decide_among(scores, None, cal)
+/// One skill's scores for one input: for the whole input, then for each clause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillScore {
+    pub skill: String,
+    /// Its best script for the whole input.
+    pub script: String,
+    /// The skill's score per text (whole input first).
+    pub per_text: Vec<f32>,
+    /// What the whole input's score is made of.
+    pub parts: ScoreParts,
 }
 
-/// [`decide`], where a skill after the first must also be in `clause_winners`
-/// when that is given.
-pub fn decide_among(
-    scores: &[ScriptScore],
-    clause_winners: Option<&[String]>,
-    cal: &Calibration,
-) -> Vec<Routed> {
-    let mut best: Vec<Routed> = Vec::new();
-    for s in scores {
-        match best.iter_mut().find(|r| r.skill == s.skill) {
-            Some(r) if r.score >= s.score => {}
-            Some(r) => {
-                r.script = s.script.clone();
-                r.score = s.score;
-            }
-            None => best.push(Routed {
-                skill: s.skill.clone(),
-                script: s.script.clone(),
-                score: s.score,
-            }),
-        }
-    }
-    best.sort_by(|a, b| b.score.total_cmp(&a.score));
-    let top = best.first().map_or(0.0, |r| r.score);
-    best.into_iter()
-        .enumerate()
-        .filter(|(i, r)| {
-            r.score >= cal.threshold
-                && (*i == 0
-                    || (r.score >= cal.further_share * top
-                        && clause_winners.is_none_or(|w| w.contains(&r.skill))))
+/// The parts of a skill's score for the whole input:
+/// `model + example_weight × (meaning + keywords)`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ScoreParts {
+    /// Its best script's example score from meaning (examples, counter-examples, narration-only).
+    pub meaning: f32,
+    /// Its best script's keyword score.
+    pub keywords: f32,
+    /// The skill's classifier's log-odds.
+    pub model: f32,
+}
+
+/// The skills the turn uses, best first: the best one when it scores at
+/// least the threshold, then others scoring at least `further_threshold`
+/// (and, with `further_wins_a_clause`, scoring best on one of the input's
+/// clauses), at most `max_skills`. None: narration only.
+pub fn decide(skills: &[SkillScore], cal: &Calibration) -> Vec<Routed> {
+    let whole = |s: &SkillScore| s.per_text.first().copied().unwrap_or(f32::MIN);
+    let mut ranked: Vec<&SkillScore> = skills.iter().collect();
+    ranked.sort_by(|a, b| whole(b).total_cmp(&whole(a)));
+    let clauses = skills.iter().map(|s| s.per_text.len()).max().unwrap_or(0);
+    let clause_winners: Vec<&str> = (1..clauses)
+        .filter_map(|t| {
+            skills
+                .iter()
+                .filter(|s| s.per_text.len() > t)
+                .max_by(|a, b| a.per_text[t].total_cmp(&b.per_text[t]))
+                .map(|s| s.skill.as_str())
         })
-        .map(|(_, r)| r)
+        .collect();
+    ranked
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            let score = whole(s);
+            if *i == 0 {
+                score >= cal.threshold
+            } else {
+                score >= cal.threshold
+                    && score >= cal.further_threshold
+                    && (!cal.further_wins_a_clause || clause_winners.contains(&s.skill.as_str()))
+            }
+        })
+        .map(|(_, s)| Routed {
+            skill: s.skill.clone(),
+            script: s.script.clone(),
+            score: whole(s),
+        })
         .take(cal.max_skills)
         .collect()
 }
@@ -150,46 +170,59 @@ pub fn top_k_mean(values: &mut [f32], k: usize) -> f32 {
 mod tests {
     use super::*;
 
-    fn s(skill: &str, script: &str, score: f32) -> ScriptScore {
-        ScriptScore {
+    fn s(skill: &str, per_text: &[f32]) -> SkillScore {
+        SkillScore {
             skill: skill.into(),
-            script: script.into(),
-            score,
+            script: format!("{skill}-script"),
+            per_text: per_text.to_vec(),
+            parts: ScoreParts::default(),
         }
     }
 
     #[test]
-    fn skills_above_the_threshold_best_first_with_their_best_script() {
+    fn the_best_skill_over_the_threshold_then_others_over_the_further_one() {
         let cal = Calibration {
-            threshold: 0.1,
+            threshold: 0.0,
+            further_threshold: 2.0,
+            further_wins_a_clause: false,
             max_skills: 2,
-            further_share: 0.0,
             ..Calibration::default()
         };
-        let scores = [
-            s("memory", "store", 0.2),
-            s("memory", "recall", 0.3),
-            s("dice", "roll", 0.4),
-            s("rep", "update", 0.05),
-        ];
-        let got = decide(&scores, &cal);
+        let got = decide(
+            &[s("memory", &[1.0]), s("dice", &[3.0]), s("rep", &[2.5])],
+            &cal,
+        );
         assert_eq!(
             got.iter()
                 .map(|r| (r.skill.as_str(), r.script.as_str()))
                 .collect::<Vec<_>>(),
-            [("dice", "roll"), ("memory", "recall")]
+            [("dice", "dice-script"), ("rep", "rep-script")]
         );
+        // Under the further threshold: one skill.
+        assert_eq!(decide(&[s("dice", &[3.0]), s("rep", &[1.5])], &cal).len(), 1);
+        // The best one under the threshold: narration only.
+        assert!(decide(&[s("dice", &[-0.5]), s("rep", &[-1.0])], &cal).is_empty());
         let one = Calibration {
             max_skills: 1,
             ..cal
         };
-        assert_eq!(decide(&scores, &one).len(), 1);
-        let share = Calibration {
-            further_share: 0.8,
-            ..cal
+        assert_eq!(decide(&[s("dice", &[3.0]), s("rep", &[2.5])], &one).len(), 1);
+    }
+
+    #[test]
+    fn a_further_skill_must_win_a_clause_when_asked() {
+        let cal = Calibration {
+            threshold: 0.0,
+            further_threshold: 1.0,
+            further_wins_a_clause: true,
+            ..Calibration::default()
         };
-        assert_eq!(decide(&scores, &share).len(), 1);
-        assert!(decide(&[s("rep", "update", 0.05)], &cal).is_empty());
+        // "I attack the bandit and remember his face": each clause has its skill.
+        let two = [s("dice", &[3.0, 4.0, -1.0]), s("memory", &[2.0, -2.0, 3.0])];
+        assert_eq!(decide(&two, &cal).len(), 2);
+        // One clause wins for dice only: memory stays out.
+        let one = [s("dice", &[3.0, 4.0]), s("memory", &[2.0, 1.0])];
+        assert_eq!(decide(&one, &cal).len(), 1);
     }
 
     #[test]

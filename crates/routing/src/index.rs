@@ -6,9 +6,9 @@ use std::path::Path;
 
 use crate::cache;
 use crate::candidates::Candidate;
+use crate::classifier::Linear;
 use crate::decision::{
-    decide_among, keyword_score, semantic_score, top_k_mean, Calibration, Routed, ScriptScore,
-    Signals,
+    keyword_score, semantic_score, top_k_mean, Calibration, ScoreParts, Signals, SkillScore,
 };
 use crate::keywords::KeywordIndex;
 use crate::narration_only::NARRATION_ONLY;
@@ -28,14 +28,18 @@ impl Embed for narratoria_embed::Embedder {
 struct ScriptVectors {
     skill: String,
     script: String,
+    /// The examples' texts, in the order of `examples` (empty when the
+    /// script is known by its description).
+    example_texts: Vec<String>,
     examples: Vec<Vec<f32>>,
     counter: Vec<Vec<f32>>,
     description: Vec<f32>,
 }
 
-/// The embedded texts of one catalog.
+/// The embedded texts of one catalog, and a classifier per skill fitted on them.
 pub struct ExampleIndex {
     scripts: Vec<ScriptVectors>,
+    classifiers: Vec<(String, Linear)>,
     narration: Vec<Vec<f32>>,
     keywords: KeywordIndex,
 }
@@ -46,12 +50,14 @@ const BATCH: usize = 32;
 impl ExampleIndex {
     /// Embeds every candidate's texts and the narration-only class, reading
     /// and filling the cache in `cache_dir` (keyed by `model_key` and the
-    /// texts) when given. A script without examples is known by its description.
+    /// texts) when given, and fits each skill's classifier with penalty `l2`.
+    /// A script without examples is known by its description.
     pub fn build(
         candidates: &[Candidate],
         embedder: &dyn Embed,
         model_key: &str,
         cache_dir: Option<&Path>,
+        l2: f32,
     ) -> Result<ExampleIndex, RouteError> {
         let vectors = |texts: &[String]| embed_cached(embedder, model_key, cache_dir, texts);
         let mut scripts = Vec::with_capacity(candidates.len());
@@ -67,35 +73,24 @@ impl ExampleIndex {
             scripts.push(ScriptVectors {
                 skill: c.skill.clone(),
                 script: c.script.clone(),
+                example_texts: c.examples.clone(),
                 examples,
                 counter: vectors(&c.counter_examples)?,
                 description,
             });
         }
         let narration_texts: Vec<String> = NARRATION_ONLY.iter().map(|s| s.to_string()).collect();
+        let narration = vectors(&narration_texts)?;
         Ok(ExampleIndex {
+            classifiers: fit_classifiers(&scripts, &narration, l2),
             scripts,
-            narration: vectors(&narration_texts)?,
+            narration,
             keywords: KeywordIndex::new(
                 candidates
                     .iter()
                     .map(|c| (c.tool_path(), c.keyword_text.as_str())),
             ),
         })
-    }
-
-    /// Every script's score for `input`, whose embeddings are `texts`: the
-    /// whole input first, then its clauses (used when `cal.clauses`).
-    pub fn scores(&self, input: &str, texts: &[Vec<f32>], cal: &Calibration) -> Vec<ScriptScore> {
-        let texts = if cal.clauses {
-            texts
-        } else {
-            &texts[..texts.len().min(1)]
-        };
-        self.signals(input, texts, cal.top_k)
-            .into_iter()
-            .map(|s| s.score(cal))
-            .collect()
     }
 
     /// What each script's score is made of, for `input` and its embeddings
@@ -138,25 +133,94 @@ impl ExampleIndex {
             })
             .collect()
     }
+
+    /// Each skill's scores among `signals` (this index's, for embeddings
+    /// `texts`, perhaps without some skills): its classifier's log-odds plus
+    /// `cal.example_weight` times its best script's example score, per text.
+    pub fn skill_scores(
+        &self,
+        signals: &[ScriptSignals],
+        texts: &[Vec<f32>],
+        cal: &Calibration,
+    ) -> Vec<SkillScore> {
+        let mut out: Vec<SkillScore> = Vec::new();
+        for (skill, model) in &self.classifiers {
+            let scripts: Vec<&ScriptSignals> =
+                signals.iter().filter(|s| &s.skill == skill).collect();
+            let Some(best) = scripts.iter().copied().max_by(|a, b| {
+                a.example_score(0, cal).total_cmp(&b.example_score(0, cal))
+            }) else {
+                continue;
+            };
+            let texts_used = if cal.clauses { texts.len() } else { 1.min(texts.len()) };
+            let per_text = (0..texts_used)
+                .map(|t| {
+                    let examples = scripts
+                        .iter()
+                        .map(|s| s.example_score(t, cal))
+                        .fold(f32::MIN, f32::max);
+                    model.logit(&texts[t]) + cal.example_weight * examples
+                })
+                .collect();
+            out.push(SkillScore {
+                skill: skill.clone(),
+                script: best.script.clone(),
+                per_text,
+                parts: ScoreParts {
+                    meaning: best.per_text.first().map_or(0.0, |s| semantic_score(s, cal)),
+                    keywords: keyword_score(best.keywords, cal),
+                    model: texts.first().map_or(0.0, |t| model.logit(t)),
+                },
+            });
+        }
+        out
+    }
 }
 
-/// The skills `signals` (one input's) route to under `cal`; see
-/// [`crate::decision::decide_among`].
-pub fn decide_signals(signals: &[ScriptSignals], cal: &Calibration) -> Vec<Routed> {
-    let scores: Vec<ScriptScore> = signals.iter().map(|s| s.score(cal)).collect();
-    let winners: Option<Vec<String>> = cal.further_wins_a_clause.then(|| {
-        let clauses = signals.first().map_or(0, |s| s.per_text.len());
-        (1..clauses)
-            .filter_map(|t| {
-                signals
+/// One classifier per skill: its scripts' examples against the other
+/// skills' examples, the narration-only class and every counter-example. An
+/// example two skills both list (a turn that needs both) is one of each
+/// skill's own, never held against either.
+fn fit_classifiers(
+    scripts: &[ScriptVectors],
+    narration: &[Vec<f32>],
+    l2: f32,
+) -> Vec<(String, Linear)> {
+    let mut skills: Vec<&str> = Vec::new();
+    for s in scripts {
+        if !skills.contains(&s.skill.as_str()) {
+            skills.push(&s.skill);
+        }
+    }
+    skills
+        .into_iter()
+        .map(|skill| {
+            let positives: Vec<&[f32]> = scripts
+                .iter()
+                .filter(|s| s.skill == skill)
+                .flat_map(|s| s.examples.iter().map(Vec::as_slice))
+                .collect();
+            let own = |text: &String| {
+                scripts
                     .iter()
-                    .map(|s| (s, semantic_score(&s.per_text[t], cal)))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(s, _)| s.skill.clone())
-            })
-            .collect()
-    });
-    decide_among(&scores, winners.as_deref(), cal)
+                    .any(|s| s.skill == skill && s.example_texts.contains(text))
+            };
+            let negatives: Vec<&[f32]> = scripts
+                .iter()
+                .filter(|s| s.skill != skill)
+                .flat_map(|s| {
+                    s.examples
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| s.example_texts.get(*i).is_none_or(|t| !own(t)))
+                        .map(|(_, v)| v.as_slice())
+                })
+                .chain(narration.iter().map(Vec::as_slice))
+                .chain(scripts.iter().flat_map(|s| s.counter.iter().map(Vec::as_slice)))
+                .collect();
+            (skill.to_string(), Linear::fit(&positives, &negatives, l2))
+        })
+        .collect()
 }
 
 /// One script's signals for one input.
@@ -171,22 +235,11 @@ pub struct ScriptSignals {
 }
 
 impl ScriptSignals {
-    /// The script's score: its best text's meaning score plus its keyword score.
-    pub fn score(&self, cal: &Calibration) -> ScriptScore {
-        let texts = if cal.clauses {
-            &self.per_text[..]
-        } else {
-            &self.per_text[..self.per_text.len().min(1)]
-        };
-        let meaning = texts
-            .iter()
-            .map(|s| semantic_score(s, cal))
-            .fold(f32::MIN, f32::max);
-        ScriptScore {
-            skill: self.skill.clone(),
-            script: self.script.clone(),
-            score: meaning + keyword_score(self.keywords, cal),
-        }
+    /// The script's example score for text `t` (0: the whole input): its
+    /// meaning score plus its keyword score.
+    pub fn example_score(&self, t: usize, cal: &Calibration) -> f32 {
+        self.per_text.get(t).map_or(f32::MIN, |s| semantic_score(s, cal))
+            + keyword_score(self.keywords, cal)
     }
 }
 

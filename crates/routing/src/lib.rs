@@ -13,6 +13,7 @@
 pub mod authoring;
 pub mod cache;
 pub mod candidates;
+pub mod classifier;
 pub mod clauses;
 pub mod decision;
 pub mod index;
@@ -22,8 +23,8 @@ mod router;
 mod stop_words;
 
 pub use candidates::{candidates, is_narration, Candidate};
-pub use decision::{Calibration, Routed, ScriptScore};
-pub use index::{decide_signals, Embed, ExampleIndex, ScriptSignals};
+pub use decision::{Calibration, Routed, ScoreParts, SkillScore};
+pub use index::{Embed, ExampleIndex, ScriptSignals};
 pub use narratoria_embed::{EmbedderError, MODEL_FOLDER};
 pub use router::{model_dir_beside, model_key, Decision, Router};
 

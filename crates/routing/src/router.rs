@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use crate::cache;
 use crate::candidates::{candidates, Candidate};
 use crate::clauses::clauses;
-use crate::decision::{Calibration, Routed, ScriptScore};
-use crate::index::{decide_signals, Embed, ExampleIndex, ScriptSignals};
+use crate::decision::{decide, Calibration, Routed, SkillScore};
+use crate::index::{Embed, ExampleIndex, ScriptSignals};
 use crate::RouteError;
 
 /// Which skills one input needs.
@@ -21,8 +21,10 @@ pub struct Decision {
     /// The skills to use, best first, each with its chosen script; empty
     /// when the turn needs narration only.
     pub skills: Vec<Routed>,
-    /// Every routable script's score, in catalog order.
-    pub scores: Vec<ScriptScore>,
+    /// Every routable skill's score, in catalog order.
+    pub scores: Vec<SkillScore>,
+    /// The calibration the decision was made under (its thresholds).
+    pub calibration: Calibration,
 }
 
 /// Routes player input to skills by meaning and words.
@@ -96,6 +98,7 @@ impl Router {
             self.embedder.as_ref(),
             &self.model_key,
             self.cache_dir.as_deref(),
+            self.calibration.l2,
         )?);
         *slot = Some((fingerprint, index.clone()));
         Ok(index)
@@ -140,9 +143,11 @@ impl Router {
             .into_iter()
             .filter(|s| !disabled.contains(&s.skill))
             .collect();
+        let scores = index.skill_scores(&signals, texts, &self.calibration);
         Ok(Decision {
-            skills: decide_signals(&signals, &self.calibration),
-            scores: signals.iter().map(|s| s.score(&self.calibration)).collect(),
+            skills: decide(&scores, &self.calibration),
+            scores,
+            calibration: self.calibration,
         })
     }
 }

@@ -40,6 +40,8 @@ fn the_router_chooses_the_skills_players_need() {
     report("shipped skills, tuning half", &tune);
     let heldout = score(&router, &shipped, &support::heldout());
     report("shipped skills, held-out half", &heldout);
+    let fresh = score(&router, &shipped, &support::fresh());
+    report("shipped skills, fresh set", &fresh);
     let (_b, reworded) = support::reworded_skills();
     let other = score(&router, &reworded, &support::heldout());
     report("reworded skills, held-out half", &other);
@@ -51,6 +53,7 @@ fn the_router_chooses_the_skills_players_need() {
         heldout.line()
     );
     assert!(other.accuracy() >= 0.75, "reworded: {}", other.line());
+    assert!(fresh.accuracy() >= 0.75, "fresh set: {}", fresh.line());
 }
 
 #[test]

@@ -1,76 +1,85 @@
 //! Chooses the calibration on the tuning half of the labelled set only:
 //! embeds every input once, then tries every combination of weights and
 //! thresholds and prints the best. Run with
-//! `cargo test -p narratoria-routing --test tune -- --ignored --nocapture`.
+//! `cargo test -p narratoria-routing --release --test tune -- --ignored --nocapture`.
 
 mod support;
 
-use narratoria_routing::{decide_signals, Calibration, ExampleIndex, ScriptSignals};
+use narratoria_routing::decision::decide;
+use narratoria_routing::{Calibration, SkillScore};
 
 #[test]
 #[ignore = "a search over calibrations; prints the best, changes nothing"]
 fn search_calibrations_on_the_tuning_half() {
-    let Some(router) = support::router(None, Calibration::default()) else {
-        return;
-    };
-    let (_dir, catalog) = support::shipped_skills();
-    let index: std::sync::Arc<ExampleIndex> = router.prepare(&catalog).unwrap();
     let items = support::tune();
-    let vectors: Vec<Vec<Vec<f32>>> = items
-        .iter()
-        .map(|i| router.embed_input(&i.input).unwrap())
-        .collect();
+    let (_dir, catalog) = support::shipped_skills();
     let mut best: Vec<(usize, Calibration)> = Vec::new();
-    for top_k in [5, 8] {
-        let signals: Vec<Vec<ScriptSignals>> = items
+    for l2 in [0.0003f32, 0.001, 0.003] {
+        let base = Calibration {
+            l2,
+            ..Calibration::default()
+        };
+        let Some(router) = support::router(None, base) else {
+            return;
+        };
+        let index = router.prepare(&catalog).unwrap();
+        let vectors: Vec<Vec<Vec<f32>>> = items
             .iter()
-            .zip(&vectors)
-            .map(|(i, v)| index.signals(&i.input, v, top_k))
+            .map(|i| router.embed_input(&i.input).unwrap())
             .collect();
-        for further_wins_a_clause in [false, true] {
-            for description_weight in [0.0] {
-                for counter_weight in [0.0, 1.0] {
-                    for narration_weight in [0.75, 1.0, 1.25] {
-                        for keyword_weight in [0.1, 0.2, 0.3, 0.4, 0.6] {
-                            for further_share in [0.0, 0.3, 0.5] {
-                                for t in 0..40 {
-                                    let cal = Calibration {
-                                        top_k,
-                                        further_wins_a_clause,
-                                        description_weight,
-                                        counter_weight,
-                                        narration_weight,
-                                        keyword_weight,
-                                        further_share,
-                                        threshold: -0.1 + 0.01 * t as f32,
-                                        ..Calibration::default()
-                                    };
-                                    let mut exact = 0;
-                                    for (item, sig) in items.iter().zip(&signals) {
-                                        let mut got: Vec<String> = decide_signals(sig, &cal)
-                                            .into_iter()
-                                            .map(|r| r.skill)
-                                            .collect();
-                                        got.sort();
-                                        exact += usize::from(got == item.skills);
-                                    }
-                                    best.push((exact, cal));
-                                }
-                            }
-                        }
+        for example_weight in [10.0f32, 20.0, 30.0] {
+            let weighed = Calibration {
+                example_weight,
+                ..base
+            };
+            let scores: Vec<Vec<SkillScore>> = items
+                .iter()
+                .zip(&vectors)
+                .map(|(i, v)| {
+                    let signals = index.signals(&i.input, v, weighed.top_k);
+                    index.skill_scores(&signals, v, &weighed)
+                })
+                .collect();
+            for further_wins_a_clause in [false, true] {
+                for t in 0..11 {
+                    let threshold = -1.6 + 0.4 * t as f32;
+                    for f in 0..16 {
+                        let cal = Calibration {
+                            further_wins_a_clause,
+                            threshold,
+                            further_threshold: threshold + 0.5 * f as f32,
+                            ..weighed
+                        };
+                        let exact = items
+                            .iter()
+                            .zip(&scores)
+                            .filter(|(item, s)| {
+                                let mut got: Vec<String> =
+                                    decide(s, &cal).into_iter().map(|r| r.skill).collect();
+                                got.sort();
+                                let mut want = item.skills.clone();
+                                want.sort();
+                                got == want
+                            })
+                            .count();
+                        best.push((exact, cal));
                     }
                 }
             }
         }
     }
-    best.sort_by(|a, b| b.0.cmp(&a.0));
+    best.sort_by_key(|b| std::cmp::Reverse(b.0));
     for (exact, cal) in best.iter().take(25) {
         println!("{exact}/{}: {cal:?}", items.len());
     }
     let cal = best[0].1;
+    let router = support::router(None, cal).unwrap();
     let mut s = support::Score::default();
-    for (item, v) in items.iter().zip(&vectors) {
-        let got: Vec<String> = decide_signals(&index.signals(&item.input, v, cal.top_k), &cal)
+    for item in &items {
+        let got: Vec<String> = router
+            .route(&catalog, &item.input, &[])
+            .unwrap()
+            .skills
             .into_iter()
             .map(|r| r.skill)
             .collect();
@@ -79,4 +88,5 @@ fn search_calibrations_on_the_tuning_half() {
     for m in &s.misses {
         println!("tuning half, best: {m}");
     }
+    println!("tuning half, best: {}", s.line());
 }

@@ -81,6 +81,12 @@ pub fn heldout() -> Vec<Labelled> {
     labelled("heldout.jsonl")
 }
 
+/// The fresh set, written after the held-out half's misses were read and
+/// before the next change (README beside it); never tuned on.
+pub fn fresh() -> Vec<Labelled> {
+    labelled("fresh.jsonl")
+}
+
 /// A temporary skills folder with the built-in skills' `skill.json` and
 /// `prompt.md` as shipped (storyteller included), with stub scripts.
 pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
