@@ -518,3 +518,86 @@ fn turn_with_the_real_model_replans_around_a_failing_skill() {
         );
     }
 }
+
+/// `narrate --explain` with the rule-based planner: the plan, and `routing`
+/// null (no router chose its skills).
+#[test]
+fn narrate_explain_without_a_model_says_no_router_chose() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    game_skills(&root, false, 0.0);
+    let run = narratoria(
+        [
+            "narrate",
+            "I attack the goblin",
+            "--skills",
+            r(&root),
+            "--json",
+            "--explain",
+        ],
+        &env(dir.path()),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.json();
+    assert!(out["tools"].is_array(), "{out}");
+    assert!(out["routing"].is_null(), "{out}");
+}
+
+/// With the real default model and the built-in skills, `narrate --explain`
+/// prints the plan and, per skill, its routing scores and the thresholds;
+/// the skills marked chosen are the plan's.
+#[cfg(feature = "llama")]
+#[test]
+fn narrate_explain_shows_each_skills_scores_with_the_real_model() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let model = repo.join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    assert!(
+        model.is_file(),
+        "the default model is missing: run scripts/fetch-model.sh"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_str().unwrap().to_string();
+    let run = narratoria(
+        [
+            "narrate",
+            "I swing my sword at the bandit",
+            "--skills",
+            r(&repo.join("skills")),
+            "--model",
+            r(&model),
+            "--json",
+            "--explain",
+        ],
+        &[("NARRATORIA_HOME", home.as_str())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.json();
+    let routing = &out["routing"];
+    assert!(routing["threshold"].is_number(), "{out}");
+    assert!(routing["furtherThreshold"].is_number(), "{out}");
+    let skills = routing["skills"].as_array().expect("skills");
+    let names: Vec<&str> = skills.iter().filter_map(|s| s["skill"].as_str()).collect();
+    for want in ["dice-roller", "memory", "reputation"] {
+        assert!(names.contains(&want), "{want} missing: {routing}");
+    }
+    assert!(!names.contains(&"storyteller"), "narration is never routed: {routing}");
+    for s in skills {
+        for part in ["meaning", "keywords", "model", "score"] {
+            assert!(s[part].is_number(), "{part} of {s}");
+        }
+    }
+    let chosen: Vec<&str> = skills
+        .iter()
+        .filter(|s| s["chosen"] == true)
+        .filter_map(|s| s["skill"].as_str())
+        .collect();
+    assert_eq!(chosen, ["dice-roller"], "{routing}");
+    let used: Vec<&str> = out["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["toolPath"].as_str())
+        .filter(|p| !p.starts_with("storyteller/"))
+        .collect();
+    assert_eq!(used, ["dice-roller/roll-dice"], "{out}");
+}

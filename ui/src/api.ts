@@ -14,6 +14,7 @@ import type { BranchInfo } from "./bindings/BranchInfo";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { StoryTree } from "./bindings/StoryTree";
 import type { LoreUse } from "./bindings/LoreUse";
+import type { Routing } from "./bindings/Routing";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 import { isErrorCode } from "./errors";
 
@@ -33,6 +34,8 @@ export type { SessionInfo } from "./bindings/SessionInfo";
 export type { StoryTree } from "./bindings/StoryTree";
 export type { TreeTurn } from "./bindings/TreeTurn";
 export type { LoreUse } from "./bindings/LoreUse";
+export type { Routing } from "./bindings/Routing";
+export type { SkillRouting } from "./bindings/SkillRouting";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
@@ -101,6 +104,8 @@ export interface AttemptRecord {
   transcript?: Transcript | null;
   /** The lore entries its narration was told, and why. */
   lore?: LoreUse[];
+  /** Why its plan uses the skills it uses, when a router chose them. */
+  routing?: Routing | null;
 }
 
 export interface TurnRecord {

@@ -2,7 +2,7 @@
 // TurnEvents or afterwards from a saved TurnRecord. Both paths give the same
 // shape, so a past turn is drawn exactly like the one being played.
 
-import type { AttemptRecord, JsonObject, LoreUse, Plan, ToolResult, Transcript, TurnEvent, TurnRecord } from "./api";
+import type { AttemptRecord, JsonObject, LoreUse, Plan, Routing, ToolResult, Transcript, TurnEvent, TurnRecord } from "./api";
 
 export type ToolState =
   | "pending"
@@ -35,6 +35,8 @@ export interface AttemptView {
   transcript?: Transcript | null;
   /** The lore entries the narration was told, and why. */
   lore: LoreUse[];
+  /** Why the plan uses the skills it uses, when a router chose them. */
+  routing?: Routing | null;
 }
 
 export interface DiceRoll {
@@ -149,6 +151,7 @@ export function applyEvent(prev: TurnModel, e: TurnEvent): TurnModel {
       a.plan = e.plan;
       a.tools = toolsOf(e.plan);
       a.lore = e.lore;
+      a.routing = e.routing;
       m.phase = "running";
       break;
     }
@@ -213,6 +216,7 @@ function attemptFromRecord(a: AttemptRecord): AttemptView {
     disabledSkills: [],
     transcript: a.transcript,
     lore: a.lore ?? [],
+    routing: a.routing,
   };
 }
 

@@ -169,6 +169,11 @@ pub struct NarrateArgs {
     /// Print JSON (the default for this command; kept for symmetry).
     #[arg(long)]
     pub json: bool,
+    /// Add why the plan uses its skills: a `routing` object with each
+    /// skill's scores (meaning, keywords, model) and the thresholds; null
+    /// when no router chose them.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(Debug, Args)]

@@ -73,6 +73,42 @@ pub struct PlanOutcome {
     pub plan: Plan,
     /// How the plan was generated, for the session's transcript.
     pub transcript: Transcript,
+    /// Why the plan uses the skills it uses, when a router chose them.
+    pub routing: Option<Routing>,
+}
+
+/// Why a plan uses the skills it uses: every routable skill's scores for the
+/// input and the thresholds they were held to (docs/narrator.md, "Routing").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Routing {
+    /// The best skill is used when its score reaches this.
+    pub threshold: f32,
+    /// A skill after the best is used when its score reaches this too.
+    pub further_threshold: f32,
+    /// Best score first.
+    pub skills: Vec<SkillRouting>,
+}
+
+/// One skill's routing scores for one input:
+/// `score = model + exampleWeight × (meaning + keywords)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillRouting {
+    pub skill: String,
+    /// The skill's script that fits the input best.
+    pub script: String,
+    /// From meaning: how like the script's examples (and unlike its
+    /// counter-examples and narration-only input) the input is.
+    pub meaning: f32,
+    /// From the rare words the input shares with the script's texts.
+    pub keywords: f32,
+    /// The log-odds of the skill's classifier, a model fitted on the
+    /// catalog's examples.
+    pub model: f32,
+    pub score: f32,
+    /// Whether the plan uses it.
+    pub chosen: bool,
 }
 
 /// A record of one generation: the prompt, what the model wrote, and timings.

@@ -120,6 +120,7 @@ impl Planner for RulePlanner {
                 total_ms: started.elapsed().as_millis() as u64,
                 ..Transcript::default()
             },
+            routing: None,
         })
     }
 }

@@ -363,9 +363,9 @@ impl LlamaPlanner {
         } else {
             prompt::keyword_hints(&usable, request.input, 3)
         };
-        let (allowed, first, next) = if require {
+        let (allowed, first, next, routing) = if require {
             // Each routed skill gets one tool, written segment by segment.
-            let groups = crate::routing::route_skills(
+            let (groups, routing) = crate::routing::route_skills(
                 self.router().as_deref(),
                 request.catalog,
                 &usable,
@@ -376,7 +376,7 @@ impl LlamaPlanner {
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
             let (first, next) =
                 segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);
-            (allowed, first, next)
+            (allowed, first, next, routing)
         } else {
             let offered = |p: &String| match opts.levers.prefilter {
                 Prefilter::Off => true,
@@ -405,7 +405,7 @@ impl LlamaPlanner {
                 grammar_start: FORCED_START.to_string(),
             };
             let next: Continuation = Box::new(|_| Ok(Next::Finish(String::new())));
-            (allowed, first, next)
+            (allowed, first, next, None)
         };
         // With `Require` the grammar already names the tools: no hint needed.
         let hints = if opts.levers.keyword_hints {
@@ -451,6 +451,7 @@ impl LlamaPlanner {
         Ok(PlanOutcome {
             plan,
             transcript: transcript(&self.name, prompt_text, &generated),
+            routing,
         })
     }
 }

@@ -114,6 +114,7 @@ fn each_candidate_skill_gives_one_tool() {
             &[],
             2,
         )
+        .0
         .iter()
         .map(|g| g[0].path.split('/').next().unwrap_or_default().to_string())
         .collect();
@@ -122,6 +123,15 @@ fn each_candidate_skill_gives_one_tool() {
             .unwrap();
         let got = support::skills_in_order(&out.plan);
         assert_eq!(got, want, "{input}: {}", out.transcript.response);
+        // The plan says why it uses its skills: the chosen ones are the routed ones.
+        let why = out.routing.as_ref().expect("a routed plan says why");
+        let chosen: Vec<&str> = why
+            .skills
+            .iter()
+            .filter(|s| s.chosen)
+            .map(|s| s.skill.as_str())
+            .collect();
+        assert_eq!(chosen.len(), want.len(), "{input}: {why:?}");
         let ids: Vec<&str> = out.plan.tools.iter().map(|t| t.tool_id.as_str()).collect();
         for (t, id) in out.plan.tools.iter().zip(&ids) {
             assert!(

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use narratoria_core::likeness::Likeness;
+use narratoria_core::planner::{Routing, SkillRouting};
 use narratoria_core::skills::Catalog;
 use sha2::{Digest, Sha256};
 
@@ -25,6 +26,32 @@ pub struct Decision {
     pub scores: Vec<SkillScore>,
     /// The calibration the decision was made under (its thresholds).
     pub calibration: Calibration,
+}
+
+impl Decision {
+    /// Why the decision is what it is: every skill's scores, best first, and
+    /// the thresholds (what the inspector and `narrate --explain` show).
+    pub fn why(&self) -> Routing {
+        let mut skills: Vec<SkillRouting> = self
+            .scores
+            .iter()
+            .map(|s| SkillRouting {
+                skill: s.skill.clone(),
+                script: s.script.clone(),
+                meaning: s.parts.meaning,
+                keywords: s.parts.keywords,
+                model: s.parts.model,
+                score: s.per_text.first().copied().unwrap_or_default(),
+                chosen: self.skills.iter().any(|r| r.skill == s.skill),
+            })
+            .collect();
+        skills.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Routing {
+            threshold: self.calibration.threshold,
+            further_threshold: self.calibration.further_threshold,
+            skills,
+        }
+    }
 }
 
 /// Routes player input to skills by meaning and words.

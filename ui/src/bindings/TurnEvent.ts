@@ -3,8 +3,13 @@ import type { ExecEvent } from "./ExecEvent";
 import type { HealthChange } from "./HealthChange";
 import type { LoreUse } from "./LoreUse";
 import type { Plan } from "./Plan";
+import type { Routing } from "./Routing";
 
 /**
  * A live update while a turn is played.
  */
-export type TurnEvent = { "kind": "planning", attempt: number, disabledSkills: Array<string>, } | { "kind": "narrativeDelta", attempt: number, text: string, } | { "kind": "planReady", attempt: number, plan: Plan, lore: Array<LoreUse>, } | { "kind": "execution", attempt: number, event: ExecEvent, } | { "kind": "attemptFailed", attempt: number, reason: string, disabling: Array<string>, } | { "kind": "healthChanged" } & HealthChange | { "kind": "fallback", narrative: string, };
+export type TurnEvent = { "kind": "planning", attempt: number, disabledSkills: Array<string>, } | { "kind": "narrativeDelta", attempt: number, text: string, } | { "kind": "planReady", attempt: number, plan: Plan, lore: Array<LoreUse>, 
+/**
+ * Why the plan uses the skills it uses, when a router chose them.
+ */
+routing: Routing | null, } | { "kind": "execution", attempt: number, event: ExecEvent, } | { "kind": "attemptFailed", attempt: number, reason: string, disabling: Array<string>, } | { "kind": "healthChanged" } & HealthChange | { "kind": "fallback", narrative: string, };

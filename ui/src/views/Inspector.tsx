@@ -4,7 +4,7 @@
 // replan attempt.
 
 import { useEffect, useMemo, useState } from "react";
-import type { LoreUse } from "../api";
+import type { LoreUse, Routing } from "../api";
 import type { AttemptView, ToolView, TurnModel } from "../turn";
 
 const NODE_W = 170;
@@ -108,6 +108,44 @@ function LoreTold({ lore }: { lore: LoreUse[] }) {
   );
 }
 
+/** Why the plan uses its skills: each skill's scores and the thresholds. */
+function SkillsChosen({ routing }: { routing?: Routing | null }) {
+  if (!routing) return <p className="muted small">Skills were not chosen by the router for this plan.</p>;
+  const n = (x: number) => x.toFixed(2);
+  return (
+    <div data-testid="skills-chosen">
+      <table className="routing">
+        <thead>
+          <tr>
+            <th scope="col">Skill</th>
+            <th scope="col" title="Likeness to the script's examples">Meaning</th>
+            <th scope="col" title="Rare words shared with the script's texts">Keywords</th>
+            <th scope="col" title="The skill's classifier, fitted on the examples">Model</th>
+            <th scope="col">Score</th>
+          </tr>
+        </thead>
+        <tbody>
+          {routing.skills.map((s) => (
+            <tr key={s.skill} data-chosen={s.chosen}>
+              <td>
+                {s.chosen ? "✓ " : ""}
+                {s.skill}/{s.script}
+              </td>
+              <td>{n(s.meaning)}</td>
+              <td>{n(s.keywords)}</td>
+              <td>{n(s.model)}</td>
+              <td>{n(s.score)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted small">
+        Used from {n(routing.threshold)} (a second skill from {n(routing.furtherThreshold)}); score = model + weight × (meaning + keywords).
+      </p>
+    </div>
+  );
+}
+
 export function InspectorView({ turn }: { turn: TurnModel | null }) {
   const [attemptNo, setAttemptNo] = useState<number | null>(null);
   const [toolId, setToolId] = useState<string | undefined>();
@@ -160,6 +198,8 @@ export function InspectorView({ turn }: { turn: TurnModel | null }) {
               )}
             </div>
             <div>
+              <h3>Skills chosen</h3>
+              <SkillsChosen routing={current.routing} />
               <h3>Lore told</h3>
               <LoreTold lore={current.lore} />
               <h3>Narrator</h3>

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use narratoria_core::plan::Plan;
-use narratoria_core::planner::{PlanRequest, Planner};
+use narratoria_core::planner::{PlanRequest, Planner, Routing};
 use narratoria_core::rules::rule_plan;
 use narratoria_core::skills::Catalog;
 use narratoria_core::ErrorCode;
@@ -38,12 +38,12 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
     planner.warm_up(&catalog, Instant::now() + Duration::from_secs(60));
     match lines {
         None => {
-            let plan = plan_once(
+            let planned = plan_once(
                 planner.as_ref(),
                 &catalog,
                 args.input.as_deref().unwrap_or_default(),
             );
-            super::print_json(&plan);
+            super::print_json(&planned.output(args.explain));
         }
         Some(reader) => {
             let mut out = std::io::stdout().lock();
@@ -54,12 +54,13 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let plan = plan_once(planner.as_ref(), &catalog, line.trim());
+                let planned = plan_once(planner.as_ref(), &catalog, line.trim());
                 let _ = writeln!(
                     out,
                     "{}",
                     crate::terminal::clean_json(
-                        serde_json::to_string(&plan).expect("plan serialises")
+                        serde_json::to_string(&planned.output(args.explain))
+                            .expect("plan serialises")
                     )
                 );
                 let _ = out.flush();
@@ -69,18 +70,49 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A plan, and why it uses its skills when a router chose them.
+struct Planned {
+    plan: Plan,
+    routing: Option<Routing>,
+}
+
+impl Planned {
+    /// The Plan JSON; with `explain`, plus a `routing` member (docs/narrator.md, "Why, visible").
+    fn output(&self, explain: bool) -> Output<'_> {
+        Output {
+            plan: &self.plan,
+            routing: explain.then_some(&self.routing),
+        }
+    }
+}
+
+/// What `narrate` prints for one plan.
+#[derive(serde::Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    plan: &'a Plan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routing: Option<&'a Option<Routing>>,
+}
+
 /// One plan for `input`; if the model cannot write one in time, the
 /// rule-based plan stands in (said on stderr), so the output is always a valid plan.
-fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Plan {
+fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Planned {
     let state = Map::new();
     let req = PlanRequest::first(input, catalog, &state, Instant::now() + GENERATION_DEADLINE);
     match planner.plan(&req, &mut |_| {}) {
-        Ok(outcome) => outcome.plan,
+        Ok(outcome) => Planned {
+            plan: outcome.plan,
+            routing: outcome.routing,
+        },
         Err(e) => {
             tracing::warn!(
                 "the narrator gave no plan for {input:?} ({e}); using the rule-based plan"
             );
-            rule_plan(&req)
+            Planned {
+                plan: rule_plan(&req),
+                routing: None,
+            }
         }
     }
 }

@@ -232,14 +232,16 @@ fn insert_attempts(
 ) -> Result<(), StoreError> {
     for a in attempts {
         tx.execute(
-            "INSERT INTO plan_attempts (turn_id, attempt, plan, result, error, lore) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO plan_attempts (turn_id, attempt, plan, result, error, lore, routing)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 turn_id,
                 a.attempt,
                 a.plan.as_ref().map(to_json),
                 a.result.as_ref().map(to_json),
                 a.error,
-                (!a.lore.is_empty()).then(|| to_json(&a.lore))
+                (!a.lore.is_empty()).then(|| to_json(&a.lore)),
+                a.routing.as_ref().map(to_json)
             ],
         )?;
         if let Some(tr) = &a.transcript {

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
-use crate::planner::{Transcript, TurnSummary};
+use crate::planner::{Routing, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
 
@@ -103,6 +103,9 @@ pub struct AttemptRecord {
     /// The lore entries its narration was told, and why.
     #[serde(default)]
     pub lore: Vec<LoreUse>,
+    /// Why its plan uses the skills it uses, when a router chose them.
+    #[serde(default)]
+    pub routing: Option<Routing>,
 }
 
 /// A turn as stored.
@@ -501,7 +504,7 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
 
 fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT attempt, plan, result, error, lore FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
+        "SELECT attempt, plan, result, error, lore, routing FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
     )?;
     type Row = (
         u32,
@@ -509,10 +512,18 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
         Option<String>,
         Option<String>,
         Option<String>,
+        Option<String>,
     );
     let rows: Vec<Row> = stmt
         .query_map(params![turn_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
     let mut tstmt = conn.prepare_cached(
@@ -538,7 +549,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
         })?
         .collect::<Result<_, _>>()?;
     rows.into_iter()
-        .map(|(attempt, plan, result, error, lore)| {
+        .map(|(attempt, plan, result, error, lore, routing)| {
             Ok(AttemptRecord {
                 attempt,
                 plan: plan.map(|p| from_json(&p, "plan")).transpose()?,
@@ -547,6 +558,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
                     .map(|l| from_json(&l, "lore"))
                     .transpose()?
                     .unwrap_or_default(),
+                routing: routing.map(|r| from_json(&r, "routing")).transpose()?,
                 error,
                 transcript: transcripts
                     .iter()

@@ -113,6 +113,10 @@ CREATE INDEX transcripts_by_turn ON transcripts(turn_id, id);";
 /// why (a JSON array; NULL for attempts saved before).
 const LORE_TOLD: &str = "ALTER TABLE plan_attempts ADD COLUMN lore TEXT;";
 
+/// Fifth step: why each attempt's plan uses the skills it uses (a JSON
+/// object; NULL for attempts saved before or planned without a router).
+const ROUTING_WHY: &str = "ALTER TABLE plan_attempts ADD COLUMN routing TEXT;";
+
 /// Every step of the schema.
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -120,6 +124,7 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(TREE),
         M::up(BY_TURN),
         M::up(LORE_TOLD),
+        M::up(ROUTING_WHY),
     ])
 }
 

@@ -28,6 +28,19 @@ fn turn(input: &str, state: Value) -> NewTurn {
                 by: crate::scenario::lore::LoreReason::Meaning,
                 similarity: Some(0.5),
             }],
+            routing: Some(crate::planner::Routing {
+                threshold: -0.4,
+                further_threshold: 1.6,
+                skills: vec![crate::planner::SkillRouting {
+                    skill: "dice-roller".into(),
+                    script: "roll-dice".into(),
+                    meaning: 0.2,
+                    keywords: 0.05,
+                    model: 3.5,
+                    score: 8.5,
+                    chosen: true,
+                }],
+            }),
         }],
     }
 }
@@ -72,6 +85,9 @@ fn turns_commit_resume_rewind_and_export() {
     // The lore its narration was told comes back with the attempt.
     assert_eq!(turns[1].attempts[0].lore[0].name, "Rats");
     assert_eq!(turns[1].attempts[0].lore[0].similarity, Some(0.5));
+    // So does why its plan used its skills.
+    let routing = turns[1].attempts[0].routing.as_ref().expect("routing kept");
+    assert_eq!((routing.skills[0].skill.as_str(), routing.skills[0].model), ("dice-roller", 3.5));
     assert_eq!(
         store.recent_turns(&id, 1).unwrap()[0].input,
         "fight the rat"

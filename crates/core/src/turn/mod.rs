@@ -22,7 +22,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::executor::{execute, ExecEvent, ExecutorOptions};
 use crate::narration::{self, Telling};
 use crate::plan::Plan;
-use crate::planner::{PlanOutcome, PlanRequest, Planner, Transcript, TurnSummary};
+use crate::planner::{PlanOutcome, PlanRequest, Planner, Routing, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
 use crate::scenario::StoryContext;
@@ -68,13 +68,15 @@ pub enum TurnEvent {
     #[serde(rename_all = "camelCase")]
     NarrativeDelta { attempt: u32, text: String },
     /// Plan `attempt` is ready and about to run; its narration is told
-    /// the lore entries in `lore`.
+    /// the lore entries in `lore`; `routing` says why it uses its skills.
     #[serde(rename_all = "camelCase")]
     PlanReady {
         attempt: u32,
         #[ts(as = "crate::plan::Plan")]
         plan: Value,
         lore: Vec<LoreUse>,
+        /// Why the plan uses the skills it uses, when a router chose them.
+        routing: Option<Routing>,
     },
     /// Something happened while the plan ran.
     Execution { attempt: u32, event: ExecEvent },
@@ -146,7 +148,7 @@ pub async fn play_turn(
         attempts: Vec::new(),
         health_changes: Vec::new(),
     };
-    let mut ready: Option<(Plan, Transcript)> = None;
+    let mut ready: Option<(Plan, Transcript, Option<Routing>)> = None;
     let mut last_result: Option<ExecutionResult> = None;
     let mut last_disabled: Vec<String> = Vec::new();
     loop {
@@ -172,7 +174,7 @@ pub async fn play_turn(
                 match generated {
                     Ok(outcome) => {
                         let plan = turn.shaped(replan.planned(outcome.plan));
-                        ready = Some((plan, outcome.transcript));
+                        ready = Some((plan, outcome.transcript, outcome.routing));
                     }
                     Err(no_plan) => {
                         let failure = replan.plan_failed(&no_plan);
@@ -183,13 +185,14 @@ pub async fn play_turn(
                             error: Some(failure.reason.clone()),
                             transcript: None,
                             lore: Vec::new(),
+                            routing: None,
                         });
                         turn.send(failure.into());
                     }
                 }
             }
             Phase::Executing { attempt, .. } => {
-                let (plan, transcript) = ready.take().expect("a plan is ready to execute");
+                let (plan, transcript, routing) = ready.take().expect("a plan is ready to execute");
                 last_disabled = plan.disabled_skills.clone();
                 let plan_json = serde_json::to_value(&plan).expect("plan serialises");
                 let lore = turn.lore_told(&plan);
@@ -197,6 +200,7 @@ pub async fn play_turn(
                     attempt,
                     plan: plan_json.clone(),
                     lore: lore.clone(),
+                    routing: routing.clone(),
                 });
                 let result = turn.execute(&plan, attempt).await;
                 log.attempts.push(AttemptRecord {
@@ -206,6 +210,7 @@ pub async fn play_turn(
                     error: None,
                     transcript: Some(transcript),
                     lore,
+                    routing,
                 });
                 if opts.exec.stop.is_stopped() {
                     // Ended by the player, not failed: no skill's health changes.

@@ -96,6 +96,7 @@ impl Planner for Stubborn {
         Ok(PlanOutcome {
             plan,
             transcript: Default::default(),
+            routing: None,
         })
     }
 }

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use narratoria_core::planner::Routing;
 use narratoria_core::skills::Catalog;
 use narratoria_routing::{model_dir_beside, Router};
 
@@ -44,7 +45,7 @@ pub fn load_router(planner_model: &Path) -> Option<Router> {
 
 /// The skills a plan with `Prefilter::Require` must use, best first, at
 /// most `max_skills`, each as the tools the model may choose among: by
-/// `router` when given (its chosen script), else by keywords
+/// `router` when given (its chosen script, with why), else by keywords
 /// ([`super::route`]) over the cards other than narration.
 pub fn route_skills(
     router: Option<&Router>,
@@ -53,7 +54,7 @@ pub fn route_skills(
     input: &str,
     disabled: &[String],
     max_skills: usize,
-) -> Vec<Vec<ToolCard>> {
+) -> (Vec<Vec<ToolCard>>, Option<Routing>) {
     let tool = |path: &str| {
         usable
             .iter()
@@ -64,13 +65,14 @@ pub fn route_skills(
     if let Some(router) = router {
         match router.route(catalog, input, disabled) {
             Ok(decision) => {
-                return decision
+                let groups = decision
                     .skills
                     .iter()
                     .filter_map(|r| tool(&format!("{}/{}", r.skill, r.script)))
                     .map(|t| vec![t])
                     .take(max_skills)
                     .collect();
+                return (groups, Some(decision.why()));
             }
             Err(e) => tracing::warn!("routing by meaning failed ({e}); routing by keywords"),
         }
@@ -89,5 +91,5 @@ pub fn route_skills(
         })
         .cloned()
         .collect();
-    super::route(&routable, input, max_skills)
+    (super::route(&routable, input, max_skills), None)
 }
