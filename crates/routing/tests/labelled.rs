@@ -1,6 +1,6 @@
 //! The router over the labelled sets, with the real embedding model: the
-//! tuning half, the held-out half (never tuned on), and the held-out half
-//! against the built-in skills reworded by a fixture.
+//! tuning half, the held-out half and the fresh set (never tuned on), and
+//! the held-out half against the built-in skills reworded by a fixture.
 
 mod support;
 
