@@ -90,6 +90,19 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
       await b.keys("Enter");
       await (await b.$('[data-testid="tool-detail"]')).waitForExist({ timeout: 5_000 });
     }
+    // Why the plan used its skills: with the model (and its router), each
+    // skill's scores, the dice chosen for an attack; without, says so.
+    if (/gguf/i.test(planner)) {
+      const chosen = await b.$('[data-testid="skills-chosen"]');
+      await chosen.waitForExist({ timeout: 5_000 });
+      const why = await chosen.getText();
+      assert.match(why, /Meaning/);
+      assert.match(why, /✓ dice-roller\/roll-dice/);
+      assert.match(why, /memory\/[a-z-]+/);
+      assert.match(why, /Used from -?\d/);
+    } else {
+      assert.match(await (await b.$("section.inspector")).getText(), /not chosen by the router/);
+    }
     await shot(b, "inspector");
   });
 
