@@ -580,7 +580,10 @@ fn narrate_explain_shows_each_skills_scores_with_the_real_model() {
     for want in ["dice-roller", "memory", "reputation"] {
         assert!(names.contains(&want), "{want} missing: {routing}");
     }
-    assert!(!names.contains(&"storyteller"), "narration is never routed: {routing}");
+    assert!(
+        !names.contains(&"storyteller"),
+        "narration is never routed: {routing}"
+    );
     for s in skills {
         for part in ["meaning", "keywords", "model", "score"] {
             assert!(s[part].is_number(), "{part} of {s}");

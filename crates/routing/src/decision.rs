@@ -199,14 +199,20 @@ mod tests {
             [("dice", "dice-script"), ("rep", "rep-script")]
         );
         // Under the further threshold: one skill.
-        assert_eq!(decide(&[s("dice", &[3.0]), s("rep", &[1.5])], &cal).len(), 1);
+        assert_eq!(
+            decide(&[s("dice", &[3.0]), s("rep", &[1.5])], &cal).len(),
+            1
+        );
         // The best one under the threshold: narration only.
         assert!(decide(&[s("dice", &[-0.5]), s("rep", &[-1.0])], &cal).is_empty());
         let one = Calibration {
             max_skills: 1,
             ..cal
         };
-        assert_eq!(decide(&[s("dice", &[3.0]), s("rep", &[2.5])], &one).len(), 1);
+        assert_eq!(
+            decide(&[s("dice", &[3.0]), s("rep", &[2.5])], &one).len(),
+            1
+        );
     }
 
     #[test]

@@ -147,12 +147,18 @@ impl ExampleIndex {
         for (skill, model) in &self.classifiers {
             let scripts: Vec<&ScriptSignals> =
                 signals.iter().filter(|s| &s.skill == skill).collect();
-            let Some(best) = scripts.iter().copied().max_by(|a, b| {
-                a.example_score(0, cal).total_cmp(&b.example_score(0, cal))
-            }) else {
+            let Some(best) = scripts
+                .iter()
+                .copied()
+                .max_by(|a, b| a.example_score(0, cal).total_cmp(&b.example_score(0, cal)))
+            else {
                 continue;
             };
-            let texts_used = if cal.clauses { texts.len() } else { 1.min(texts.len()) };
+            let texts_used = if cal.clauses {
+                texts.len()
+            } else {
+                1.min(texts.len())
+            };
             let per_text = (0..texts_used)
                 .map(|t| {
                     let examples = scripts
@@ -167,7 +173,10 @@ impl ExampleIndex {
                 script: best.script.clone(),
                 per_text,
                 parts: ScoreParts {
-                    meaning: best.per_text.first().map_or(0.0, |s| semantic_score(s, cal)),
+                    meaning: best
+                        .per_text
+                        .first()
+                        .map_or(0.0, |s| semantic_score(s, cal)),
                     keywords: keyword_score(best.keywords, cal),
                     model: texts.first().map_or(0.0, |t| model.logit(t)),
                 },
@@ -216,7 +225,11 @@ fn fit_classifiers(
                         .map(|(_, v)| v.as_slice())
                 })
                 .chain(narration.iter().map(Vec::as_slice))
-                .chain(scripts.iter().flat_map(|s| s.counter.iter().map(Vec::as_slice)))
+                .chain(
+                    scripts
+                        .iter()
+                        .flat_map(|s| s.counter.iter().map(Vec::as_slice)),
+                )
                 .collect();
             (skill.to_string(), Linear::fit(&positives, &negatives, l2))
         })
@@ -238,7 +251,9 @@ impl ScriptSignals {
     /// The script's example score for text `t` (0: the whole input): its
     /// meaning score plus its keyword score.
     pub fn example_score(&self, t: usize, cal: &Calibration) -> f32 {
-        self.per_text.get(t).map_or(f32::MIN, |s| semantic_score(s, cal))
+        self.per_text
+            .get(t)
+            .map_or(f32::MIN, |s| semantic_score(s, cal))
             + keyword_score(self.keywords, cal)
     }
 }

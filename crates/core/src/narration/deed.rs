@@ -23,8 +23,9 @@ pub fn deed(action: &str) -> String {
 }
 
 /// What the player's words say the character does, as a verb phrase in the
-/// second person ("I open my pack" → "open your pack"); `None` for a
-/// question, a quote or no words.
+/// second person ("I open my pack" → "open your pack", "we rest" → "rest");
+/// a short lead before the subject goes after the deed ("At dawn I leave" →
+/// "leave at dawn"); `None` for a question, a quote or no words.
 pub fn act(action: &str) -> Option<String> {
     let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
     let a = a.trim();
@@ -32,20 +33,39 @@ pub fn act(action: &str) -> Option<String> {
         return None;
     }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
-    let words: Vec<&str> = body.split(' ').collect();
+    let mut words: Vec<&str> = body.split(' ').collect();
+    if let Some(k) = words
+        .iter()
+        .take(LEAD_WORDS + 1)
+        .position(|w| SUBJECTS.contains(&w.to_lowercase().as_str()))
+        .filter(|&k| k > 0 && is_lead(&words[..k]))
+    {
+        let lead: Vec<&str> = words.drain(..k).collect();
+        let last = words.len() - 1;
+        words[last] = words[last].trim_end_matches(',');
+        let lead_last = lead.len() - 1;
+        let mut lead = lead;
+        lead[lead_last] = lead[lead_last].trim_end_matches(',');
+        let lowered = lowercase_first(lead[0]);
+        if !is_acronym(lead[0]) {
+            lead[0] = &lowered;
+        }
+        return act(&format!("{} {}", words.join(" "), lead.join(" ")));
+    }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let lower = w.to_lowercase();
         let swapped = match lower.as_str() {
-            "i" if i == 0 => None, // dropped: "I open" → "open"
-            "i'm" | "im" if i == 0 => Some("are".to_string()),
-            "i'll" if i == 0 => Some("will".to_string()),
-            "i" => Some("you".to_string()),
+            "i" | "we" | "let's" | "lets" if i == 0 => None, // dropped: "I open" → "open"
+            "i'm" | "im" | "we're" if i == 0 => Some("are".to_string()),
+            "i'll" | "we'll" if i == 0 => Some("will".to_string()),
+            "i" | "we" => Some("you".to_string()),
             "am" if i == 1 && words[0].eq_ignore_ascii_case("i") => Some("are".to_string()),
-            "my" => Some("your".to_string()),
-            "me" => Some("you".to_string()),
-            "mine" => Some("yours".to_string()),
+            "my" | "our" => Some("your".to_string()),
+            "me" | "us" => Some("you".to_string()),
+            "mine" | "ours" => Some("yours".to_string()),
             "myself" => Some("yourself".to_string()),
+            "ourselves" => Some("yourselves".to_string()),
             _ if i == 0 && !is_acronym(w) => Some(lowercase_first(w)),
             _ => Some((*w).to_string()),
         };
@@ -54,6 +74,46 @@ pub fn act(action: &str) -> Option<String> {
         }
     }
     (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// The words a player's sentence has for its subject.
+const SUBJECTS: [&str; 2] = ["i", "we"];
+
+/// The most words a lead before the subject may have ("in the morning I …").
+const LEAD_WORDS: usize = 5;
+
+/// Words a lead (when, where or how, before the subject) opens with.
+const LEAD_OPENERS: [&str; 22] = [
+    "in",
+    "at",
+    "on",
+    "when",
+    "after",
+    "before",
+    "while",
+    "as",
+    "then",
+    "with",
+    "without",
+    "once",
+    "now",
+    "finally",
+    "suddenly",
+    "later",
+    "tonight",
+    "tomorrow",
+    "meanwhile",
+    "from",
+    "under",
+    "behind",
+];
+
+/// Whether `words` read as a lead before the subject: when, where or how
+/// ("in the morning", "quietly,"), not a deed of its own ("Look, I …").
+fn is_lead(words: &[&str]) -> bool {
+    let first = words[0].trim_end_matches(',').to_lowercase();
+    !words.iter().any(|w| w.eq_ignore_ascii_case("and"))
+        && (LEAD_OPENERS.contains(&first.as_str()) || (words.len() == 1 && first.ends_with("ly")))
 }
 
 fn is_acronym(w: &str) -> bool {
@@ -94,5 +154,28 @@ mod tests {
         assert_eq!(deed("\"Who goes there?\""), "You say \"Who goes there?\"");
         assert_eq!(deed("   "), "You pause.");
         assert_eq!(deed("Ask the NPC"), "You ask the NPC.");
+    }
+
+    #[test]
+    fn a_party_and_a_lead_before_the_subject_read_as_the_heros_deed() {
+        assert_eq!(
+            deed("we head upstairs to sleep"),
+            "You head upstairs to sleep."
+        );
+        assert_eq!(deed("We pack our things"), "You pack your things.");
+        assert_eq!(deed("let's rest here"), "You rest here.");
+        assert_eq!(
+            deed("in the morning I ask the innkeeper about the road north"),
+            "You ask the innkeeper about the road north in the morning."
+        );
+        assert_eq!(
+            deed("Quietly, I open the door."),
+            "You open the door quietly."
+        );
+        // A subject after "and" is a second deed, not a lead.
+        assert_eq!(deed("I eat and I drink"), "You eat and you drink.");
+        assert_eq!(act("At dawn we leave"), Some("leave at dawn".into()));
+        // Not a lead: a deed of its own before the subject stays where it is.
+        assert_eq!(deed("Look, I found it"), "You look, you found it.");
     }
 }

@@ -87,7 +87,10 @@ fn turns_commit_resume_rewind_and_export() {
     assert_eq!(turns[1].attempts[0].lore[0].similarity, Some(0.5));
     // So does why its plan used its skills.
     let routing = turns[1].attempts[0].routing.as_ref().expect("routing kept");
-    assert_eq!((routing.skills[0].skill.as_str(), routing.skills[0].model), ("dice-roller", 3.5));
+    assert_eq!(
+        (routing.skills[0].skill.as_str(), routing.skills[0].model),
+        ("dice-roller", 3.5)
+    );
     assert_eq!(
         store.recent_turns(&id, 1).unwrap()[0].input,
         "fight the rat"
