@@ -40,7 +40,8 @@ fn game_skills(root: &Path, dice_fails: bool, story_sleep: f64) {
     skill(root, "storyteller", &[("narrate.py", &story)]);
 }
 
-/// Without a model the narrator says so and still prints a valid plan.
+/// Without a model the narrator says so and still prints a valid plan;
+/// `--explain` adds `routing`, null (no router chose its skills).
 #[test]
 fn narrate_without_a_model_uses_the_rule_planner() {
     let dir = tempfile::tempdir().unwrap();
@@ -53,12 +54,15 @@ fn narrate_without_a_model_uses_the_rule_planner() {
             "--skills",
             r(&root),
             "--json",
+            "--explain",
         ],
         &env(dir.path()),
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("rule-based planner"), "{}", run.stderr);
     let plan = run.json();
+    assert!(plan["tools"].is_array(), "{plan}");
+    assert!(plan["routing"].is_null(), "{plan}");
     assert!(plan["requestId"].as_str().is_some_and(|s| s.len() == 36));
     let paths: Vec<&str> = plan["tools"]
         .as_array()
@@ -517,30 +521,6 @@ fn turn_with_the_real_model_replans_around_a_failing_skill() {
             pretty(a)
         );
     }
-}
-
-/// `narrate --explain` with the rule-based planner: the plan, and `routing`
-/// null (no router chose its skills).
-#[test]
-fn narrate_explain_without_a_model_says_no_router_chose() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("skills");
-    game_skills(&root, false, 0.0);
-    let run = narratoria(
-        [
-            "narrate",
-            "I attack the goblin",
-            "--skills",
-            r(&root),
-            "--json",
-            "--explain",
-        ],
-        &env(dir.path()),
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let out = run.json();
-    assert!(out["tools"].is_array(), "{out}");
-    assert!(out["routing"].is_null(), "{out}");
 }
 
 /// With the real default model and the built-in skills, `narrate --explain`

@@ -142,7 +142,8 @@ impl App {
                 CONTINUING.to_string()
             }
         };
-        let story = story_context(&self.planner(), &state, &input, &recent).await;
+        // Lore is chosen for the turn being told, not for the neutral action.
+        let story = story_context(&self.planner(), &state, &last.input, &recent).await;
         step::shape(
             &mut plan,
             &catalog,

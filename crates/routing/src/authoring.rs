@@ -5,6 +5,7 @@
 use narratoria_core::skills::{Catalog, Skill};
 
 use crate::candidates::{candidates, is_narration};
+use crate::index::dot;
 use crate::{RouteError, Router};
 
 /// Fewer examples than this and a script is hard to route to.
@@ -91,7 +92,6 @@ pub fn collisions(
     let other_texts: Vec<String> = others.iter().map(|(_, e)| e.clone()).collect();
     let own_vecs = router.embed_texts(&own_texts)?;
     let other_vecs = router.embed_texts(&other_texts)?;
-    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
     let mut advice = Vec::new();
     for (i, ((script, example), v)) in own.iter().zip(&own_vecs).enumerate() {
         let nearest_own = own_vecs

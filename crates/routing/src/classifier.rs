@@ -5,6 +5,8 @@
 //! built, from the authors' examples alone, so a skill the engine has never
 //! seen gets one too.
 
+use crate::index::dot;
+
 /// A logistic-regression model: `logit(x) = w·x + b`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Linear {
@@ -18,7 +20,7 @@ const STEPS: usize = 300;
 impl Linear {
     /// The model's log-odds that `x` belongs to the positive class.
     pub fn logit(&self, x: &[f32]) -> f32 {
-        self.bias + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f32>()
+        self.bias + dot(&self.weights, x)
     }
 
     /// Fits a model that scores `positives` above `negatives`: each class
@@ -67,7 +69,7 @@ impl Linear {
                 .collect();
             grad.iter_mut().for_each(|g| *g = 0.0);
             for (x, y, weight) in &rows {
-                let z = look[dim] + look.iter().zip(x.iter()).map(|(a, b)| a * b).sum::<f32>();
+                let z = look[dim] + dot(&look[..dim], x);
                 let err = weight * (sigmoid(z) - y);
                 for (g, v) in grad.iter_mut().zip(x.iter()) {
                     *g += err * v;

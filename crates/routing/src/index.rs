@@ -135,7 +135,8 @@ impl ExampleIndex {
     }
 
     /// Each skill's scores among `signals` (this index's, for embeddings
-    /// `texts`, perhaps without some skills): its classifier's log-odds plus
+    /// `texts` — the whole input, then the clauses `cal` scores — perhaps
+    /// without some skills): its classifier's log-odds plus
     /// `cal.example_weight` times its best script's example score, per text.
     pub fn skill_scores(
         &self,
@@ -149,23 +150,22 @@ impl ExampleIndex {
                 signals.iter().filter(|s| &s.skill == skill).collect();
             let Some(best) = scripts
                 .iter()
-                .copied()
-                .max_by(|a, b| a.example_score(0, cal).total_cmp(&b.example_score(0, cal)))
+                .map(|s| (*s, s.example_score(0, cal)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(s, _)| s)
             else {
                 continue;
             };
-            let texts_used = if cal.clauses {
-                texts.len()
-            } else {
-                1.min(texts.len())
-            };
-            let per_text = (0..texts_used)
-                .map(|t| {
+            let logits: Vec<f32> = texts.iter().map(|t| model.logit(t)).collect();
+            let per_text = logits
+                .iter()
+                .enumerate()
+                .map(|(t, logit)| {
                     let examples = scripts
                         .iter()
                         .map(|s| s.example_score(t, cal))
                         .fold(f32::MIN, f32::max);
-                    model.logit(&texts[t]) + cal.example_weight * examples
+                    logit + cal.example_weight * examples
                 })
                 .collect();
             out.push(SkillScore {
@@ -178,7 +178,7 @@ impl ExampleIndex {
                         .first()
                         .map_or(0.0, |s| semantic_score(s, cal)),
                     keywords: keyword_score(best.keywords, cal),
-                    model: texts.first().map_or(0.0, |t| model.logit(t)),
+                    model: logits.first().copied().unwrap_or_default(),
                 },
             });
         }
@@ -288,6 +288,7 @@ fn sims(rows: &[Vec<f32>], t: &[f32]) -> Vec<f32> {
     rows.iter().map(|r| dot(r, t)).collect()
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+/// The dot product of two embeddings (their cosine, both being unit length).
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

@@ -61,6 +61,9 @@ pub struct Router {
     cache_dir: Option<PathBuf>,
     calibration: Calibration,
     index: Mutex<Option<(String, Arc<ExampleIndex>)>>,
+    /// The last input routed and its embeddings: a turn's replans route the
+    /// same input again.
+    last_input: Mutex<Option<(String, Vec<Vec<f32>>)>>,
 }
 
 impl std::fmt::Debug for Router {
@@ -90,6 +93,7 @@ impl Router {
             cache_dir: None,
             calibration: Calibration::default(),
             index: Mutex::new(None),
+            last_input: Mutex::new(None),
         }
     }
 
@@ -151,6 +155,19 @@ impl Router {
         self.embedder.embed(&refs)
     }
 
+    /// [`Router::embed_input`], kept for the last input.
+    fn input_vectors(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
+        let mut last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((text, vectors)) = last.as_ref() {
+            if text == input {
+                return Ok(vectors.clone());
+            }
+        }
+        let vectors = self.embed_input(input)?;
+        *last = Some((input.to_string(), vectors.clone()));
+        Ok(vectors)
+    }
+
     /// The skills `input` needs among `catalog`'s usable skills not in `disabled`.
     pub fn route(
         &self,
@@ -159,7 +176,7 @@ impl Router {
         disabled: &[String],
     ) -> Result<Decision, RouteError> {
         let index = self.prepare(catalog)?;
-        let vectors = self.embed_input(input)?;
+        let vectors = self.input_vectors(input)?;
         let texts = if self.calibration.clauses {
             &vectors[..]
         } else {

@@ -174,7 +174,7 @@ fn decided(deps: &Map<String, Value>, action: &str) -> Vec<String> {
             }
             if let Fact::Check { reason, .. } = &mut fact {
                 if reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-                    *reason = act(action).map(|a| sentence_case(&a));
+                    *reason = act(action);
                 }
             }
             lines.push(fact.in_words());

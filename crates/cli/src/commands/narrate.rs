@@ -43,7 +43,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                 &catalog,
                 args.input.as_deref().unwrap_or_default(),
             );
-            super::print_json(&planned.output(args.explain));
+            super::print_json(&output(&planned, args.explain));
         }
         Some(reader) => {
             let mut out = std::io::stdout().lock();
@@ -59,7 +59,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                     out,
                     "{}",
                     crate::terminal::clean_json(
-                        serde_json::to_string(&planned.output(args.explain))
+                        serde_json::to_string(&output(&planned, args.explain))
                             .expect("plan serialises")
                     )
                 );
@@ -70,23 +70,8 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A plan, and why it uses its skills when a router chose them.
-struct Planned {
-    plan: Plan,
-    routing: Option<Routing>,
-}
-
-impl Planned {
-    /// The Plan JSON; with `explain`, plus a `routing` member (docs/narrator.md, "Why, visible").
-    fn output(&self, explain: bool) -> Output<'_> {
-        Output {
-            plan: &self.plan,
-            routing: explain.then_some(&self.routing),
-        }
-    }
-}
-
-/// What `narrate` prints for one plan.
+/// What `narrate` prints for one plan: the Plan JSON; with `--explain`, plus
+/// a `routing` member (docs/narrator.md, "Routing").
 #[derive(serde::Serialize)]
 struct Output<'a> {
     #[serde(flatten)]
@@ -95,24 +80,27 @@ struct Output<'a> {
     routing: Option<&'a Option<Routing>>,
 }
 
+/// What to print for `plan` and its `routing`.
+fn output<'a>((plan, routing): &'a (Plan, Option<Routing>), explain: bool) -> Output<'a> {
+    Output {
+        plan,
+        routing: explain.then_some(routing),
+    }
+}
+
 /// One plan for `input`; if the model cannot write one in time, the
-/// rule-based plan stands in (said on stderr), so the output is always a valid plan.
-fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> Planned {
+/// rule-based plan stands in (said on stderr), so the output is always a
+/// valid plan; with it, why the plan uses its skills when a router chose them.
+fn plan_once(planner: &dyn Planner, catalog: &Catalog, input: &str) -> (Plan, Option<Routing>) {
     let state = Map::new();
     let req = PlanRequest::first(input, catalog, &state, Instant::now() + GENERATION_DEADLINE);
     match planner.plan(&req, &mut |_| {}) {
-        Ok(outcome) => Planned {
-            plan: outcome.plan,
-            routing: outcome.routing,
-        },
+        Ok(outcome) => (outcome.plan, outcome.routing),
         Err(e) => {
             tracing::warn!(
                 "the narrator gave no plan for {input:?} ({e}); using the rule-based plan"
             );
-            Planned {
-                plan: rule_plan(&req),
-                routing: None,
-            }
+            (rule_plan(&req), None)
         }
     }
 }

@@ -40,11 +40,8 @@ pub fn act(action: &str) -> Option<String> {
         .position(|w| SUBJECTS.contains(&w.to_lowercase().as_str()))
         .filter(|&k| k > 0 && is_lead(&words[..k]))
     {
-        let lead: Vec<&str> = words.drain(..k).collect();
-        let last = words.len() - 1;
-        words[last] = words[last].trim_end_matches(',');
+        let mut lead: Vec<&str> = words.drain(..k).collect();
         let lead_last = lead.len() - 1;
-        let mut lead = lead;
         lead[lead_last] = lead[lead_last].trim_end_matches(',');
         let lowered = lowercase_first(lead[0]);
         if !is_acronym(lead[0]) {

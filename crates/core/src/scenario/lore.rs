@@ -229,23 +229,26 @@ pub fn select_why<'a>(
     budget: usize,
     similar: Option<&Similarities>,
 ) -> Vec<(&'a LoreEntry, LoreUse)> {
-    let mut candidates: Vec<(usize, &LoreEntry, LoreReason)> = entries
+    // Each candidate with whether it is about this turn (by meaning, or its
+    // keys in `now_text`), worked out once.
+    let mut candidates: Vec<(usize, &LoreEntry, LoreReason, bool)> = entries
         .iter()
         .enumerate()
-        .filter_map(|(i, e)| reason(i, e, recent_text, similar).map(|r| (i, e, r)))
+        .filter_map(|(i, e)| {
+            reason(i, e, recent_text, similar)
+                .map(|r| (i, e, r, r == LoreReason::Meaning || e.keys_match(now_text)))
+        })
         .collect();
-    let about_now =
-        |e: &LoreEntry, r: LoreReason| r == LoreReason::Meaning || e.keys_match(now_text);
-    candidates.sort_by(|(ia, a, ra), (ib, b, rb)| {
+    candidates.sort_by(|(ia, a, _, now_a), (ib, b, _, now_b)| {
         b.constant
             .cmp(&a.constant)
             .then(b.priority.cmp(&a.priority))
-            .then(about_now(b, *rb).cmp(&about_now(a, *ra)))
+            .then(now_b.cmp(now_a))
             .then(ia.cmp(ib))
     });
     let mut left = budget;
     let mut chosen: Vec<(usize, &LoreEntry, LoreReason)> = Vec::new();
-    for (i, e, r) in candidates {
+    for (i, e, r, _) in candidates {
         let cost = e.content.trim().chars().count() + 1;
         if cost <= left {
             left -= cost;

@@ -64,13 +64,17 @@ pub fn route_skills(
     };
     if let Some(router) = router {
         match router.route(catalog, input, disabled) {
-            Ok(decision) => {
+            Ok(mut decision) => {
+                // What the plan cannot use is not "chosen" in its routing either.
+                decision
+                    .skills
+                    .retain(|r| tool(&format!("{}/{}", r.skill, r.script)).is_some());
+                decision.skills.truncate(max_skills);
                 let groups = decision
                     .skills
                     .iter()
                     .filter_map(|r| tool(&format!("{}/{}", r.skill, r.script)))
                     .map(|t| vec![t])
-                    .take(max_skills)
                     .collect();
                 return (groups, Some(decision.why()));
             }
