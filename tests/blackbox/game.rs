@@ -391,6 +391,24 @@ fn play_jsonl_prints_one_result_per_input_and_saves_the_turns() {
     turns.sort();
     assert_eq!(turns, vec![1, 3], "{}", pretty(&list));
 
+    // `--scenario` starts the story from that scenario, as at the prompt.
+    let mut scenario = args.to_vec();
+    scenario.extend(["--new", "--scenario", "tithonus"]);
+    let told = with_stdin(&scenario, dir.path(), b"I look around\n");
+    let stdout = String::from_utf8_lossy(&told.stdout);
+    assert_eq!(
+        told.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&told.stderr)
+    );
+    let value: Value = serde_json::from_str(stdout.trim()).expect("one result line");
+    assert_eq!(
+        value["finalState"]["scenario"]["name"], "tithonus",
+        "{stdout}"
+    );
+    assert_eq!(sessions(&db, dir.path()).as_array().unwrap().len(), 3);
+
     let bad = with_stdin(&["play", "--jsonl", "--bogus"], dir.path(), b"");
     assert_eq!(bad.status.code(), Some(2));
 }

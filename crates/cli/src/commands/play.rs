@@ -6,7 +6,7 @@ use crate::terminal::clean;
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
-use narratoria_app::{locate, App, AppConfig, SessionDb};
+use narratoria_app::{locate, App, AppConfig, SessionDb, SessionView};
 use narratoria_core::executor::ExecEvent;
 use narratoria_core::skills::Catalog;
 use narratoria_core::turn::TurnEvent;
@@ -31,17 +31,23 @@ pub fn open_app(args: &PlayArgs) -> Result<App, CliError> {
     })?)
 }
 
-/// `play`: the interactive story.
-pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
-    let app = open_app(&args)?;
-    let model = app.load_model(args.model.as_deref(), Some(stderr_progress_bar()))?;
-    let view = if let Some(scenario) = &args.scenario {
+/// The story `args` ask for: a new one from `--scenario`, a new blank one
+/// with `--new`, else the latest.
+pub fn open_story(app: &App, args: &PlayArgs) -> Result<SessionView, CliError> {
+    Ok(if let Some(scenario) = &args.scenario {
         app.new_story(Some(scenario))?
     } else if args.new {
         app.new_session("")?
     } else {
         app.current_session()?
-    };
+    })
+}
+
+/// `play`: the interactive story.
+pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let app = open_app(&args)?;
+    let model = app.load_model(args.model.as_deref(), Some(stderr_progress_bar()))?;
+    let view = open_story(&app, &args)?;
     if view.turns.is_empty() {
         say("A new story begins. Type what your character does; /help for commands.");
         if let Some(opening) = narratoria_app::stories::opening(&view.state) {

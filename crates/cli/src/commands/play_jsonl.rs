@@ -14,11 +14,7 @@ use crate::cli::PlayArgs;
 pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
     let app = play::open_app(&args)?;
     app.load_model(args.model.as_deref(), None)?;
-    if args.new {
-        app.new_session("")?;
-    } else {
-        app.current_session()?;
-    }
+    play::open_story(&app, &args)?;
     let rt = runtime();
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
