@@ -32,7 +32,9 @@ impl App {
         Ok(view)
     }
 
-    /// The current session, continuing the latest one (or starting one) when none is open.
+    /// The current session, continuing the latest one when none is open; a
+    /// player's very first story starts from the built-in scenario offered
+    /// first, so it opens on a scene rather than on nothing.
     pub fn current_session(&self) -> Result<SessionView, AppError> {
         let current = sync::lock(&self.session).clone();
         match current {
@@ -41,7 +43,7 @@ impl App {
                 let latest = sync::lock(&self.store).latest_session()?;
                 match latest {
                     Some(info) => self.open_session(&info.id),
-                    None => self.new_session(""),
+                    None => self.new_story(None),
                 }
             }
         }
