@@ -15,8 +15,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::{App, AppError, TurnView};
 
-/// How many earlier turns the narrator sees.
-pub const RECENT_TURNS: usize = 6;
+pub use narratoria_core::narration::RECENT_TURNS;
 
 /// Where a turn goes on the current branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

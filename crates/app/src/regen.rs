@@ -151,6 +151,7 @@ impl App {
                 input: &input,
                 recent: &recent,
                 scenario: story.as_ref().map(|s| s.text.as_str()),
+                opening: step::opening_told(&state, &recent),
             },
         );
         plan.request_id = uuid::Uuid::new_v4();

@@ -74,13 +74,7 @@ pub enum LoreTarget {
 
 /// The opening scene a story's state holds, if any.
 pub fn opening(state: &Map<String, Value>) -> Option<String> {
-    state
-        .get("scenario")
-        .and_then(|s| s.get("opening"))
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|o| !o.is_empty())
-        .map(String::from)
+    narratoria_core::scenario::opening(state).map(String::from)
 }
 
 /// Every scenario in `dir` and built in.

@@ -142,16 +142,18 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
 }
 
 /// The earlier turns as a transcript, newest kept first within the budget,
-/// printed oldest first.
+/// printed oldest first; a turn with no action (the story's opening scene)
+/// is the narrator's line alone.
 fn history(recent: &[RecentTurn]) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut used = 0;
     for turn in recent.iter().rev() {
-        let entry = format!(
-            "Action: {}\nNarrator: {}",
-            one_line(&turn.player, 300),
-            one_line(&turn.narrator, 600)
-        );
+        // The story's opening scene comes with no action.
+        let action = match one_line(&turn.player, 300) {
+            a if a.is_empty() => String::new(),
+            a => format!("Action: {a}\n"),
+        };
+        let entry = format!("{action}Narrator: {}", one_line(&turn.narrator, 600));
         if used + entry.len() > HISTORY_CHARS {
             break;
         }
@@ -353,6 +355,11 @@ mod tests {
         assert!(h.len() <= HISTORY_CHARS + 100, "{}", h.len());
         assert!(h.ends_with(&format!("narration number 39 {}", "x".repeat(80))));
         assert!(!h.contains("action 0\n"));
+        let opening = [RecentTurn {
+            player: " ".into(),
+            narrator: "Rain on the roof.".into(),
+        }];
+        assert_eq!(history(&opening), "Narrator: Rain on the roof.");
     }
 
     #[test]

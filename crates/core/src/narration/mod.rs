@@ -11,5 +11,5 @@ pub mod template;
 
 pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
-pub use step::{can_narrate, shape, story_context, Telling};
+pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
 pub use template::told;

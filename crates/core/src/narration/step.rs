@@ -17,6 +17,9 @@ pub const NARRATE: &str = "narrate";
 /// The tool id the host gives the narration step (made unique when taken).
 pub const NARRATE_TOOL_ID: &str = "narrate";
 
+/// The most earlier turns a turn is told (the planner and the narration).
+pub const RECENT_TURNS: usize = 6;
+
 /// What the narration step is told besides the tools' outputs.
 #[derive(Debug, Clone, Copy)]
 pub struct Telling<'a> {
@@ -26,6 +29,18 @@ pub struct Telling<'a> {
     pub recent: &'a [TurnSummary],
     /// The story's premise and setting, when it has a scenario.
     pub scenario: Option<&'a str>,
+    /// The scenario's opening scene, told as the story's first narration
+    /// while the story is young (see [`opening_told`]).
+    pub opening: Option<&'a str>,
+}
+
+/// The opening scene of `state`'s scenario while every turn of the story is
+/// still among `recent` (fewer than [`RECENT_TURNS`]): the scene the first
+/// turns play in, which the narration otherwise has to invent.
+pub fn opening_told<'a>(state: &'a Map<String, Value>, recent: &[TurnSummary]) -> Option<&'a str> {
+    (recent.len() < RECENT_TURNS)
+        .then(|| crate::scenario::opening(state))
+        .flatten()
 }
 
 /// The most characters of scenario and lore the narration step is given
@@ -153,8 +168,9 @@ pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
 /// Gives `plan` the turn's shape. Promises: every narration tool the planner
 /// wrote is taken out (dependencies on it dropped); when the storyteller can
 /// narrate, exactly one narration tool is appended, required, depending on
-/// every other tool, with the player's input, the recent turns and the
-/// scenario as its input (a style the planner chose is kept).
+/// every other tool, with the player's input, the recent turns (after the
+/// opening scene, when given, told with no player action) and the scenario
+/// as its input (a style the planner chose is kept).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
         std::mem::take(&mut plan.tools)
@@ -179,12 +195,21 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     if let Some(scenario) = telling.scenario.filter(|s| !s.trim().is_empty()) {
         input.insert("scenario".into(), json!(scenario));
     }
-    if !telling.recent.is_empty() {
-        let recent: Vec<Value> = telling
-            .recent
-            .iter()
-            .map(|t| json!({"player": t.input, "narrator": t.narrative}))
-            .collect();
+    let opening = telling
+        .opening
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(|o| json!({"player": "", "narrator": o}));
+    let recent: Vec<Value> = opening
+        .into_iter()
+        .chain(
+            telling
+                .recent
+                .iter()
+                .map(|t| json!({"player": t.input, "narrator": t.narrative})),
+        )
+        .collect();
+    if !recent.is_empty() {
         input.insert("recentTurns".into(), Value::Array(recent));
     }
     let mut id = NARRATE_TOOL_ID.to_string();
@@ -239,6 +264,7 @@ mod tests {
         input: "I strike the goblin",
         recent: &[],
         scenario: None,
+        opening: None,
     };
 
     #[test]
@@ -292,6 +318,40 @@ mod tests {
             last.input["recentTurns"],
             json!([{"player": "I enter", "narrator": "You enter."}])
         );
+    }
+
+    #[test]
+    fn a_young_storys_opening_is_told_as_its_first_narration() {
+        let (_d, c) = catalog(true);
+        let state = json!({"scenario": {"opening": "  Rain drums on the inn's roof. "}});
+        let state = state.as_object().unwrap();
+        let turn = TurnSummary {
+            input: "I enter".into(),
+            narrative: "You enter.".into(),
+        };
+        let young = vec![turn.clone(); RECENT_TURNS - 1];
+        let opening = opening_told(state, &young);
+        assert_eq!(opening, Some("Rain drums on the inn's roof."));
+        let mut plan = Plan::new(vec![]);
+        shape(
+            &mut plan,
+            &c,
+            &Telling {
+                recent: &young[..1],
+                opening,
+                ..TELLING
+            },
+        );
+        assert_eq!(
+            plan.tools[0].input["recentTurns"],
+            json!([
+                {"player": "", "narrator": "Rain drums on the inn's roof."},
+                {"player": "I enter", "narrator": "You enter."}
+            ])
+        );
+        // Once the first turns fall out of the window, or with no scenario: no opening.
+        assert_eq!(opening_told(state, &vec![turn; RECENT_TURNS]), None);
+        assert_eq!(opening_told(&Map::new(), &[]), None);
     }
 
     #[test]

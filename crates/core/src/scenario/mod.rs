@@ -26,5 +26,5 @@ pub use error::ScenarioError;
 pub use lore::LoreEntry;
 pub use model::{Faction, Person, PlayerCharacter, Scenario};
 pub use start::initial_state;
-pub use telling::{telling, StoryContext, TELLING_CHARS};
+pub use telling::{opening, telling, StoryContext, TELLING_CHARS};
 pub use world_info::{parse_lorebook, Lorebook};

@@ -21,6 +21,16 @@ pub struct StoryContext {
     pub lore_used: Vec<LoreUse>,
 }
 
+/// The opening scene a story's state holds, if any (trimmed, never empty).
+pub fn opening(state: &Map<String, Value>) -> Option<&str> {
+    state
+        .get("scenario")
+        .and_then(|s| s.get("opening"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+}
+
 /// The scenario text for a turn, from the session `state` and the `recent`
 /// texts (the player's input first, then the last turns). Promises: at
 /// most `budget_chars` characters; the premise, the player, the setting and

@@ -312,6 +312,7 @@ impl Turn<'_> {
                 input: self.input,
                 recent: &self.recent,
                 scenario: self.story.as_ref().map(|s| s.text.as_str()),
+                opening: narration::opening_told(&self.state, &self.recent),
             },
         );
         plan
