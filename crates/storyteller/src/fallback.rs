@@ -137,24 +137,39 @@ pub fn run(
         if step == Step::Template {
             break;
         }
-        // A model that stopped at once, with nothing shown, gets one more try.
+        // The host's model writes on from the rules' opening: it is shown at
+        // once, before the model's first word (docs/storyteller.md).
+        let opening = job.prompt.opening.as_str();
+        let opens = step == Step::Host && !opening.trim().is_empty();
+        if opens {
+            sink.delta(opening.trim_start());
+        }
+        // A model that stopped at once, with no sentence shown, gets one more try.
         let mut tries = 0;
         let (mut stream, result) = loop {
             tries += 1;
             let mut stream = SentenceStream::limited(step.limit())
                 .told_before(job.told_before.iter().map(String::as_str));
+            if opens {
+                stream = stream.opened_with(opening);
+            }
+            // The answer repeats the opening first; the stream already has it.
+            let skip = if opens { opening.len() } else { 0 };
             let mut written = String::new();
             let result = {
                 let mut on_piece = |piece: &str| {
+                    let from = written.len().max(skip);
                     written.push_str(piece);
-                    let shown = stream.push(piece);
+                    let shown = written
+                        .get(from..)
+                        .map_or(String::new(), |new| stream.push(new));
                     if !shown.is_empty() {
                         sink.delta(&shown);
                     }
                 };
                 attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
             };
-            let result = result.and_then(|()| says_something(&written, &job.prompt.opening, step));
+            let result = result.and_then(|()| says_something(&written, opening, step));
             let bare = matches!(
                 result,
                 Err(ProviderError::BadAnswer {
@@ -162,7 +177,7 @@ pub fn run(
                     ..
                 })
             );
-            if !(bare && stream.is_empty() && tries < TRIES_WHEN_BARE) {
+            if !(bare && stream.no_sentence_yet() && tries < TRIES_WHEN_BARE) {
                 break (stream, result);
             }
         };
@@ -463,8 +478,14 @@ mod tests {
                 events.iter().any(|e| e.contains("gave no narrative")),
                 "{events:?}"
             );
+            // The rules' opening was shown at once, then taken back.
+            assert_eq!(
+                events[0], "delta:You look around the hall, and",
+                "{events:?}"
+            );
+            let reset = events.iter().position(|e| e == "reset").expect("a reset");
             assert!(
-                !events.iter().any(|e| e.starts_with("delta:You look")),
+                !events[1..reset].iter().any(|e| e.starts_with("delta:")),
                 "nothing of the bare answer is shown: {events:?}"
             );
         }

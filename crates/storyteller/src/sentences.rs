@@ -119,6 +119,19 @@ impl SentenceStream {
         self
     }
 
+    /// Releases `opening` at once as the start of the first sentence: words
+    /// the rules wrote, certain before the model says anything. The pieces
+    /// pushed next continue that sentence.
+    pub fn opened_with(mut self, opening: &str) -> SentenceStream {
+        self.text = opening.trim_start().to_string();
+        self
+    }
+
+    /// Whether no whole sentence has been released (an opening alone is not one).
+    pub fn no_sentence_yet(&self) -> bool {
+        self.told == 0
+    }
+
     /// Takes one piece; returns the sentences it completed (possibly none).
     pub fn push(&mut self, piece: &str) -> String {
         if self.closed {
@@ -148,7 +161,7 @@ impl SentenceStream {
         }
         let rest = std::mem::take(&mut self.held);
         let rest = rest.trim_end().trim_end_matches([',', ';', ':', '-', '—']);
-        if self.text.is_empty() && !rest.is_empty() {
+        if self.told == 0 && !rest.is_empty() {
             let out = format!("{rest}.");
             self.text.push_str(&out);
             return out;
@@ -272,6 +285,24 @@ mod tests {
         assert_eq!(shown[2], "The door creaks.");
         assert_eq!(shown[3], " Cold air drifts in.");
         assert_eq!(text, "The door creaks. Cold air drifts in.");
+    }
+
+    #[test]
+    fn an_opening_is_released_at_once_and_its_sentence_finished_by_the_model() {
+        let mut s =
+            SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You try to climb, but");
+        assert_eq!(s.text(), "You try to climb, but");
+        assert!(!s.is_empty() && s.no_sentence_yet());
+        assert_eq!(s.push(" the stones"), "");
+        assert_eq!(s.push(" crumble. You draw"), " the stones crumble.");
+        assert!(!s.no_sentence_yet());
+        s.finish();
+        assert_eq!(s.text(), "You try to climb, but the stones crumble.");
+        // Cut off before its sentence ended: the sentence is closed with a full stop.
+        let mut cut = SentenceStream::new().opened_with("You look around, and");
+        cut.push(" see a cold hearth,");
+        assert_eq!(cut.finish(), " see a cold hearth.");
+        assert_eq!(cut.text(), "You look around, and see a cold hearth.");
     }
 
     #[test]
