@@ -41,6 +41,10 @@ pub struct PlanRequest<'a> {
     pub previous_failure: Option<&'a str>,
     /// Generation must end by then (5 s per generation, docs/narrator.md).
     pub deadline: Instant,
+    /// Whether the plan carries the planner's own `narrative`. A turn asks
+    /// for none: its narration is told after the mechanics (docs/narrator.md,
+    /// "One plan"), so a plan routed to no tool needs no generation.
+    pub narrative: bool,
 }
 
 impl<'a> PlanRequest<'a> {
@@ -62,6 +66,7 @@ impl<'a> PlanRequest<'a> {
             state,
             previous_failure: None,
             deadline,
+            narrative: true,
         }
     }
 }

@@ -373,6 +373,22 @@ impl LlamaPlanner {
                 request.disabled_skills,
                 opts.limits.max_tools,
             );
+            if groups.is_empty() && !request.narrative {
+                // Routed to no tool, and no narrative wanted: nothing to generate.
+                return Ok(PlanOutcome {
+                    plan: expand(
+                        r#"{"narrative":"","tools":[]}"#,
+                        &Expansion {
+                            allowed_paths: &[],
+                            disabled_skills: request.disabled_skills,
+                            attempt: request.attempt,
+                            parent_plan_id: request.parent_plan_id,
+                        },
+                    )?,
+                    transcript: transcript(&self.name, String::new(), &Generated::default()),
+                    routing,
+                });
+            }
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
             let (first, next) =
                 segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);

@@ -106,7 +106,7 @@ pub enum Event {
 }
 
 /// The record of one finished generation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Generated {
     /// The whole answer: the host's forced text and what the model wrote.
     pub text: String,

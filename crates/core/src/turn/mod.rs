@@ -381,6 +381,7 @@ impl Turn<'_> {
                 state: &state,
                 previous_failure: next.previous_failure.as_deref(),
                 deadline,
+                narrative: false,
             };
             planner.plan(&req, &mut |_| {})
         })
