@@ -212,6 +212,21 @@ fn with_no_usable_skill_the_plan_is_narrative_only() {
     };
     let out = p.plan(&req, &mut |_| {}).unwrap();
     assert!(out.plan.tools.is_empty(), "{:?}", out.plan.tools);
+    // A turn wants no narrative: with no tool routed there is nothing to generate.
+    let req = PlanRequest {
+        disabled_skills: &all,
+        narrative: false,
+        ..request("I attack the dragon!", catalog(), &state, ROOMY)
+    };
+    let out = p.plan(&req, &mut |_| {}).unwrap();
+    assert!(out.plan.tools.is_empty() && out.plan.narrative.is_none());
+    assert_eq!(
+        (
+            out.transcript.completion_tokens,
+            out.transcript.response.as_str()
+        ),
+        (0, "")
+    );
 }
 
 #[test]
