@@ -79,6 +79,8 @@ pub enum BadAnswer {
     Empty,
     #[error("the answer said nothing past its opening")]
     Bare,
+    #[error("the answer brought in someone the story has not met")]
+    Stranger,
 }
 
 fn retry_hint(after: &Option<String>) -> String {

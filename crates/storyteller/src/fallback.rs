@@ -144,12 +144,14 @@ pub fn run(
         if opens {
             sink.delta(opening.trim_start());
         }
-        // A model that stopped at once, with no sentence shown, gets one more try.
+        // A model that stopped at once, or whose first sentence was refused,
+        // with no sentence shown, gets one more try.
         let mut tries = 0;
         let (mut stream, result) = loop {
             tries += 1;
             let mut stream = SentenceStream::limited(step.limit())
-                .told_before(job.told_before.iter().map(String::as_str));
+                .told_before(job.told_before.iter().map(String::as_str))
+                .grounded_in(&job.prompt.story);
             if opens {
                 stream = stream.opened_with(opening);
             }
@@ -177,18 +179,19 @@ pub fn run(
                     ..
                 })
             );
-            if !(bare && stream.no_sentence_yet() && tries < TRIES_WHEN_BARE) {
+            if result.is_ok() {
+                let last = stream.finish();
+                if !last.is_empty() {
+                    sink.delta(&last);
+                }
+            }
+            let refused = result.is_ok() && stream.turned_down();
+            if !((bare || refused) && stream.no_sentence_yet() && tries < TRIES_WHEN_BARE) {
                 break (stream, result);
             }
         };
-        if result.is_ok() {
-            let last = stream.finish();
-            if !last.is_empty() {
-                sink.delta(&last);
-            }
-        }
         let error = match result {
-            Ok(()) if !stream.is_empty() => {
+            Ok(()) if !stream.no_sentence_yet() => {
                 return Answer {
                     narrative: stream.text().to_string(),
                     provider: step.name(),
@@ -196,7 +199,11 @@ pub fn run(
             }
             Ok(()) => ProviderError::BadAnswer {
                 provider: step.name(),
-                reason: BadAnswer::Empty,
+                reason: if stream.turned_down() {
+                    BadAnswer::Stranger
+                } else {
+                    BadAnswer::Empty
+                },
             },
             Err(e) => e,
         };
@@ -401,6 +408,7 @@ mod tests {
             system: "s".into(),
             user: "u".into(),
             opening: "You".into(),
+            ..Prompt::default()
         };
         let config = StoryConfig {
             provider: Provider::OpenAi,
@@ -453,6 +461,7 @@ mod tests {
             system: "s".into(),
             user: "u".into(),
             opening: "You look around the hall, and".into(),
+            ..Prompt::default()
         };
         let config = StoryConfig::default();
         let told = |words: Vec<&'static str>| {
@@ -502,5 +511,24 @@ mod tests {
         );
         assert_eq!((answer.provider, asked), (host::NAME, 2));
         assert!(!events.iter().any(|e| e == "reset"), "{events:?}");
+        // A first sentence bringing in a stranger is asked again, then left to the template.
+        let (answer, _, asked) = told(vec![" a figure steps out.", " see a cold hearth."]);
+        assert_eq!(
+            (answer.narrative.as_str(), answer.provider, asked),
+            (
+                "You look around the hall, and see a cold hearth.",
+                host::NAME,
+                2
+            )
+        );
+        let (answer, events, asked) = told(vec![" two people stare at you."]);
+        assert_eq!((answer.provider, asked), ("template", 2));
+        assert!(
+            events
+                .iter()
+                .any(|e| e.contains("someone the story has not met")),
+            "{events:?}"
+        );
+        assert!(events.iter().any(|e| e == "reset"), "{events:?}");
     }
 }

@@ -41,10 +41,14 @@ pub struct Facts<'a> {
 }
 
 /// A system and a user message, and the words the answer opens with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Prompt {
     pub system: String,
     pub user: String,
+    /// The story's own words in the messages — the scenario, the earlier
+    /// turns, the action, what happened — without the instructions around
+    /// them: what the answer may take as already known.
+    pub story: String,
     /// The answer's first words, written by the rules, not the model: they
     /// tell the turn's check outcome, so the prose cannot start by
     /// contradicting it (see [`opening`]).
@@ -106,8 +110,11 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
          - Say something new: do not repeat the action's words or earlier narration.\n\
          - Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
     );
+    let mut story = String::new();
     if let Some(sc) = facts.scenario.map(str::trim).filter(|s| !s.is_empty()) {
-        system.push_str(&format!("The story: {}\n", one_line(sc, SCENARIO_CHARS)));
+        let sc = one_line(sc, SCENARIO_CHARS);
+        system.push_str(&format!("The story: {sc}\n"));
+        story.push_str(&sc);
     }
     system.push_str(&format!(
         "Style: {}.\nLength: at most about {words} words.",
@@ -133,11 +140,17 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     if let Some(state) = state_line(facts.state) {
         user.push_str(&format!("Story state: {state}\n"));
     }
+    let opening = opening(facts.deps, facts.action);
+    story.push('\n');
+    story.push_str(&user);
+    story.push('\n');
+    story.push_str(&opening);
     user.push_str("Narrate what happens next.");
     Prompt {
         system,
         user,
-        opening: opening(facts.deps, facts.action),
+        story,
+        opening,
     }
 }
 
@@ -341,6 +354,16 @@ mod tests {
         assert!(p.user.contains("could not be found out"));
         assert!(p.user.contains("It is night."));
         assert!(p.user.contains("Ashford gate"));
+        // The story's words, not the instructions ("second person").
+        for told in [
+            "A border town at war.",
+            "You reach the gate at dusk.",
+            "I sneak past the guard",
+            "Hilda",
+        ] {
+            assert!(p.story.contains(told), "{}", p.story);
+        }
+        assert!(!p.story.contains("person"), "{}", p.story);
     }
 
     #[test]

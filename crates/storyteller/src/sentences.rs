@@ -2,8 +2,9 @@
 //! never needs taking back: a generation cut off by its length ends at the
 //! last complete sentence instead of mid-word. A [`Limit`] ends the prose
 //! early: after its most sentences, before a later sentence that decides
-//! what "you" do, or before one that starts like a sentence told in an
-//! earlier turn (docs/storyteller.md, "What the model may tell").
+//! what "you" do, before one that starts like a sentence told in an
+//! earlier turn, or before one that brings in people the story has not met
+//! (docs/storyteller.md, "What the model may tell").
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -14,20 +15,27 @@ pub struct Limit {
     /// A sentence after the first may not start with something "you" do
     /// ("You draw your sword"); what you see, hear or feel is allowed.
     pub leave_the_deeds_to_the_player: bool,
+    /// No sentence may name a kind of person ("two people", "a figure") the
+    /// story's text so far does not (see [`SentenceStream::grounded_in`]).
+    pub known_people_only: bool,
 }
 
 impl Limit {
-    /// For a small local model: it drifts from its third sentence on, and
-    /// from its second it often acts for the player.
+    /// For a small local model: it drifts from its third sentence on, from
+    /// its second it often acts for the player, and with little told about
+    /// the scene it fills it with people ("You are in a dark room with two
+    /// people").
     pub const SMALL_MODEL: Limit = Limit {
         most: Some(2),
         leave_the_deeds_to_the_player: true,
+        known_people_only: true,
     };
-    /// For a hosted model: it keeps to the story, but the player's deeds
-    /// stay the player's.
+    /// For a hosted model: it keeps to the story and may bring in whom it
+    /// likes, but the player's deeds stay the player's.
     pub const HOSTED_MODEL: Limit = Limit {
         most: None,
         leave_the_deeds_to_the_player: true,
+        known_people_only: false,
     };
 
     /// Whether sentence number `index` (from 0) may be told.
@@ -37,6 +45,59 @@ impl Limit {
         }
         !(self.leave_the_deeds_to_the_player && index > 0 && acts_for_the_player(sentence))
     }
+}
+
+/// Words naming a kind of person, in their singular form. A small model
+/// brings these in unasked ("a figure stands before you").
+const PEOPLE: [&str; 21] = [
+    "person",
+    "figure",
+    "man",
+    "woman",
+    "stranger",
+    "someone",
+    "somebody",
+    "guard",
+    "soldier",
+    "boy",
+    "girl",
+    "child",
+    "crowd",
+    "group",
+    "villager",
+    "traveler",
+    "traveller",
+    "merchant",
+    "warrior",
+    "creature",
+    "knight",
+];
+
+/// `word` lowercased, without punctuation and in its singular form
+/// ("People" → "person", "guards" → "guard").
+fn singular(word: &str) -> String {
+    let w: String = word
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    match w.as_str() {
+        "people" => "person".into(),
+        "men" => "man".into(),
+        "women" => "woman".into(),
+        "children" => "child".into(),
+        _ if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") => w[..w.len() - 1].into(),
+        _ => w,
+    }
+}
+
+/// Whether `sentence` names a kind of person missing from `known` (the
+/// singular words of the story's text).
+fn brings_in_someone(sentence: &str, known: &[String]) -> bool {
+    sentence
+        .split_whitespace()
+        .map(singular)
+        .any(|w| PEOPLE.contains(&w.as_str()) && !known.contains(&w))
 }
 
 /// Words that may follow a sentence's opening "You" without deciding what
@@ -81,6 +142,8 @@ pub struct SentenceStream {
     told_before: Vec<Vec<String>>,
     /// A sentence was refused: nothing more is released.
     closed: bool,
+    /// The singular words of the story's text (see [`SentenceStream::grounded_in`]).
+    known: Vec<String>,
 }
 
 /// Characters that end a sentence, and those that may close one after it.
@@ -132,6 +195,29 @@ impl SentenceStream {
         self.told == 0
     }
 
+    /// Whether the first sentence was refused (so nothing will be told).
+    pub fn turned_down(&self) -> bool {
+        self.closed && self.told == 0
+    }
+
+    /// Gives the story's text so far (scenario, earlier turns, the action,
+    /// what the rules decided): with [`Limit::known_people_only`] a sentence
+    /// may name only the kinds of person it names.
+    pub fn grounded_in(mut self, story: &str) -> SentenceStream {
+        self.known = story.split_whitespace().map(singular).collect();
+        self.known.sort();
+        self.known.dedup();
+        self
+    }
+
+    /// Whether the limit refuses `sentence` as sentence number `index`.
+    fn refuses(&self, index: usize, sentence: &str) -> bool {
+        let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
+        repeated
+            || !self.limit.allows(index, sentence)
+            || (self.limit.known_people_only && brings_in_someone(sentence, &self.known))
+    }
+
     /// Takes one piece; returns the sentences it completed (possibly none).
     pub fn push(&mut self, piece: &str) -> String {
         if self.closed {
@@ -162,8 +248,13 @@ impl SentenceStream {
         let rest = std::mem::take(&mut self.held);
         let rest = rest.trim_end().trim_end_matches([',', ';', ':', '-', '—']);
         if self.told == 0 && !rest.is_empty() {
+            if self.refuses(0, rest) {
+                self.closed = true;
+                return String::new();
+            }
             let out = format!("{rest}.");
             self.text.push_str(&out);
+            self.told += 1;
             return out;
         }
         String::new()
@@ -188,8 +279,7 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            let repeated = self.told > 0 && self.told_before.contains(&first_words(sentence));
-            if repeated || !self.limit.allows(self.told, sentence) {
+            if self.refuses(self.told, sentence) {
                 self.closed = true;
                 self.held.clear();
                 break;
@@ -325,8 +415,10 @@ mod tests {
         assert_eq!(text, "");
     }
 
+    /// The text `limit` lets through of `pieces`, in a story that already
+    /// names whoever they name.
     fn limited(limit: Limit, pieces: &[&str]) -> String {
-        let mut s = SentenceStream::limited(limit);
+        let mut s = SentenceStream::limited(limit).grounded_in(&pieces.concat());
         let mut shown: Vec<String> = pieces.iter().map(|p| s.push(p)).collect();
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
@@ -404,7 +496,9 @@ mod tests {
     fn a_later_sentence_that_starts_like_an_earlier_turns_is_not_told() {
         let earlier = "You step in, and it is dark. You are in a dark room with two people.";
         let tell = |answer: &str| {
-            let mut s = SentenceStream::limited(Limit::SMALL_MODEL).told_before([earlier]);
+            let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+                .told_before([earlier])
+                .grounded_in(earlier);
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             text
@@ -421,6 +515,50 @@ mod tests {
         assert_eq!(
             tell("You step in, and it is dark again."),
             "You step in, and it is dark again."
+        );
+    }
+
+    #[test]
+    fn a_small_model_brings_in_no_one_the_story_has_not_met() {
+        let story = "Action: I step into the lighthouse and call out to the keeper.";
+        let tell = |limit: Limit, answer: &str| {
+            let mut s = SentenceStream::limited(limit)
+                .grounded_in(story)
+                .opened_with("You step into the lighthouse and call out, and");
+            let mut text = s.push(answer);
+            text.push_str(&s.finish());
+            (text, s.turned_down())
+        };
+        // A later sentence naming strangers ends the prose before it.
+        assert_eq!(
+            tell(
+                Limit::SMALL_MODEL,
+                " the light flickers. You are in a dark room with two people, and they stare."
+            ),
+            (" the light flickers.".to_string(), false)
+        );
+        // The keeper is in the story; plurals and case count as the same word.
+        assert_eq!(
+            tell(
+                Limit::SMALL_MODEL,
+                " the Keeper answers. The keepers' lamp hums."
+            ),
+            (
+                " the Keeper answers. The keepers' lamp hums.".to_string(),
+                false
+            )
+        );
+        // A first sentence naming a stranger tells nothing, even unfinished.
+        for answer in [
+            " a figure stands before you. The lamp hums.",
+            " a figure stands there",
+        ] {
+            assert_eq!(tell(Limit::SMALL_MODEL, answer), (String::new(), true));
+        }
+        // A hosted model may bring in whom it likes.
+        assert_eq!(
+            tell(Limit::HOSTED_MODEL, " a figure stands before you."),
+            (" a figure stands before you.".to_string(), false)
         );
     }
 

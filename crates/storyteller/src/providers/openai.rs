@@ -93,6 +93,7 @@ mod tests {
             system: "sys".into(),
             user: "usr".into(),
             opening: "You".into(),
+            ..Prompt::default()
         };
         let req = HostedRequest {
             endpoint: "http://x/v1",
