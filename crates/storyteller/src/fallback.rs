@@ -147,7 +147,7 @@ pub fn run(
         // A model that stopped at once, or whose first sentence was refused,
         // with no sentence shown, gets one more try.
         let mut tries = 0;
-        let (mut stream, result) = loop {
+        let (stream, result) = loop {
             tries += 1;
             let mut stream = SentenceStream::limited(step.limit())
                 .told_before(job.told_before.iter().map(String::as_str))
@@ -171,6 +171,8 @@ pub fn run(
                 };
                 attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
             };
+            // The host's answer starts with the opening, verbatim (host::generate).
+            debug_assert!(!opens || written.is_empty() || written.starts_with(opening));
             let result = result.and_then(|()| says_something(&written, opening, step));
             let bare = matches!(
                 result,
