@@ -34,11 +34,8 @@ pub fn act(action: &str) -> Option<String> {
     }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
     let mut words: Vec<&str> = body.split(' ').collect();
-    if let Some(k) = words
-        .iter()
-        .take(LEAD_WORDS + 1)
-        .position(|w| SUBJECTS.contains(&w.to_lowercase().as_str()))
-        .filter(|&k| k > 0 && is_lead(&words[..k]))
+    if let Some(k) =
+        (1..words.len().min(LEAD_WORDS + 1)).find(|&k| is_subject(words[k]) && is_lead(&words[..k]))
     {
         let mut lead: Vec<&str> = words.drain(..k).collect();
         let lead_last = lead.len() - 1;
@@ -73,26 +70,25 @@ pub fn act(action: &str) -> Option<String> {
     (!out.is_empty()).then(|| out.join(" "))
 }
 
-/// The words a player's sentence has for its subject.
-const SUBJECTS: [&str; 2] = ["i", "we"];
+/// The words a player's sentence has for its subject (the forms `act`
+/// drops or swaps at its start).
+const SUBJECTS: [&str; 9] = [
+    "i", "we", "let's", "lets", "i'm", "im", "we're", "i'll", "we'll",
+];
+
+fn is_subject(word: &str) -> bool {
+    SUBJECTS.contains(&word.trim_end_matches(',').to_lowercase().as_str())
+}
 
 /// The most words a lead before the subject may have ("in the morning I …").
 const LEAD_WORDS: usize = 5;
 
-/// Words a lead (when, where or how, before the subject) opens with.
-const LEAD_OPENERS: [&str; 22] = [
-    "in",
-    "at",
-    "on",
-    "when",
-    "after",
-    "before",
-    "while",
-    "as",
+/// Words a lead (when, where or how, before the subject) opens with: words
+/// that make a lead alone ("Then I …"), prepositions ("At dawn I …") and
+/// conjunctions, whose lead may hold a clause of its own ("When I reach the
+/// gate, I …").
+const LEAD_ADVERBS: [&str; 8] = [
     "then",
-    "with",
-    "without",
-    "once",
     "now",
     "finally",
     "suddenly",
@@ -100,17 +96,33 @@ const LEAD_OPENERS: [&str; 22] = [
     "tonight",
     "tomorrow",
     "meanwhile",
-    "from",
-    "under",
-    "behind",
 ];
+const LEAD_PREPOSITIONS: [&str; 8] = [
+    "in", "at", "on", "with", "without", "from", "under", "behind",
+];
+const LEAD_CONJUNCTIONS: [&str; 6] = ["when", "after", "before", "while", "as", "once"];
 
 /// Whether `words` read as a lead before the subject: when, where or how
-/// ("in the morning", "quietly,"), not a deed of its own ("Look, I …").
+/// ("in the morning", "quietly,", "when I reach the gate,"), not a deed of
+/// its own ("Look, I …") nor the start of a clause whose subject follows
+/// ("When I …").
 fn is_lead(words: &[&str]) -> bool {
     let first = words[0].trim_end_matches(',').to_lowercase();
-    !words.iter().any(|w| w.eq_ignore_ascii_case("and"))
-        && (LEAD_OPENERS.contains(&first.as_str()) || (words.len() == 1 && first.ends_with("ly")))
+    let first = first.as_str();
+    if words.iter().any(|w| w.eq_ignore_ascii_case("and")) {
+        return false;
+    }
+    if words.len() == 1 {
+        return LEAD_ADVERBS.contains(&first) || first.ends_with("ly");
+    }
+    if words[1..].iter().any(|w| is_subject(w)) {
+        // A clause of its own: a conjunction's, closed by a comma.
+        return LEAD_CONJUNCTIONS.contains(&first)
+            && words.last().is_some_and(|w| w.ends_with(','));
+    }
+    LEAD_ADVERBS.contains(&first)
+        || LEAD_PREPOSITIONS.contains(&first)
+        || LEAD_CONJUNCTIONS.contains(&first)
 }
 
 fn is_acronym(w: &str) -> bool {
@@ -174,5 +186,25 @@ mod tests {
         assert_eq!(act("At dawn we leave"), Some("leave at dawn".into()));
         // Not a lead: a deed of its own before the subject stays where it is.
         assert_eq!(deed("Look, I found it"), "You look, you found it.");
+    }
+
+    #[test]
+    fn a_clause_before_the_subject_follows_the_deed() {
+        assert_eq!(
+            act("When I reach the gate, I knock"),
+            Some("knock when you reach the gate".into())
+        );
+        assert_eq!(
+            act("After we eat, we sleep"),
+            Some("sleep after you eat".into())
+        );
+        // A contraction is a subject too.
+        assert_eq!(act("Tonight I'll leave"), Some("will leave tonight".into()));
+        assert_eq!(act("At dawn let's go"), Some("go at dawn".into()));
+        // "When I …" with no comma is not a lead: the words stay in order.
+        assert_eq!(
+            act("when I knock the door opens"),
+            Some("when you knock the door opens".into())
+        );
     }
 }
