@@ -128,6 +128,8 @@ impl App {
             )
         })?;
         let mut plan = plan;
+        // Judged on the turns before the one told, as when it was played.
+        let opening = step::opening_told(&state, &recent);
         let mut recent = recent;
         let input = match how {
             Retelling::Anew => last.input.clone(),
@@ -151,7 +153,7 @@ impl App {
                 input: &input,
                 recent: &recent,
                 scenario: story.as_ref().map(|s| s.text.as_str()),
-                opening: step::opening_told(&state, &recent),
+                opening,
             },
         );
         plan.request_id = uuid::Uuid::new_v4();

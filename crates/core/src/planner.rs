@@ -41,9 +41,10 @@ pub struct PlanRequest<'a> {
     pub previous_failure: Option<&'a str>,
     /// Generation must end by then (5 s per generation, docs/narrator.md).
     pub deadline: Instant,
-    /// Whether the plan carries the planner's own `narrative`. A turn asks
-    /// for none: its narration is told after the mechanics (docs/narrator.md,
-    /// "One plan"), so a plan routed to no tool needs no generation.
+    /// Whether a plan routed to no tool still gets the planner's own
+    /// `narrative` (a generation). A turn asks for none: its narration is
+    /// told after the mechanics (docs/narrator.md, "One plan"). Plans with
+    /// tools carry one either way.
     pub narrative: bool,
 }
 

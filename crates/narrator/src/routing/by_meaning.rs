@@ -66,16 +66,13 @@ pub fn route_skills(
         match router.route(catalog, input, disabled) {
             Ok(mut decision) => {
                 // What the plan cannot use is not "chosen" in its routing either.
-                decision
-                    .skills
-                    .retain(|r| tool(&format!("{}/{}", r.skill, r.script)).is_some());
-                decision.skills.truncate(max_skills);
-                let groups = decision
-                    .skills
-                    .iter()
-                    .filter_map(|r| tool(&format!("{}/{}", r.skill, r.script)))
-                    .map(|t| vec![t])
-                    .collect();
+                let mut groups = Vec::new();
+                decision.skills.retain(|r| {
+                    let found = (groups.len() < max_skills)
+                        .then(|| tool(&format!("{}/{}", r.skill, r.script)))
+                        .flatten();
+                    found.map(|t| groups.push(vec![t])).is_some()
+                });
                 return (groups, Some(decision.why()));
             }
             Err(e) => tracing::warn!("routing by meaning failed ({e}); routing by keywords"),
