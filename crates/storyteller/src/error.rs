@@ -79,8 +79,10 @@ pub enum BadAnswer {
     Empty,
     #[error("the answer said nothing past its opening")]
     Bare,
-    #[error("the answer brought in someone the story has not met")]
-    Stranger,
+    #[error(
+        "the answer's first sentence brought in someone the story has not met or repeated an earlier turn"
+    )]
+    Refused,
 }
 
 fn retry_hint(after: &Option<String>) -> String {

@@ -202,7 +202,7 @@ pub fn run(
             Ok(()) => ProviderError::BadAnswer {
                 provider: step.name(),
                 reason: if stream.turned_down() {
-                    BadAnswer::Stranger
+                    BadAnswer::Refused
                 } else {
                     BadAnswer::Empty
                 },

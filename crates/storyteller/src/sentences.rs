@@ -140,6 +140,10 @@ pub struct SentenceStream {
     told: usize,
     /// How the sentences of earlier turns start (their first words).
     told_before: Vec<Vec<String>>,
+    /// Every run of [`SAME_RUN_WORDS`] words in the earlier turns' narration.
+    told_runs: Vec<Vec<String>>,
+    /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
+    opened: bool,
     /// A sentence was refused: nothing more is released.
     closed: bool,
     /// The singular words of the story's text (see [`SentenceStream::grounded_in`]).
@@ -165,10 +169,15 @@ impl SentenceStream {
     }
 
     /// Refuses a later sentence that starts with the same words as one of
-    /// `earlier` (the narration of earlier turns): a small model repeats its
-    /// own lines turn after turn ("You are in a dark room, …").
+    /// `earlier` (the narration of earlier turns), and any sentence of the
+    /// model's own words that repeats a run of theirs: a small model repeats
+    /// its own lines turn after turn ("You are in a dark room, …", "and the
+    /// tavern is in a fantasy world").
     pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
         for text in earlier {
+            let words = words_of(text);
+            self.told_runs
+                .extend(words.windows(SAME_RUN_WORDS).map(<[String]>::to_vec));
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -187,6 +196,7 @@ impl SentenceStream {
     /// pushed next continue that sentence.
     pub fn opened_with(mut self, opening: &str) -> SentenceStream {
         self.text = opening.trim_start().to_string();
+        self.opened = true;
         self
     }
 
@@ -213,7 +223,14 @@ impl SentenceStream {
     /// Whether the limit refuses `sentence` as sentence number `index`.
     fn refuses(&self, index: usize, sentence: &str) -> bool {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
+        // The model's own words: all of a later sentence, the end of an opened first one.
+        let own = index > 0 || self.opened;
+        let echoed = own
+            && words_of(sentence)
+                .windows(SAME_RUN_WORDS)
+                .any(|run| self.told_runs.iter().any(|told| told == run));
         repeated
+            || echoed
             || !self.limit.allows(index, sentence)
             || (self.limit.known_people_only && brings_in_someone(sentence, &self.known))
     }
@@ -301,10 +318,12 @@ impl SentenceStream {
 /// How many first words make two sentences start alike.
 const SAME_START_WORDS: usize = 5;
 
-/// A sentence's first words, without case or punctuation.
-fn first_words(sentence: &str) -> Vec<String> {
-    sentence
-        .split_whitespace()
+/// How many words in a row make a sentence repeat an earlier turn's.
+const SAME_RUN_WORDS: usize = 5;
+
+/// A text's words, without case or punctuation.
+fn words_of(text: &str) -> Vec<String> {
+    text.split_whitespace()
         .map(|w| {
             w.chars()
                 .filter(|c| c.is_alphanumeric() || *c == '\'')
@@ -312,8 +331,14 @@ fn first_words(sentence: &str) -> Vec<String> {
                 .collect::<String>()
         })
         .filter(|w| !w.is_empty())
-        .take(SAME_START_WORDS)
         .collect()
+}
+
+/// A sentence's first words, without case or punctuation.
+fn first_words(sentence: &str) -> Vec<String> {
+    let mut words = words_of(sentence);
+    words.truncate(SAME_START_WORDS);
+    words
 }
 
 /// The byte index just after the first sentence end in `s` (closing quotes
@@ -515,6 +540,32 @@ mod tests {
         assert_eq!(
             tell("You step in, and it is dark again."),
             "You step in, and it is dark again."
+        );
+    }
+
+    #[test]
+    fn the_models_own_words_do_not_repeat_an_earlier_turns() {
+        let earlier = "You run out, and the tavern is in a fantasy world.";
+        let tell = |answer: &str| {
+            let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+                .told_before([earlier])
+                .opened_with("You hide in an alley, and");
+            let mut text = s.push(answer);
+            text.push_str(&s.finish());
+            (text, s.turned_down())
+        };
+        assert_eq!(
+            tell(" the tavern is in a fantasy world."),
+            (String::new(), true)
+        );
+        assert_eq!(
+            tell(" rain drips from the eaves. The tavern is in a fantasy world again."),
+            (" rain drips from the eaves.".to_string(), false)
+        );
+        // Four words in a row are not a repeat.
+        assert_eq!(
+            tell(" the tavern is in sight."),
+            (" the tavern is in sight.".to_string(), false)
         );
     }
 
