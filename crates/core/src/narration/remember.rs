@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::deed::deed;
+use super::deed::{act, deed};
 use crate::executor::{execute, ExecutorOptions};
 use crate::plan::{Plan, ToolInvocation};
 use crate::result::ExecutionResult;
@@ -19,11 +19,21 @@ pub const STORE: &str = "store-memory";
 /// The most characters of a narration kept in a memory.
 const GIST_CHARS: usize = 400;
 
-/// The memory of one turn: the deed, then the narration's first sentences.
+/// The memory of one turn: the deed, then the narration's first sentences —
+/// the narration alone when its first sentence already tells the deed (the
+/// rules' opening: "You try to pick the lock, but …").
 pub fn summary(input: &str, narrative: &str) -> String {
     let told = gist(narrative);
+    let first = told
+        .split(['.', '!', '?'])
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let tells_the_deed = act(input).is_some_and(|a| first.contains(&a.to_lowercase()));
     if told.is_empty() {
         deed(input)
+    } else if tells_the_deed {
+        told
     } else {
         format!("{} {told}", deed(input))
     }
@@ -88,6 +98,14 @@ mod tests {
                 "She nods. Her name is Mira."
             ),
             "You greet the stranger by the well. She nods. Her name is Mira."
+        );
+        // A narration that opens with the deed is not told it twice.
+        assert_eq!(
+            summary(
+                "I try to pick the lock",
+                "You try to pick the lock, but it holds. A dog barks."
+            ),
+            "You try to pick the lock, but it holds. A dog barks."
         );
         let long = "The hall is vast and cold. ".repeat(40);
         let s = summary("I look", &long);
