@@ -83,7 +83,7 @@ mod tests {
         let deps = json!({"roll": {"formula": "1d20", "rolls": [3], "total": 3, "dc": 15,
                                    "outcome": "failure", "margin": -12}});
         let t = narrate("I attack", Style::Terse, deps.as_object().unwrap());
-        assert!(t.starts_with("You attack. It does not work. "), "{t}");
+        assert!(t.starts_with("You try to attack, but you miss. "), "{t}");
         assert!(!t.chars().any(|c| c.is_ascii_digit()), "{t}");
     }
 }

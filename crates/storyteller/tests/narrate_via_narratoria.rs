@@ -229,8 +229,8 @@ fn rate_limit_without_a_model_ends_at_the_deterministic_template() {
         "{narrative}"
     );
     assert!(
-        narrative.starts_with("You sneak past the gate guard. It works — just barely. "),
-        "the rules' verdict is told: {narrative}"
+        !narrative.contains(" but ") && !narrative.contains("not"),
+        "the rules' verdict is told: the deed done, no failure: {narrative}"
     );
     assert!(
         !narrative.chars().any(|c| c.is_ascii_digit()),

@@ -1,8 +1,11 @@
 //! The player's words as something the character does: "I open the door" →
 //! "You open the door."
 
+use super::question::wondered;
+
 /// "You [action]." from the player's words. Promises a sentence starting with
-/// "You"; a question becomes something asked and a quote something said.
+/// "You"; a question becomes something wondered (never quoted back) and a
+/// quote something said.
 pub fn deed(action: &str) -> String {
     let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
     let a = a.trim();
@@ -13,8 +16,11 @@ pub fn deed(action: &str) -> String {
         return format!("You say {a}");
     }
     if a.ends_with('?') {
-        let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
-        return format!("You ask: \"{body}?\"");
+        // Told in indirect speech, never quoted back (docs/storyteller.md).
+        return match wondered(a) {
+            Some(w) => format!("You {w}."),
+            None => "You ask your question.".into(),
+        };
     }
     match act(a) {
         Some(done) => format!("You {done}."),
@@ -158,7 +164,7 @@ mod tests {
         );
         assert_eq!(
             deed("what is that noise?"),
-            "You ask: \"what is that noise?\""
+            "You wonder what that noise is."
         );
         assert_eq!(deed("\"Who goes there?\""), "You say \"Who goes there?\"");
         assert_eq!(deed("   "), "You pause.");

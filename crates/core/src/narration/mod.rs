@@ -3,13 +3,17 @@
 //! storyteller grounds its prompt in the same words, and the host falls back
 //! on them when no narration could be written (docs/architecture.md).
 
+pub mod checked;
 pub mod deed;
 pub mod facts;
+pub mod question;
 pub mod remember;
 pub mod step;
 pub mod template;
 
+pub use checked::{checked, checked_whole, checked_without_a_deed};
 pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
+pub use question::wondered;
 pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
 pub use template::told;

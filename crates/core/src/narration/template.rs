@@ -3,26 +3,30 @@
 
 use serde_json::Value;
 
-use super::deed::deed;
-use super::facts::{facts_of, sentence_case, Fact, Verdict};
+use super::checked::{checked_whole, checked_without_a_deed};
+use super::deed::{act, deed};
+use super::facts::{facts_of, Fact};
 
 /// The turn in a few plain sentences. Promises: it starts with the player's
 /// deed ("You …"); a failed check is never told as a success and the other
 /// way round; no digit from the tools' outputs appears. `outputs` are the
 /// outputs of the turn's tools in plan order (`null` for one that failed).
 pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> String {
-    let mut text = deed(action);
-    for fact in outputs.into_iter().flat_map(facts_of) {
-        let sentence = match &fact {
-            Fact::Check {
-                verdict, margin, ..
-            } => match (verdict.twist(), verdict) {
-                (Some(twist), _) => format!("{}.", sentence_case(twist)),
-                (None, Verdict::Success) if *margin >= 5 => "It works.".into(),
-                (None, Verdict::Success) => "It works — just barely.".into(),
-                (None, _) if *margin >= -4 => "You come close, but it is not enough.".into(),
-                (None, _) => "It does not work.".into(),
-            },
+    let facts: Vec<Fact> = outputs.into_iter().flat_map(facts_of).collect();
+    let first_check = facts.iter().position(|f| matches!(f, Fact::Check { .. }));
+    // The first check is told with the deed, in one sentence ("You try to
+    // pick the lock, but it will not give."); later ones on their own.
+    let mut text = match (first_check.map(|i| &facts[i]), act(action)) {
+        (Some(Fact::Check { verdict, .. }), Some(done)) => checked_whole(&done, *verdict),
+        (Some(Fact::Check { verdict, .. }), None) => {
+            format!("{} {}", deed(action), checked_without_a_deed(*verdict))
+        }
+        _ => deed(action),
+    };
+    for (i, fact) in facts.iter().enumerate() {
+        let sentence = match fact {
+            Fact::Check { .. } if Some(i) == first_check => continue,
+            Fact::Check { verdict, .. } => checked_without_a_deed(*verdict),
             Fact::StandingChanged { .. } | Fact::Standing { .. } => fact.in_words(),
             Fact::Recalled { memories } => match memories.first() {
                 Some(m) => format!("You remember: {m}"),
@@ -47,7 +51,7 @@ mod tests {
         let t = told("I attack the goblin with my sword", [&roll]);
         assert_eq!(
             t,
-            "You attack the goblin with your sword. It does not work."
+            "You try to attack the goblin with your sword, but you miss."
         );
         let crit =
             json!({"formula": "1d20", "total": 20, "outcome": "criticalSuccess", "margin": 5});
@@ -65,7 +69,8 @@ mod tests {
         let t = told("I bargain with the guild", outputs.iter());
         assert!(!t.chars().any(|c| c.is_ascii_digit()), "{t}");
         assert!(
-            t.contains("just barely") && t.contains("The guild think better of you"),
+            t.starts_with("You bargain with the guild.")
+                && t.contains("The guild think better of you"),
             "{t}"
         );
     }

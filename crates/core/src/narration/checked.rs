@@ -1,0 +1,408 @@
+//! A checked deed and how it went, in one sentence the rules write: "You try
+//! to pick the lock, but it will not give." The kind of deed comes from its
+//! verb; how it turned out comes from the check's verdict, never from a model
+//! (docs/storyteller.md, "The rules' opening").
+
+use super::facts::{sentence_case, Verdict};
+
+/// How a checked deed reads, as far as its outcome can be told from its verb.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A blow or a shot at someone: it lands or misses.
+    Strike,
+    /// A contest against someone: won or lost.
+    Contest,
+    /// Winning someone over: they are swayed or not.
+    Persuade,
+    /// Making someone believe something untrue.
+    Deceive,
+    /// Going unseen or taking unseen.
+    Stealth,
+    /// Looking for something: what is found is the narrator's to say.
+    Search,
+    /// Listening in: what is heard is the narrator's to say.
+    Listen,
+    /// Making sense of writing or signs.
+    Decipher,
+    /// Opening or breaking a thing.
+    Force,
+    /// Climbing.
+    Climb,
+    /// Jumping across or onto something.
+    Jump,
+    /// Getting away or keeping up with something fast.
+    Quick,
+    /// Anything else: the outcome alone is told.
+    Other,
+}
+
+/// Verbs and the kind of deed they make; a verb matches its own inflections
+/// ("sneaks", "sneaking") by its stem.
+const VERBS: &[(&str, Kind)] = &[
+    ("attack", Kind::Strike),
+    ("strike", Kind::Strike),
+    ("hit", Kind::Strike),
+    ("punch", Kind::Strike),
+    ("stab", Kind::Strike),
+    ("slash", Kind::Strike),
+    ("swing", Kind::Strike),
+    ("shoot", Kind::Strike),
+    ("fire", Kind::Strike),
+    ("throw", Kind::Strike),
+    ("hurl", Kind::Strike),
+    ("kick", Kind::Strike),
+    ("charge", Kind::Strike),
+    ("bash", Kind::Strike),
+    ("smash", Kind::Strike),
+    ("cut", Kind::Strike),
+    ("aim", Kind::Strike),
+    ("cast", Kind::Strike),
+    ("shove", Kind::Strike),
+    ("tackle", Kind::Strike),
+    ("grapple", Kind::Strike),
+    ("fight", Kind::Contest),
+    ("duel", Kind::Contest),
+    ("wrestle", Kind::Contest),
+    ("arm-wrestle", Kind::Contest),
+    ("challenge", Kind::Contest),
+    ("race", Kind::Contest),
+    ("compete", Kind::Contest),
+    ("outrun", Kind::Contest),
+    ("outdrink", Kind::Contest),
+    ("outshoot", Kind::Contest),
+    ("gamble", Kind::Contest),
+    ("bet", Kind::Contest),
+    ("cheat", Kind::Contest),
+    ("persuade", Kind::Persuade),
+    ("convince", Kind::Persuade),
+    ("charm", Kind::Persuade),
+    ("haggle", Kind::Persuade),
+    ("bargain", Kind::Persuade),
+    ("negotiate", Kind::Persuade),
+    ("plead", Kind::Persuade),
+    ("beg", Kind::Persuade),
+    ("bribe", Kind::Persuade),
+    ("intimidate", Kind::Persuade),
+    ("threaten", Kind::Persuade),
+    ("flatter", Kind::Persuade),
+    ("sweet-talk", Kind::Persuade),
+    ("talk", Kind::Persuade),
+    ("lie", Kind::Deceive),
+    ("bluff", Kind::Deceive),
+    ("deceive", Kind::Deceive),
+    ("trick", Kind::Deceive),
+    ("fool", Kind::Deceive),
+    ("con", Kind::Deceive),
+    ("sneak", Kind::Stealth),
+    ("creep", Kind::Stealth),
+    ("tiptoe", Kind::Stealth),
+    ("hide", Kind::Stealth),
+    ("steal", Kind::Stealth),
+    ("pickpocket", Kind::Stealth),
+    ("pilfer", Kind::Stealth),
+    ("smuggle", Kind::Stealth),
+    ("shadow", Kind::Stealth),
+    ("tail", Kind::Stealth),
+    ("search", Kind::Search),
+    ("look", Kind::Search),
+    ("find", Kind::Search),
+    ("hunt", Kind::Search),
+    ("spot", Kind::Search),
+    ("examine", Kind::Search),
+    ("inspect", Kind::Search),
+    ("investigate", Kind::Search),
+    ("track", Kind::Search),
+    ("forage", Kind::Search),
+    ("scan", Kind::Search),
+    ("check", Kind::Search),
+    ("overhear", Kind::Listen),
+    ("listen", Kind::Listen),
+    ("eavesdrop", Kind::Listen),
+    ("decipher", Kind::Decipher),
+    ("decode", Kind::Decipher),
+    ("read", Kind::Decipher),
+    ("translate", Kind::Decipher),
+    ("pick", Kind::Force),
+    ("unlock", Kind::Force),
+    ("force", Kind::Force),
+    ("pry", Kind::Force),
+    ("break", Kind::Force),
+    ("bend", Kind::Force),
+    ("open", Kind::Force),
+    ("disarm", Kind::Force),
+    ("lift", Kind::Force),
+    ("climb", Kind::Climb),
+    ("scale", Kind::Climb),
+    ("clamber", Kind::Climb),
+    ("jump", Kind::Jump),
+    ("leap", Kind::Jump),
+    ("vault", Kind::Jump),
+    ("chase", Kind::Quick),
+    ("catch", Kind::Quick),
+    ("grab", Kind::Quick),
+    ("dodge", Kind::Quick),
+    ("duck", Kind::Quick),
+    ("escape", Kind::Quick),
+    ("flee", Kind::Quick),
+    ("run", Kind::Quick),
+    ("swim", Kind::Quick),
+    ("dive", Kind::Quick),
+    ("block", Kind::Quick),
+    ("parry", Kind::Quick),
+];
+
+/// Things a blow may be aimed at to break them open: then a strike is force.
+const THINGS: &[&str] = &[
+    "door",
+    "gate",
+    "lock",
+    "chest",
+    "window",
+    "bars",
+    "barricade",
+    "wall",
+    "crate",
+    "box",
+];
+
+/// Verbs that strike only when aimed "at" something.
+const AIMED: &[&str] = &["swing", "throw", "hurl", "fire", "shoot", "aim", "cast"];
+
+/// Words that join a second deed to the first ("go upstairs and search").
+const JOINS: &[&str] = &["and", "then"];
+
+/// Ways a player says they attempt something, dropped before the deed.
+const ATTEMPTS: &[&str] = &[
+    "try to ",
+    "tries to ",
+    "try and ",
+    "attempt to ",
+    "want to ",
+];
+
+impl Kind {
+    /// The kind of the first verb in `act` (a second-person verb phrase, see
+    /// [`super::act`]) that says how a check could go: the first word, or the
+    /// first word after "and" or "then".
+    fn of(act: &str) -> Kind {
+        let words: Vec<String> = act
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+                    .to_lowercase()
+            })
+            .collect();
+        let heads = std::iter::once(0).chain(
+            words
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| JOINS.contains(&w.as_str()))
+                .map(|(i, _)| i + 1),
+        );
+        for at in heads {
+            let Some(word) = words.get(at) else { continue };
+            let Some(kind) = verb_kind(word) else {
+                continue;
+            };
+            let aimed_at_a_thing = words[at + 1..]
+                .iter()
+                .take(4)
+                .any(|w| THINGS.contains(&w.as_str()));
+            let aimed = words[at + 1..].iter().any(|w| w == "at");
+            return match kind {
+                Kind::Strike if aimed_at_a_thing => Kind::Force,
+                // "swing on the chandelier", "throw the rope across": a strike
+                // only when aimed at something.
+                Kind::Strike if AIMED.iter().any(|v| word.starts_with(v)) && !aimed => Kind::Other,
+                // "pick a fight", "look around": not a lock, not a search.
+                Kind::Force if word.starts_with("pick") && !aimed_at_a_thing => Kind::Other,
+                Kind::Search
+                    if word.starts_with("look") && words.get(at + 1).is_none_or(|w| w != "for") =>
+                {
+                    Kind::Other
+                }
+                kind => kind,
+            };
+        }
+        Kind::Other
+    }
+
+    /// The end of a failed attempt's sentence, after "but".
+    fn failed(self) -> &'static str {
+        match self {
+            Kind::Strike => "you miss",
+            Kind::Contest => "you lose",
+            Kind::Persuade => "they will not be swayed",
+            Kind::Deceive => "they do not believe you",
+            Kind::Stealth => "you are spotted",
+            Kind::Search => "you find nothing",
+            Kind::Listen => "you cannot make out a word",
+            Kind::Decipher => "it makes no sense to you",
+            Kind::Force => "it will not give",
+            Kind::Climb => "you lose your grip",
+            Kind::Jump => "you fall short",
+            Kind::Quick => "you are too slow",
+            Kind::Other => "it does not work",
+        }
+    }
+
+    /// The end of a successful deed's sentence, after "and": `None` when the
+    /// deed told as done already says it went well ("You pick the lock.").
+    fn succeeded(self) -> Option<&'static str> {
+        match self {
+            Kind::Strike => Some("it strikes home"),
+            Kind::Contest => Some("you win"),
+            Kind::Deceive => Some("they believe you"),
+            Kind::Search => Some("you find something"),
+            Kind::Listen => Some("you catch a few words"),
+            Kind::Decipher => Some("it starts to make sense"),
+            _ => None,
+        }
+    }
+}
+
+/// The kind of a verb, by its stem: "sneaking" and "sneaks" are "sneak".
+fn verb_kind(word: &str) -> Option<Kind> {
+    VERBS
+        .iter()
+        .find(|(verb, _)| {
+            word == *verb
+                || word
+                    .strip_prefix(verb)
+                    .is_some_and(|rest| ["s", "es", "ing", "ed"].contains(&rest))
+        })
+        .map(|(_, kind)| *kind)
+}
+
+/// `act` without a leading "try to" and its like.
+fn attempted(act: &str) -> &str {
+    ATTEMPTS
+        .iter()
+        .find_map(|a| act.strip_prefix(a))
+        .unwrap_or(act)
+}
+
+/// The deed `act` (a second-person verb phrase, see [`super::act`]) and how
+/// its check went, as the start of a sentence a narrator finishes: "You try
+/// to pick the lock, but it will not give, and"; "You pick the lock, and";
+/// "You try to climb the wall, but it goes badly wrong:". Promises a text
+/// starting with "You" that never tells a failure as a success or the other
+/// way round.
+pub fn checked(act: &str, verdict: Verdict) -> String {
+    let deed = attempted(act.trim());
+    let kind = Kind::of(deed);
+    match (verdict.succeeded(), verdict.twist()) {
+        (false, Some(twist)) => format!("You try to {deed}, but {twist}:"),
+        (true, Some(twist)) => format!("You {deed}, and {twist}:"),
+        (false, None) => format!("You try to {deed}, but {}, and", kind.failed()),
+        (true, None) => format!("You {deed}, and"),
+    }
+}
+
+/// The deed `act` and how its check went, in one whole sentence (what a
+/// narration without a model tells): "You try to pick the lock, but it will
+/// not give."; "You swing at the orc, and it strikes home."; "You pick the
+/// lock." Same promises as [`checked`].
+pub fn checked_whole(act: &str, verdict: Verdict) -> String {
+    let deed = attempted(act.trim());
+    let kind = Kind::of(deed);
+    match (verdict.succeeded(), verdict.twist()) {
+        (false, Some(twist)) => format!("You try to {deed}, but {twist}."),
+        (true, Some(twist)) => format!("You {deed}, and {twist}."),
+        (false, None) => format!("You try to {deed}, but {}.", kind.failed()),
+        (true, None) => match kind.succeeded() {
+            Some(end) => format!("You {deed}, and {end}."),
+            None => format!("You {deed}."),
+        },
+    }
+}
+
+/// How a check went when the player's words tell no deed (a question).
+pub fn checked_without_a_deed(verdict: Verdict) -> String {
+    match verdict.twist() {
+        Some(twist) => format!("{}.", sentence_case(twist)),
+        None if verdict.succeeded() => "You manage it.".into(),
+        None => "You try, but it does not work.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_gets_the_reason_its_kind_of_deed_has() {
+        use Verdict::Failure;
+        for (act, want) in [
+            ("pick the lock of the room across the hall", "You try to pick the lock of the room across the hall, but it will not give."),
+            ("try to punch the ferryman who insults you", "You try to punch the ferryman who insults you, but you miss."),
+            ("challenge the biggest ferryman to an arm-wrestling match", "You try to challenge the biggest ferryman to an arm-wrestling match, but you lose."),
+            ("try to overhear the two ferrymen", "You try to overhear the two ferrymen, but you cannot make out a word."),
+            ("go upstairs and search your room", "You try to go upstairs and search your room, but you find nothing."),
+            ("kick down the door", "You try to kick down the door, but it will not give."),
+            ("sneak past the guards", "You try to sneak past the guards, but you are spotted."),
+            ("lie to the magistrate", "You try to lie to the magistrate, but they do not believe you."),
+            ("attempt to persuade the captain", "You try to persuade the captain, but they will not be swayed."),
+            ("scale the cliff", "You try to scale the cliff, but you lose your grip."),
+            ("sing to the crowd", "You try to sing to the crowd, but it does not work."),
+            ("pick a fight with the sailor", "You try to pick a fight with the sailor, but it does not work."),
+        ] {
+            assert_eq!(checked_whole(act, Failure), want);
+            let open = checked(act, Failure);
+            assert_eq!(open, format!("{}, and", want.trim_end_matches('.')));
+        }
+    }
+
+    #[test]
+    fn a_success_is_told_done_and_left_for_the_narrator_to_go_on() {
+        use Verdict::Success;
+        assert_eq!(
+            checked_whole("pick the lock", Success),
+            "You pick the lock."
+        );
+        assert_eq!(
+            checked_whole("try to swing at the orc", Success),
+            "You swing at the orc, and it strikes home."
+        );
+        assert_eq!(
+            checked_whole("swing on the chandelier to reach the balcony", Success),
+            "You swing on the chandelier to reach the balcony."
+        );
+        assert_eq!(
+            checked_whole("wrestle the champion", Success),
+            "You wrestle the champion, and you win."
+        );
+        assert_eq!(
+            checked_whole("search the desk", Success),
+            "You search the desk, and you find something."
+        );
+        assert_eq!(
+            checked("try to pick the lock", Success),
+            "You pick the lock, and"
+        );
+    }
+
+    #[test]
+    fn a_critical_result_carries_its_twist() {
+        assert_eq!(
+            checked("climb the wall", Verdict::CriticalFailure),
+            "You try to climb the wall, but it goes badly wrong:"
+        );
+        assert_eq!(
+            checked_whole("climb the wall", Verdict::CriticalFailure),
+            "You try to climb the wall, but it goes badly wrong."
+        );
+        assert!(checked("leap the chasm", Verdict::CriticalSuccess).ends_with("could have hoped:"));
+    }
+
+    #[test]
+    fn a_failure_never_reads_as_a_success() {
+        for (verb, _) in VERBS {
+            let act = format!("{verb} the thing");
+            let failed = checked_whole(&act, Verdict::Failure);
+            let won = checked_whole(&act, Verdict::Success);
+            assert!(failed.contains(", but "), "{failed}");
+            assert!(!won.contains(" but "), "{won}");
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! A player's question as something the character wonders, in the second
+//! person and in indirect speech ("Who are they?" → "wonder who they are"),
+//! so the narration tells it without repeating the player's words.
+
+/// Question words, and the words that may follow one in its phrase ("how
+/// far", "which way").
+const WH: [&str; 8] = [
+    "who", "what", "where", "when", "why", "how", "which", "whose",
+];
+
+/// Forms of "be", with what each becomes after "you".
+const BE: [(&str, &str); 5] = [
+    ("is", "is"),
+    ("are", "are"),
+    ("am", "are"),
+    ("was", "was"),
+    ("were", "were"),
+];
+
+/// Helpers that stay before their verb ("what you can see").
+const KEEP: [&str; 12] = [
+    "can", "could", "will", "would", "should", "shall", "may", "might", "must", "have", "has",
+    "had",
+];
+
+/// Subjects the rest of a question can be found after.
+const PRONOUNS: [&str; 8] = ["i", "we", "you", "he", "she", "it", "they", "there"];
+
+/// Words after "is" that keep the question word as the subject ("what is
+/// in the room", "who is standing there").
+const STAYS_AFTER: [&str; 14] = [
+    "in",
+    "on",
+    "at",
+    "behind",
+    "under",
+    "inside",
+    "near",
+    "beyond",
+    "there",
+    "here",
+    "out",
+    "up",
+    "going",
+    "happening",
+];
+
+/// "wonder who they are" for "Who are they?": the question as a verb phrase
+/// in the second person, or `None` when its shape is not one of the plain
+/// ones this reads (then the narration does not quote it either).
+pub fn wondered(question: &str) -> Option<String> {
+    let q = question
+        .trim()
+        .trim_end_matches(['?', '!', '.', ' '])
+        .replace("'s ", " is ")
+        .replace("’s ", " is ");
+    let words: Vec<String> = q.split_whitespace().map(str::to_lowercase).collect();
+    let original: Vec<&str> = q.split_whitespace().collect();
+    let first = words.first()?.as_str();
+    if WH.contains(&first) {
+        // The question's phrase: "how far", "which way", "what" alone.
+        let phrase_len = if matches!(first, "how" | "which" | "whose")
+            && words.get(1).is_some_and(|w| !is_helper(w))
+        {
+            2
+        } else {
+            1
+        };
+        let phrase = words[..phrase_len].join(" ");
+        let helper = words.get(phrase_len)?.as_str();
+        let rest = &original[phrase_len + 1..];
+        let rest_lower = &words[phrase_len + 1..];
+        if let Some((_, be)) = BE.iter().find(|(form, _)| *form == helper) {
+            if rest.is_empty() {
+                return None;
+            }
+            if STAYS_AFTER.contains(&rest_lower[0].as_str()) || rest_lower[0].ends_with("ing") {
+                return Some(format!("wonder {phrase} {helper} {}", swapped(rest)));
+            }
+            let subject = swapped(rest);
+            let be = if subject == "you" { "are" } else { be };
+            return Some(format!("wonder {phrase} {subject} {be}"));
+        }
+        return with_pronoun_subject(helper, rest)
+            .map(|clause| format!("wonder {phrase} {clause}"));
+    }
+    if is_helper(first) {
+        return with_pronoun_subject(first, &original[1..])
+            .map(|clause| format!("wonder whether {clause}"));
+    }
+    None
+}
+
+fn is_helper(word: &str) -> bool {
+    KEEP.contains(&word)
+        || BE.iter().any(|(form, _)| *form == word)
+        || matches!(word, "do" | "does" | "did")
+}
+
+/// "you can see from here" for helper "can" and rest "I see from here":
+/// the clause in statement order, when its subject is a pronoun.
+fn with_pronoun_subject(helper: &str, rest: &[&str]) -> Option<String> {
+    let subject = rest.first()?.to_lowercase();
+    if !PRONOUNS.contains(&subject.as_str()) || rest.len() < 2 {
+        return None;
+    }
+    let who = swapped(&rest[..1]);
+    let after = swapped(&rest[1..]);
+    let helper = match (helper, who.as_str()) {
+        ("am" | "are", "you") => "are".to_string(),
+        ("has", "you") => "have".to_string(),
+        (h, _) if BE.iter().any(|(form, _)| *form == h) || KEEP.contains(&h) => h.to_string(),
+        ("do", _) => return Some(format!("{who} {after}")),
+        ("does", _) => {
+            let (verb, tail) = after.split_once(' ').unwrap_or((&after, ""));
+            return Some(
+                format!("{who} {} {tail}", third_person(verb))
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+        // "did" would need the verb's past form: not read.
+        _ => return None,
+    };
+    Some(format!("{who} {helper} {after}"))
+}
+
+/// The words in the second person: "I", "me", "we", "us" → "you", "my",
+/// "our" → "your".
+fn swapped(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| match w.to_lowercase().as_str() {
+            "i" | "me" | "we" | "us" => "you".to_string(),
+            "my" | "our" => "your".to_string(),
+            "mine" | "ours" => "yours".to_string(),
+            "myself" => "yourself".to_string(),
+            "ourselves" => "yourselves".to_string(),
+            "am" => "are".to_string(),
+            _ => (*w).to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// "look" → "looks", "go" → "goes", "carry" → "carries", "have" → "has".
+fn third_person(verb: &str) -> String {
+    if verb == "have" {
+        return "has".into();
+    }
+    if let Some(stem) = verb.strip_suffix('y') {
+        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{stem}ies");
+        }
+    }
+    if verb.ends_with(['s', 'x', 'z', 'o']) || verb.ends_with("sh") || verb.ends_with("ch") {
+        return format!("{verb}es");
+    }
+    format!("{verb}s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_questions_become_what_you_wonder() {
+        for (question, want) in [
+            ("Who are they?", "wonder who they are"),
+            ("What is that noise?", "wonder what that noise is"),
+            ("Where am I?", "wonder where you are"),
+            ("What's going on?", "wonder what is going on"),
+            (
+                "Who is standing at the door?",
+                "wonder who is standing at the door",
+            ),
+            ("How far is the village?", "wonder how far the village is"),
+            (
+                "What can I see from here?",
+                "wonder what you can see from here",
+            ),
+            ("Where do we go now?", "wonder where you go now"),
+            (
+                "What does she want from me?",
+                "wonder what she wants from you",
+            ),
+            (
+                "Do I know anyone here?",
+                "wonder whether you know anyone here",
+            ),
+            (
+                "Have I met Jory before?",
+                "wonder whether you have met Jory before",
+            ),
+            (
+                "Can we cross the river?",
+                "wonder whether you can cross the river",
+            ),
+            ("Is it safe?", "wonder whether it is safe"),
+            ("Is there a way out?", "wonder whether there is a way out"),
+        ] {
+            assert_eq!(wondered(question).as_deref(), Some(want), "{question}");
+        }
+    }
+
+    #[test]
+    fn other_shapes_are_not_guessed_at() {
+        for question in [
+            "What did the hermit tell me?",
+            "Is the door locked?",
+            "Mara, what's on the menu?",
+            "Really?",
+            "?",
+        ] {
+            assert_eq!(wondered(question), None, "{question}");
+        }
+    }
+}
