@@ -49,10 +49,22 @@ desktop_npm_packages() {
     return 0
   fi
   echo "desktop-deps: npm packages of ${dir#"$desktop_deps_root"/}" >&2
-  # `npm ci` refuses a lock file whose optional per-platform packages (the
-  # tauri CLI's darwin/windows builds) a registry mirror does not carry; then
-  # `npm install` installs the same locked versions for this platform.
-  (cd "$dir" && { npm ci --no-audit --no-fund >&2 2>/dev/null || npm install --no-audit --no-fund >&2; })
+  # `npm ci` refuses a lock file that lacks some optional per-platform
+  # packages; then `npm install` installs the same locked versions for this
+  # platform. It would also rewrite the tracked lock file, so the lock file
+  # is put back as it was (its time too, so the next run does not reinstall).
+  (cd "$dir" && {
+    npm ci --no-audit --no-fund >&2 2>/dev/null || {
+      local kept
+      kept=$(mktemp)
+      cp -p package-lock.json "$kept"
+      npm install --no-audit --no-fund >&2
+      local status=$?
+      cp -p "$kept" package-lock.json
+      rm -f "$kept"
+      exit $status
+    }
+  })
 }
 
 desktop_deps() {
