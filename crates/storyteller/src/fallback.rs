@@ -145,13 +145,14 @@ pub fn run(
             sink.delta(opening.trim_start());
         }
         // A model that stopped at once, or whose first sentence was refused,
-        // with no sentence shown, gets one more try.
+        // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all.
         let mut tries = 0;
         let (stream, result) = loop {
             tries += 1;
             let mut stream = SentenceStream::limited(step.limit())
                 .told_before(job.told_before.iter().map(String::as_str))
-                .grounded_in(&job.prompt.story);
+                .grounded_in(&job.prompt.story)
+                .keeping_to(job.prompt.check.clone());
             if opens {
                 stream = stream.opened_with(opening);
             }
@@ -264,8 +265,10 @@ fn says_something(written: &str, opening: &str, step: Step) -> Result<(), Provid
 /// The fewest words a model's answer must add to the opening.
 const MIN_OWN_WORDS: usize = 2;
 
-/// How often one provider is asked when its answers stop at the opening.
-const TRIES_WHEN_BARE: u32 = 2;
+/// How often one provider is asked when its answers stop at the opening or
+/// their first sentence is refused (a small model's next answer, sampled
+/// anew, often passes; each try costs about one second on this machine).
+const TRIES_WHEN_BARE: u32 = 3;
 
 fn code_name(e: &SkillError) -> String {
     serde_json::to_value(e.code)
@@ -482,7 +485,10 @@ mod tests {
         };
         for bare in ["", ".", " nothing."] {
             let (answer, events, asked) = told(vec![bare]);
-            assert_eq!(asked, 2, "a bare answer is asked again once");
+            assert_eq!(
+                asked, TRIES_WHEN_BARE as usize,
+                "a bare answer is asked again, up to the tries allowed"
+            );
             assert_eq!(answer.provider, "template", "{bare:?}: {events:?}");
             assert_eq!(answer.narrative, "You wait. Nothing stirs.");
             assert!(
@@ -524,7 +530,10 @@ mod tests {
             )
         );
         let (answer, events, asked) = told(vec![" two people stare at you."]);
-        assert_eq!((answer.provider, asked), ("template", 2));
+        assert_eq!(
+            (answer.provider, asked),
+            ("template", TRIES_WHEN_BARE as usize)
+        );
         assert!(
             events
                 .iter()

@@ -2,7 +2,7 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{act, facts_of, sentence_case, Fact};
+use narratoria_core::narration::{act, checked, facts_of, sentence_case, wondered, Fact, Verdict};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -53,38 +53,44 @@ pub struct Prompt {
     /// tell the turn's check outcome, so the prose cannot start by
     /// contradicting it (see [`opening`]).
     pub opening: String,
+    /// The turn's first check: the deed (the action as a verb phrase) and its
+    /// verdict. No sentence may tell it the other way round.
+    pub check: Option<(String, Verdict)>,
 }
 
 /// The words an answer opens with. With a check, the player's action and
-/// the first check's outcome as the start of a sentence the model finishes
-/// ("You try to pick the lock, but" for a failure, "You pick the lock, and"
-/// for a success); with no check, the action as done ("You look around the
-/// hall, and"), or "You" when it was a question or a quote (second person
-/// from the first word: a small model otherwise drifts to "I").
+/// the first check's outcome, told by the rules ([`checked`]) as the start
+/// of a sentence the model finishes ("You try to pick the lock, but it will
+/// not give, and" for a failure, "You pick the lock, and" for a success);
+/// with no check, the action as done ("You look around the hall, and") or a
+/// question as wondered ("You wonder who they are, and"), else "You" (second
+/// person from the first word: a small model otherwise drifts to "I").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
-    let verdict = deps.values().flat_map(facts_of).find_map(|f| match f {
-        Fact::Check { verdict, .. } => Some(verdict),
-        _ => None,
-    });
+    let verdict = first_verdict(deps);
     // The action as a verb phrase ("pick the lock"), unless it was a question,
     // a quote or nothing: then the outcome is told without it.
     let done = act(action);
     let Some(verdict) = verdict else {
-        return done.map_or_else(|| "You".into(), |a| format!("You {a}, and"));
+        return match (done, wondered(action)) {
+            (Some(a), _) => format!("You {a}, and"),
+            (None, Some(w)) => format!("You {w}, and"),
+            (None, None) => "You".into(),
+        };
     };
-    let managed = |a: &str| a.strip_prefix("try to ").unwrap_or(a).to_string();
-    let told_with_the_act = done.is_some();
-    let opening = match (done, verdict.succeeded()) {
-        (Some(a), true) => format!("You {}, and", managed(&a)),
-        (Some(a), false) => format!("You try to {}, but", managed(&a)),
-        (None, true) => "You manage it:".into(),
-        (None, false) => "You try, but".into(),
-    };
-    match verdict.twist() {
-        Some(twist) if told_with_the_act => format!("{opening} {twist}:"),
-        Some(twist) => sentence_case(&format!("{twist}:")),
-        None => opening,
+    match (done, verdict.twist()) {
+        (Some(a), _) => checked(&a, verdict),
+        (None, Some(twist)) => sentence_case(&format!("{twist}:")),
+        (None, None) if verdict.succeeded() => "You manage it:".into(),
+        (None, None) => "You try, but".into(),
     }
+}
+
+/// The verdict of the first check among the tools' outputs.
+fn first_verdict(deps: &Map<String, Value>) -> Option<Verdict> {
+    deps.values().flat_map(facts_of).find_map(|f| match f {
+        Fact::Check { verdict, .. } => Some(verdict),
+        _ => None,
+    })
 }
 
 /// How each style reads, as told to the model.
@@ -151,6 +157,10 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         user,
         story,
         opening,
+        check: first_verdict(facts.deps).map(|verdict| {
+            let deed = act(facts.action).unwrap_or_else(|| facts.action.to_string());
+            (deed, verdict)
+        }),
     }
 }
 
@@ -244,7 +254,10 @@ mod tests {
         };
         let action = "I pick the lock on my cell door";
         for (outcome, words) in [
-            ("failure", "You try to pick the lock on your cell door, but"),
+            (
+                "failure",
+                "You try to pick the lock on your cell door, but it will not give, and",
+            ),
             (
                 "criticalFailure",
                 "You try to pick the lock on your cell door, but it goes badly wrong:",
@@ -262,7 +275,7 @@ mod tests {
         let failed = failed.as_object().unwrap();
         assert_eq!(
             opening(failed, "I try to climb the wall"),
-            "You try to climb the wall, but"
+            "You try to climb the wall, but you lose your grip, and"
         );
         assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
         // An action tried and managed is told as done.
@@ -286,7 +299,11 @@ mod tests {
                 opening(deps, action),
                 "You pick the lock on your cell door, and"
             );
-            assert_eq!(opening(deps, "Where am I?"), "You");
+            assert_eq!(
+                opening(deps, "Where am I?"),
+                "You wonder where you are, and"
+            );
+            assert_eq!(opening(deps, "What did she say?"), "You");
             assert_eq!(opening(deps, "\"Hello there.\""), "You");
             assert_eq!(opening(deps, "  "), "You");
         }

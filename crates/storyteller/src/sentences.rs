@@ -3,8 +3,11 @@
 //! last complete sentence instead of mid-word. A [`Limit`] ends the prose
 //! early: after its most sentences, before a later sentence that decides
 //! what "you" do, before one that starts like a sentence told in an
-//! earlier turn, or before one that brings in people the story has not met
+//! earlier turn, before one that brings in people the story has not met,
+//! or before one that tells the turn's check the other way round
 //! (docs/storyteller.md, "What the model may tell").
+
+use narratoria_core::narration::{contradicts, Verdict};
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -148,6 +151,8 @@ pub struct SentenceStream {
     closed: bool,
     /// The singular words of the story's text (see [`SentenceStream::grounded_in`]).
     known: Vec<String>,
+    /// The checked deed and its verdict (see [`SentenceStream::keeping_to`]).
+    check: Option<(String, Verdict)>,
 }
 
 /// Characters that end a sentence, and those that may close one after it.
@@ -176,8 +181,12 @@ impl SentenceStream {
     pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
         for text in earlier {
             let words = words_of(text);
-            self.told_runs
-                .extend(words.windows(SAME_RUN_WORDS).map(<[String]>::to_vec));
+            self.told_runs.extend(
+                words
+                    .windows(SAME_RUN_WORDS)
+                    .filter(|run| says_something_of_its_own(run))
+                    .map(<[String]>::to_vec),
+            );
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -220,6 +229,14 @@ impl SentenceStream {
         self
     }
 
+    /// Refuses any sentence that tells the checked deed `deed` the other way
+    /// round from `verdict` ("…, but it will not give, and the door slides
+    /// open"): the rules decided, the prose only tells it.
+    pub fn keeping_to(mut self, check: Option<(String, Verdict)>) -> SentenceStream {
+        self.check = check;
+        self
+    }
+
     /// Whether the limit refuses `sentence` as sentence number `index`.
     fn refuses(&self, index: usize, sentence: &str) -> bool {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
@@ -229,10 +246,13 @@ impl SentenceStream {
             && words_of(sentence)
                 .windows(SAME_RUN_WORDS)
                 .any(|run| self.told_runs.iter().any(|told| told == run));
-        repeated
-            || echoed
-            || !self.limit.allows(index, sentence)
-            || (self.limit.known_people_only && brings_in_someone(sentence, &self.known))
+        let allowed = self.limit.allows(index, sentence);
+        let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
+        let contra = self
+            .check
+            .as_ref()
+            .is_some_and(|(deed, verdict)| contradicts(deed, *verdict, sentence));
+        repeated || echoed || !allowed || stranger || contra
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -321,6 +341,24 @@ const SAME_START_WORDS: usize = 5;
 /// How many words in a row make a sentence repeat an earlier turn's.
 const SAME_RUN_WORDS: usize = 5;
 
+/// Words any sentence may share with another: a run of these and one other
+/// word ("you are left with a") is a way of speaking, not a repeat.
+const FUNCTION_WORDS: [&str; 44] = [
+    "a", "an", "the", "and", "but", "or", "so", "to", "of", "in", "on", "at", "by", "for", "from",
+    "with", "into", "as", "is", "are", "was", "were", "be", "been", "it", "it's", "its", "you",
+    "you're", "your", "he", "she", "they", "them", "their", "his", "her", "that", "this", "there",
+    "have", "has", "had", "not",
+];
+
+/// Whether a run of words holds at least two words of its own (not
+/// [`FUNCTION_WORDS`]): only such runs make a repeat.
+fn says_something_of_its_own(run: &[String]) -> bool {
+    run.iter()
+        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+        .count()
+        >= 2
+}
+
 /// A text's words, without case or punctuation.
 fn words_of(text: &str) -> Vec<String> {
     text.split_whitespace()
@@ -390,6 +428,24 @@ mod tests {
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
         (shown, s.text().to_string())
+    }
+
+    #[test]
+    fn a_sentence_telling_the_check_the_other_way_is_not_told() {
+        let failed = Some(("force the rusted door open".to_string(), Verdict::Failure));
+        let opening = "You try to force the rusted door open, but it will not give, and";
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed.clone());
+        assert_eq!(s.push(" the door slides open. Rust"), "");
+        assert!(s.turned_down());
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed);
+        assert_eq!(
+            s.push(" rust flakes onto your boots. "),
+            " rust flakes onto your boots."
+        );
     }
 
     #[test]

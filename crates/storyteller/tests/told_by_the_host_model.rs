@@ -155,9 +155,9 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         // The rules' opening tells the outcome; the model goes on from it.
         let opening = prompt.opening.clone();
         let told_outcome = if succeeds {
-            opening.ends_with(", and")
+            opening.ends_with(", and") && !opening.contains(" but ")
         } else {
-            opening.ends_with(", but")
+            opening.contains(", but ")
         };
         let mut wrong = Vec::new();
         if answer.provider != HOST {

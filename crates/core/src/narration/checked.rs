@@ -261,6 +261,135 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// Words that tell a deed of this kind done ("the door slides open").
+    fn done_words(self) -> &'static [&'static str] {
+        match self {
+            Kind::Strike => &[
+                "hit", "hits", "strike", "strikes", "struck", "land", "lands", "landed", "slay",
+                "slays", "slain", "kill", "kills", "killed", "wound", "wounds", "wounded", "dies",
+                "dead",
+            ],
+            Kind::Contest => &[
+                "win",
+                "wins",
+                "won",
+                "beat",
+                "beats",
+                "victory",
+                "victorious",
+            ],
+            Kind::Persuade => &[
+                "agree",
+                "agrees",
+                "agreed",
+                "convinced",
+                "persuaded",
+                "accept",
+                "accepts",
+                "accepted",
+                "relents",
+            ],
+            Kind::Deceive => &["believe", "believes", "believed", "convinced", "fooled"],
+            Kind::Stealth => &["unnoticed", "unseen", "undetected", "unheard"],
+            Kind::Search => &[
+                "find",
+                "finds",
+                "found",
+                "discover",
+                "discovers",
+                "discovered",
+                "uncover",
+                "uncovers",
+            ],
+            Kind::Listen => &["overhear", "overhears", "overheard"],
+            Kind::Decipher => &[
+                "understand",
+                "understands",
+                "decipher",
+                "deciphers",
+                "deciphered",
+                "decoded",
+            ],
+            Kind::Force => &[
+                "open",
+                "opens",
+                "opened",
+                "gives",
+                "unlocks",
+                "unlocked",
+                "breaks",
+                "broke",
+                "swings",
+                "slides",
+                "shatters",
+                "shattered",
+            ],
+            Kind::Climb => &["climb", "climbs", "top", "summit"],
+            Kind::Jump => &["land", "lands", "landed", "clear", "clears", "cleared"],
+            Kind::Quick => &[
+                "catch", "catches", "caught", "escape", "escapes", "escaped", "dodge", "dodges",
+                "dodged",
+            ],
+            Kind::Other => &[],
+        }
+    }
+
+    /// Words that tell a deed of this kind gone wrong ("you miss").
+    fn failed_words(self) -> &'static [&'static str] {
+        match self {
+            Kind::Strike => &["miss", "misses", "missed"],
+            Kind::Contest => &["lose", "loses"],
+            Kind::Stealth => &["spotted", "caught"],
+            _ => &[],
+        }
+    }
+}
+
+/// Words that tell any deed done, or gone wrong.
+const DONE: &[&str] = &[
+    "succeed",
+    "succeeds",
+    "succeeded",
+    "successfully",
+    "manage",
+    "manages",
+    "managed",
+];
+const FAILED: &[&str] = &["fail", "fails", "failed", "vain", "unable"];
+
+/// Words that turn a sentence round ("the door does not open").
+const NEGATIONS: &[&str] = &[
+    "not", "no", "nothing", "never", "cannot", "nor", "neither", "without",
+];
+
+/// Whether `sentence` tells the checked deed `act` the other way round from
+/// `verdict`: done after a failure ("…, and the door slides open"), or gone
+/// wrong after a success. Read by the words of the deed's kind and of any
+/// deed; a sentence with a negation is not read as either.
+pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
+    let kind = Kind::of(attempted(act.trim()));
+    let words: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect();
+    if words
+        .iter()
+        .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+    {
+        return false;
+    }
+    let (general, own) = if verdict.succeeded() {
+        (FAILED, kind.failed_words())
+    } else {
+        (DONE, kind.done_words())
+    };
+    words
+        .iter()
+        .any(|w| general.contains(&w.as_str()) || own.contains(&w.as_str()))
+}
+
 /// The kind of a verb, by its stem: "sneaking" and "sneaks" are "sneak".
 fn verb_kind(word: &str) -> Option<Kind> {
     VERBS
@@ -404,5 +533,37 @@ mod tests {
             assert!(failed.contains(", but "), "{failed}");
             assert!(!won.contains(" but "), "{won}");
         }
+    }
+
+    #[test]
+    fn a_sentence_that_tells_the_other_outcome_contradicts_it() {
+        use Verdict::{Failure, Success};
+        let door = "force the rusted door open";
+        assert!(contradicts(door, Failure, " the door slides open."));
+        assert!(contradicts(door, Failure, "You manage it after all."));
+        assert!(!contradicts(door, Failure, " the door does not open."));
+        assert!(!contradicts(door, Failure, " rust flakes onto your boots."));
+        assert!(contradicts(
+            "attack the goblin",
+            Failure,
+            " the goblin dies."
+        ));
+        assert!(contradicts("attack the goblin", Success, " but you miss."));
+        assert!(!contradicts(
+            "attack the goblin",
+            Success,
+            " the goblin staggers back."
+        ));
+        assert!(contradicts(
+            "sneak past the guard",
+            Success,
+            "You are spotted."
+        ));
+        assert!(contradicts("search the desk", Failure, " you found a key."));
+        assert!(!contradicts(
+            "search the desk",
+            Failure,
+            " you can't find a thing."
+        ));
     }
 }
