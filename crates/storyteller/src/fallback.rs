@@ -170,7 +170,15 @@ pub fn run(
                         sink.delta(&shown);
                     }
                 };
-                attempt(step, config, key, job, host.as_deref_mut(), &mut on_piece)
+                attempt(
+                    step,
+                    config,
+                    key,
+                    job,
+                    host.as_deref_mut(),
+                    tries > 1,
+                    &mut on_piece,
+                )
             };
             // The host's answer starts with the opening, verbatim (host::generate).
             debug_assert!(!opens || written.is_empty() || written.starts_with(opening));
@@ -267,8 +275,13 @@ const MIN_OWN_WORDS: usize = 2;
 
 /// How often one provider is asked when its answers stop at the opening or
 /// their first sentence is refused (a small model's next answer, sampled
-/// anew, often passes; each try costs about one second on this machine).
+/// anew, often passes; a retry is held to
+/// [`RETRY_MOST_TOKENS`], about 0.8 s on this machine).
 const TRIES_WHEN_BARE: u32 = 3;
+
+/// The most tokens a small model writes when asked again: about one sentence,
+/// so a turn whose first answers were refused stays within its time.
+const RETRY_MOST_TOKENS: u32 = 40;
 
 fn code_name(e: &SkillError) -> String {
     serde_json::to_value(e.code)
@@ -284,10 +297,17 @@ fn attempt<'h>(
     key: Option<&ApiKey>,
     job: &Job,
     host: Option<&mut (dyn Host + 'h)>,
+    retry: bool,
     on_piece: &mut dyn FnMut(&str),
 ) -> Result<(), ProviderError> {
     let temperature = config.temperature.clamp(0.0, 2.0);
     let max_tokens = config.max_tokens.clamp(1, 4096);
+    // A small model asked again is asked for little more than its first sentence.
+    let small_max_tokens = if retry {
+        max_tokens.min(RETRY_MOST_TOKENS)
+    } else {
+        max_tokens
+    };
     match step {
         Step::OpenAi | Step::Anthropic => {
             let provider = if step == Step::OpenAi {
@@ -322,7 +342,7 @@ fn attempt<'h>(
             }
         }
         Step::Host => match host {
-            Some(host) => host::generate(host, job.prompt, temperature, max_tokens, on_piece),
+            Some(host) => host::generate(host, job.prompt, temperature, small_max_tokens, on_piece),
             None => Err(ProviderError::ModelMissing(
                 "the host offers no model".into(),
             )),
@@ -342,7 +362,7 @@ fn attempt<'h>(
                 &path,
                 job.prompt,
                 temperature,
-                max_tokens,
+                small_max_tokens,
                 job.deadline,
                 on_piece,
             )
