@@ -68,6 +68,8 @@ struct Times {
     first_prose: Vec<Duration>,
     whole: Vec<Duration>,
     untold: usize,
+    /// How many turns each storyteller provider told ("host", "template", …).
+    told_by: std::collections::BTreeMap<String, usize>,
 }
 
 /// Runs the turn benchmark and prints its figures.
@@ -132,8 +134,22 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
             }
         });
         let whole = start.elapsed();
-        played?;
+        let view = played?;
         times.whole.push(whole);
+        let provider = view
+            .result
+            .execution_trace
+            .iter()
+            .find(|t| t.tool_id == NARRATE_TOOL_ID)
+            .and_then(|t| {
+                t.output
+                    .as_ref()?
+                    .get("provider")?
+                    .as_str()
+                    .map(String::from)
+            })
+            .unwrap_or_else(|| "none".into());
+        *times.told_by.entry(provider).or_default() += 1;
         if let Some(p) = planned {
             times.plan.push(p);
             if let Some(n) = narrating {
@@ -160,6 +176,12 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
         times.untold,
         INPUTS.len()
     );
+    let told_by: Vec<String> = times
+        .told_by
+        .iter()
+        .map(|(provider, n)| format!("{provider} {n}"))
+        .collect();
+    println!("  narration told by: {}", told_by.join(", "));
     Ok(ExitCode::SUCCESS)
 }
 
