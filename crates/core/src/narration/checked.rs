@@ -404,7 +404,7 @@ fn verb_kind(word: &str) -> Option<Kind> {
 }
 
 /// `act` without a leading "try to" and its like.
-fn attempted(act: &str) -> &str {
+pub(super) fn attempted(act: &str) -> &str {
     ATTEMPTS
         .iter()
         .find_map(|a| act.strip_prefix(a))

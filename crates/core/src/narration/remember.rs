@@ -6,7 +6,9 @@
 
 use serde_json::{json, Map, Value};
 
+use super::checked::attempted;
 use super::deed::{act, deed};
+use super::question::wondered;
 use crate::executor::{execute, ExecutorOptions};
 use crate::plan::{Plan, ToolInvocation};
 use crate::result::ExecutionResult;
@@ -29,7 +31,12 @@ pub fn summary(input: &str, narrative: &str) -> String {
         .next()
         .unwrap_or("")
         .to_lowercase();
-    let tells_the_deed = act(input).is_some_and(|a| first.contains(&a.to_lowercase()));
+    // The deed as the rules' opening tells it: "try to" dropped for a deed
+    // done, a question as wondered.
+    let told_deed = act(input)
+        .map(|a| attempted(&a).to_string())
+        .or_else(|| wondered(input));
+    let tells_the_deed = told_deed.is_some_and(|d| first.contains(&d.to_lowercase()));
     if told.is_empty() {
         deed(input)
     } else if tells_the_deed {
@@ -106,6 +113,18 @@ mod tests {
                 "You try to pick the lock, but it holds. A dog barks."
             ),
             "You try to pick the lock, but it holds. A dog barks."
+        );
+        // Nor one that opens with the deed done, or with the question wondered.
+        assert_eq!(
+            summary(
+                "I try to pick the lock",
+                "You pick the lock, and the door swings in."
+            ),
+            "You pick the lock, and the door swings in."
+        );
+        assert_eq!(
+            summary("Who are they?", "You wonder who they are, and Mara shrugs."),
+            "You wonder who they are, and Mara shrugs."
         );
         let long = "The hall is vast and cold. ".repeat(40);
         let s = summary("I look", &long);
