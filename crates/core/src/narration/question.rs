@@ -49,11 +49,15 @@ const STAYS_AFTER: [&str; 14] = [
 /// in the second person, or `None` when its shape is not one of the plain
 /// ones this reads (then the narration does not quote it either).
 pub fn wondered(question: &str) -> Option<String> {
-    let q = question
-        .trim()
-        .trim_end_matches(['?', '!', '.', ' '])
-        .replace("'s ", " is ")
-        .replace("’s ", " is ");
+    let q = question.trim().trim_end_matches(['?', '!', '.', ' ']);
+    // "What's …" is "What is …"; a later "'s" is a possessive ("the innkeeper's name").
+    let q = match q.split_once(' ') {
+        Some((head, rest)) => match head.strip_suffix("'s").or_else(|| head.strip_suffix("’s")) {
+            Some(word) => format!("{word} is {rest}"),
+            None => q.to_string(),
+        },
+        None => q.to_string(),
+    };
     let words: Vec<String> = q.split_whitespace().map(str::to_lowercase).collect();
     let original: Vec<&str> = q.split_whitespace().collect();
     let first = words.first()?.as_str();
@@ -175,6 +179,10 @@ mod tests {
                 "wonder who is standing at the door",
             ),
             ("How far is the village?", "wonder how far the village is"),
+            (
+                "What is the innkeeper's name?",
+                "wonder what the innkeeper's name is",
+            ),
             (
                 "What can I see from here?",
                 "wonder what you can see from here",
