@@ -146,16 +146,17 @@ pub fn run(
         }
         // A model that stopped at once, or whose first sentence was refused,
         // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all.
+        let mut fresh = SentenceStream::limited(step.limit())
+            .told_before(job.told_before.iter().map(String::as_str))
+            .grounded_in(&job.prompt.story)
+            .keeping_to(job.prompt.check.clone());
+        if opens {
+            fresh = fresh.opened_with(opening);
+        }
         let mut tries = 0;
         let (stream, result) = loop {
             tries += 1;
-            let mut stream = SentenceStream::limited(step.limit())
-                .told_before(job.told_before.iter().map(String::as_str))
-                .grounded_in(&job.prompt.story)
-                .keeping_to(job.prompt.check.clone());
-            if opens {
-                stream = stream.opened_with(opening);
-            }
+            let mut stream = fresh.clone();
             // The answer repeats the opening first; the stream already has it.
             let skip = if opens { opening.len() } else { 0 };
             let mut written = String::new();

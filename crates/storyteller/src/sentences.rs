@@ -7,6 +7,8 @@
 //! or before one that tells the turn's check the other way round
 //! (docs/storyteller.md, "What the model may tell").
 
+use std::collections::HashSet;
+
 use narratoria_core::narration::{contradicts, Verdict};
 
 /// Which sentences an answer may hold; the answer ends before the first
@@ -95,12 +97,12 @@ fn singular(word: &str) -> String {
 }
 
 /// Whether `sentence` names a kind of person missing from `known` (the
-/// singular words of the story's text).
+/// singular words of the story's text, sorted).
 fn brings_in_someone(sentence: &str, known: &[String]) -> bool {
     sentence
         .split_whitespace()
         .map(singular)
-        .any(|w| PEOPLE.contains(&w.as_str()) && !known.contains(&w))
+        .any(|w| PEOPLE.contains(&w.as_str()) && known.binary_search(&w).is_err())
 }
 
 /// Words that may follow a sentence's opening "You" without deciding what
@@ -134,7 +136,7 @@ fn acts_for_the_player(sentence: &str) -> bool {
 /// [`SentenceStream::finish`] the text ends at a sentence end; every
 /// sentence released is one the [`Limit`] allows, and none after one it
 /// refused.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SentenceStream {
     text: String,
     held: String,
@@ -144,7 +146,7 @@ pub struct SentenceStream {
     /// How the sentences of earlier turns start (their first words).
     told_before: Vec<Vec<String>>,
     /// Every run of [`SAME_RUN_WORDS`] words in the earlier turns' narration.
-    told_runs: Vec<Vec<String>>,
+    told_runs: HashSet<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// A sentence was refused: nothing more is released.
@@ -245,7 +247,7 @@ impl SentenceStream {
         let echoed = own
             && words_of(sentence)
                 .windows(SAME_RUN_WORDS)
-                .any(|run| self.told_runs.iter().any(|told| told == run));
+                .any(|run| self.told_runs.contains(run));
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
