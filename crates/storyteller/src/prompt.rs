@@ -66,15 +66,17 @@ pub struct Prompt {
 /// question as wondered ("You wonder who they are, and"), else "You" (second
 /// person from the first word: a small model otherwise drifts to "I").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
-    let verdict = first_verdict(deps);
-    // The action as a verb phrase ("pick the lock"), unless it was a question,
-    // a quote or nothing: then the outcome is told without it.
-    let done = act(action);
+    opening_of(first_verdict(deps), act(action), action)
+}
+
+/// [`opening`] from the first check's verdict and the action as a verb
+/// phrase (`done`; `None` for a question, a quote or nothing: then the
+/// outcome is told without it).
+fn opening_of(verdict: Option<Verdict>, done: Option<String>, action: &str) -> String {
     let Some(verdict) = verdict else {
-        return match (done, wondered(action)) {
-            (Some(a), _) => format!("You {a}, and"),
-            (None, Some(w)) => format!("You {w}, and"),
-            (None, None) => "You".into(),
+        return match done {
+            Some(a) => format!("You {a}, and"),
+            None => wondered(action).map_or_else(|| "You".into(), |w| format!("You {w}, and")),
         };
     };
     match (done, verdict.twist()) {
@@ -87,10 +89,7 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
 
 /// The verdict of the first check among the tools' outputs.
 fn first_verdict(deps: &Map<String, Value>) -> Option<Verdict> {
-    deps.values().flat_map(facts_of).find_map(|f| match f {
-        Fact::Check { verdict, .. } => Some(verdict),
-        _ => None,
-    })
+    deps.values().flat_map(facts_of).find_map(|f| f.verdict())
 }
 
 /// How each style reads, as told to the model.
@@ -146,7 +145,13 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     if let Some(state) = state_line(facts.state) {
         user.push_str(&format!("Story state: {state}\n"));
     }
-    let opening = opening(facts.deps, facts.action);
+    let verdict = first_verdict(facts.deps);
+    let done = act(facts.action);
+    let check = verdict.map(|v| {
+        let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
+        (deed, v)
+    });
+    let opening = opening_of(verdict, done, facts.action);
     story.push('\n');
     story.push_str(&user);
     story.push('\n');
@@ -157,10 +162,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         user,
         story,
         opening,
-        check: first_verdict(facts.deps).map(|verdict| {
-            let deed = act(facts.action).unwrap_or_else(|| facts.action.to_string());
-            (deed, verdict)
-        }),
+        check,
     }
 }
 

@@ -77,6 +77,14 @@ pub enum Fact {
 }
 
 impl Fact {
+    /// The verdict of a check; `None` for any other fact.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self {
+            Fact::Check { verdict, .. } => Some(*verdict),
+            _ => None,
+        }
+    }
+
     /// The fact in plain words for a narrator, without numbers: what happened,
     /// never how it was computed.
     pub fn in_words(&self) -> String {

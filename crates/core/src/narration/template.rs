@@ -13,15 +13,13 @@ use super::facts::{facts_of, Fact};
 /// outputs of the turn's tools in plan order (`null` for one that failed).
 pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> String {
     let facts: Vec<Fact> = outputs.into_iter().flat_map(facts_of).collect();
-    let first_check = facts.iter().position(|f| matches!(f, Fact::Check { .. }));
+    let first_check = facts.iter().position(|f| f.verdict().is_some());
     // The first check is told with the deed, in one sentence ("You try to
     // pick the lock, but it will not give."); later ones on their own.
-    let mut text = match (first_check.map(|i| &facts[i]), act(action)) {
-        (Some(Fact::Check { verdict, .. }), Some(done)) => checked_whole(&done, *verdict),
-        (Some(Fact::Check { verdict, .. }), None) => {
-            format!("{} {}", deed(action), checked_without_a_deed(*verdict))
-        }
-        _ => deed(action),
+    let mut text = match (first_check.and_then(|i| facts[i].verdict()), act(action)) {
+        (Some(verdict), Some(done)) => checked_whole(&done, verdict),
+        (Some(verdict), None) => format!("{} {}", deed(action), checked_without_a_deed(verdict)),
+        (None, _) => deed(action),
     };
     for (i, fact) in facts.iter().enumerate() {
         let sentence = match fact {
