@@ -59,21 +59,31 @@ pub fn act(action: &str) -> Option<String> {
             "i" | "we" | "let's" | "lets" if i == 0 => None, // dropped: "I open" → "open"
             "i'm" | "im" | "we're" if i == 0 => Some("are".to_string()),
             "i'll" | "we'll" if i == 0 => Some("will".to_string()),
-            "i" | "we" => Some("you".to_string()),
             "am" if i == 1 && words[0].eq_ignore_ascii_case("i") => Some("are".to_string()),
-            "my" | "our" => Some("your".to_string()),
-            "me" | "us" => Some("you".to_string()),
-            "mine" | "ours" => Some("yours".to_string()),
-            "myself" => Some("yourself".to_string()),
-            "ourselves" => Some("yourselves".to_string()),
-            _ if i == 0 && !is_acronym(w) => Some(lowercase_first(w)),
-            _ => Some((*w).to_string()),
+            other => Some(match second_person(other) {
+                Some(you) => you.to_string(),
+                None if i == 0 && !is_acronym(w) => lowercase_first(w),
+                None => (*w).to_string(),
+            }),
         };
         if let Some(s) = swapped {
             out.push(s);
         }
     }
     (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// A first-person word in the second person ("my" → "your", "us" → "you");
+/// `None` for any other word. `lower` is the word in lower case.
+pub(super) fn second_person(lower: &str) -> Option<&'static str> {
+    Some(match lower {
+        "i" | "we" | "me" | "us" => "you",
+        "my" | "our" => "your",
+        "mine" | "ours" => "yours",
+        "myself" => "yourself",
+        "ourselves" => "yourselves",
+        _ => return None,
+    })
 }
 
 /// The words a player's sentence has for its subject (the forms `act`

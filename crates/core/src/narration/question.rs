@@ -2,6 +2,8 @@
 //! person and in indirect speech ("Who are they?" → "wonder who they are"),
 //! so the narration tells it without repeating the player's words.
 
+use super::deed::second_person;
+
 /// Question words, and the words that may follow one in its phrase ("how
 /// far", "which way").
 const WH: [&str; 8] = [
@@ -134,14 +136,13 @@ fn with_pronoun_subject(helper: &str, rest: &[&str]) -> Option<String> {
 fn swapped(words: &[&str]) -> String {
     words
         .iter()
-        .map(|w| match w.to_lowercase().as_str() {
-            "i" | "me" | "we" | "us" => "you".to_string(),
-            "my" | "our" => "your".to_string(),
-            "mine" | "ours" => "yours".to_string(),
-            "myself" => "yourself".to_string(),
-            "ourselves" => "yourselves".to_string(),
-            "am" => "are".to_string(),
-            _ => (*w).to_string(),
+        .map(|w| {
+            let lower = w.to_lowercase();
+            match (second_person(&lower), lower.as_str()) {
+                (Some(you), _) => you,
+                (None, "am") => "are",
+                (None, _) => w,
+            }
         })
         .collect::<Vec<_>>()
         .join(" ")
