@@ -72,11 +72,6 @@ pub enum LoreTarget {
     Scenario(String),
 }
 
-/// The opening scene a story's state holds, if any.
-pub fn opening(state: &Map<String, Value>) -> Option<String> {
-    narratoria_core::scenario::opening(state).map(String::from)
-}
-
 /// Every scenario in `dir` and built in.
 pub fn list_scenarios(dir: &Path) -> ScenarioList {
     let (scenarios, unreadable) = library::list(dir);

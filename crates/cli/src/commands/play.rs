@@ -50,7 +50,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let view = open_story(&app, &args)?;
     if view.turns.is_empty() {
         say("A new story begins. Type what your character does; /help for commands.");
-        if let Some(opening) = narratoria_app::stories::opening(&view.state) {
+        if let Some(opening) = narratoria_core::scenario::opening(&view.state) {
             say(&format!("\n{opening}"));
         }
     } else {
