@@ -80,7 +80,7 @@ pub enum BadAnswer {
     #[error("the answer said nothing past its opening")]
     Bare,
     #[error(
-        "the answer's first sentence brought in someone the story has not met or repeated an earlier turn"
+        "the answer's first sentence brought in someone the story has not met, repeated an earlier turn or told the check the other way round"
     )]
     Refused,
 }
