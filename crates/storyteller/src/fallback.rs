@@ -156,7 +156,11 @@ pub fn run(
         let mut tries = 0;
         let (stream, result) = loop {
             tries += 1;
-            let mut stream = fresh.clone();
+            let mut stream = if tries == TRIES_WHEN_BARE {
+                fresh.clone().last_chance()
+            } else {
+                fresh.clone()
+            };
             // The answer repeats the opening first; the stream already has it.
             let skip = if opens { opening.len() } else { 0 };
             let mut written = String::new();

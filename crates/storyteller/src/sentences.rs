@@ -7,7 +7,7 @@
 //! or before one that tells the turn's check the other way round
 //! (docs/storyteller.md, "What the model may tell").
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use narratoria_core::narration::{contradicts, Verdict};
 
@@ -145,8 +145,11 @@ pub struct SentenceStream {
     told: usize,
     /// How the sentences of earlier turns start (their first words).
     told_before: Vec<Vec<String>>,
-    /// Every run of [`SAME_RUN_WORDS`] words in the earlier turns' narration.
+    /// Every run of [`SAME_RUN_WORDS`] words in the earlier turns' narration
+    /// that says something of its own.
     told_runs: HashSet<Vec<String>>,
+    /// Runs of mostly function words, with how many earlier turns told each.
+    told_phrasings: HashMap<Vec<String>, usize>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// A sentence was refused: nothing more is released.
@@ -155,6 +158,8 @@ pub struct SentenceStream {
     known: Vec<String>,
     /// The checked deed and its verdict (see [`SentenceStream::keeping_to`]).
     check: Option<(String, Verdict)>,
+    /// The first sentence may repeat earlier turns (see [`SentenceStream::last_chance`]).
+    repeats_allowed_first: bool,
 }
 
 /// Characters that end a sentence, and those that may close one after it.
@@ -183,12 +188,17 @@ impl SentenceStream {
     pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
         for text in earlier {
             let words = words_of(text);
-            self.told_runs.extend(
-                words
-                    .windows(SAME_RUN_WORDS)
-                    .filter(|run| says_something_of_its_own(run))
-                    .map(<[String]>::to_vec),
-            );
+            let mut phrasings = HashSet::new();
+            for run in words.windows(SAME_RUN_WORDS) {
+                if says_something_of_its_own(run) {
+                    self.told_runs.insert(run.to_vec());
+                } else {
+                    phrasings.insert(run.to_vec());
+                }
+            }
+            for run in phrasings {
+                *self.told_phrasings.entry(run).or_default() += 1;
+            }
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -239,15 +249,27 @@ impl SentenceStream {
         self
     }
 
+    /// Lets the first sentence repeat earlier turns' words: for a last try,
+    /// when a repeat is the lesser fault than no prose of the model's at
+    /// all. Every other check still holds, and later sentences may not repeat.
+    pub fn last_chance(mut self) -> SentenceStream {
+        self.repeats_allowed_first = true;
+        self
+    }
+
     /// Whether the limit refuses `sentence` as sentence number `index`.
     fn refuses(&self, index: usize, sentence: &str) -> bool {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
-        let own = index > 0 || self.opened;
+        let own = index > 0 || (self.opened && !self.repeats_allowed_first);
         let echoed = own
-            && words_of(sentence)
-                .windows(SAME_RUN_WORDS)
-                .any(|run| self.told_runs.contains(run));
+            && words_of(sentence).windows(SAME_RUN_WORDS).any(|run| {
+                self.told_runs.contains(run)
+                    || self
+                        .told_phrasings
+                        .get(run)
+                        .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
+            });
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -343,6 +365,12 @@ const SAME_START_WORDS: usize = 5;
 /// How many words in a row make a sentence repeat an earlier turn's.
 const SAME_RUN_WORDS: usize = 5;
 
+/// How many earlier turns must have told a run of mostly function words
+/// before a sentence may not tell it again: now and then it is a way of
+/// speaking ("you are left with a"), turn after turn a loop ("you are in a
+/// room …, but it is not …").
+const SAME_PHRASING_TURNS: usize = 3;
+
 /// Words any sentence may share with another: a run of these and one other
 /// word ("you are left with a") is a way of speaking, not a repeat.
 const FUNCTION_WORDS: [&str; 44] = [
@@ -430,6 +458,36 @@ mod tests {
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
         (shown, s.text().to_string())
+    }
+
+    #[test]
+    fn a_way_of_speaking_may_come_back_once_but_not_turn_after_turn() {
+        let once = ["You look up, and you are in a room with a fire."];
+        let mut s = SentenceStream::new()
+            .told_before(once)
+            .opened_with("You sit down, and");
+        assert_eq!(
+            s.push(" you are in a room of old maps. "),
+            " you are in a room of old maps."
+        );
+        let thrice = [
+            "You look up, and you are in a room with a fire.",
+            "You wait, and you are in a room by the ford.",
+            "You knock, and you are in a room of cold ash.",
+        ];
+        let mut s = SentenceStream::new()
+            .told_before(thrice)
+            .opened_with("You sit down, and");
+        assert_eq!(s.push(" you are in a room of old maps. "), "");
+        // Unless it is the model's last chance to tell the turn at all.
+        let mut s = SentenceStream::new()
+            .told_before(thrice)
+            .opened_with("You sit down, and")
+            .last_chance();
+        assert_eq!(
+            s.push(" you are in a room of old maps. "),
+            " you are in a room of old maps."
+        );
     }
 
     #[test]
