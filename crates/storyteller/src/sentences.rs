@@ -307,7 +307,7 @@ impl SentenceStream {
             return out;
         }
         let rest = std::mem::take(&mut self.held);
-        let rest = rest.trim_end().trim_end_matches([',', ';', ':', '-', '—']);
+        let rest = without_a_loose_end(&rest);
         if self.told == 0 && !rest.is_empty() {
             if self.refuses(0, rest) {
                 self.closed = true;
@@ -356,6 +356,28 @@ impl SentenceStream {
         }
         self.text.push_str(&out);
         out
+    }
+}
+
+/// Words a cut-off sentence may not end on ("…, and").
+const LOOSE_ENDS: [&str; 14] = [
+    "and", "but", "or", "so", "then", "while", "as", "with", "the", "a", "an", "to", "of", "your",
+];
+
+/// `text` without the punctuation and joining words a cut left at its end
+/// ("you see the lamp room, and" → "you see the lamp room").
+fn without_a_loose_end(text: &str) -> &str {
+    let mut rest = text;
+    loop {
+        rest = rest
+            .trim_end()
+            .trim_end_matches([',', ';', ':', '-', '—'])
+            .trim_end();
+        let last_word = rest.rsplit(char::is_whitespace).next().unwrap_or("");
+        if last_word.is_empty() || !LOOSE_ENDS.contains(&last_word.to_lowercase().as_str()) {
+            return rest;
+        }
+        rest = &rest[..rest.len() - last_word.len()];
     }
 }
 
@@ -458,6 +480,14 @@ mod tests {
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
         (shown, s.text().to_string())
+    }
+
+    #[test]
+    fn a_cut_off_first_sentence_ends_without_a_loose_end() {
+        let mut s = SentenceStream::new().opened_with("You climb the stairs, and");
+        assert_eq!(s.push(" you see the lamp room, and the"), "");
+        assert_eq!(s.finish(), " you see the lamp room.");
+        assert_eq!(without_a_loose_end("and"), "");
     }
 
     #[test]
