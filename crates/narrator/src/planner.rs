@@ -349,6 +349,10 @@ impl LlamaPlanner {
         request: &PlanRequest<'_>,
         on_narrative: &mut dyn FnMut(&str),
     ) -> Result<PlanOutcome, NarratorError> {
+        // A deadline already past gets no work at all (not even routing).
+        if Instant::now() >= request.deadline {
+            return Err(NarratorError::Deadline);
+        }
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
         // Inputs the story decides (a known faction) are limited to what the state holds.

@@ -16,8 +16,14 @@ use uuid::Uuid;
 fn planner() -> &'static LlamaPlanner {
     static P: OnceLock<LlamaPlanner> = OnceLock::new();
     P.get_or_init(|| {
-        LlamaPlanner::load(&support::model_path(), LoadOptions::default())
-            .expect("default model loads")
+        let p = LlamaPlanner::load(&support::model_path(), LoadOptions::default())
+            .expect("default model loads");
+        // As a host does after loading: the catalog's routing examples are
+        // embedded (seconds on a machine with no routing cache yet) and
+        // the prompt's prefix read, so the timed tests time planning alone.
+        p.warm_up(catalog(), Instant::now() + ROOMY)
+            .expect("the planner warms up");
+        p
     })
 }
 
