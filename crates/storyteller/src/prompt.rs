@@ -286,7 +286,7 @@ mod tests {
                 check("success").as_object().unwrap(),
                 "I try to climb the wall"
             ),
-            "You climb the wall, and"
+            "You climb the wall, and you make it, and"
         );
         // A roll with no difficulty, a standing or nothing at all decide no
         // outcome: the action is simply done; a question or a quote is left

@@ -225,7 +225,7 @@ fn rate_limit_without_a_model_ends_at_the_deterministic_template() {
     assert_eq!(out["provider"], "template", "{out:#}");
     let narrative = assert_streamed(&first);
     assert!(
-        narrative.starts_with("You sneak past the gate guard. "),
+        narrative.starts_with("You sneak past the gate guard, and you go unseen. "),
         "{narrative}"
     );
     assert!(

@@ -248,15 +248,20 @@ impl Kind {
 
     /// The end of a successful deed's sentence, after "and": `None` when the
     /// deed told as done already says it went well ("You pick the lock.").
+    /// Never a negation, so the narrator's words after it are still read
+    /// for a contradiction.
     fn succeeded(self) -> Option<&'static str> {
         match self {
             Kind::Strike => Some("it strikes home"),
             Kind::Contest => Some("you win"),
             Kind::Deceive => Some("they believe you"),
+            Kind::Stealth => Some("you go unseen"),
             Kind::Search => Some("you find something"),
             Kind::Listen => Some("you catch a few words"),
             Kind::Decipher => Some("it starts to make sense"),
-            _ => None,
+            Kind::Climb | Kind::Jump => Some("you make it"),
+            Kind::Quick => Some("you are quick enough"),
+            Kind::Persuade | Kind::Force | Kind::Other => None,
         }
     }
 }
@@ -413,7 +418,8 @@ pub(super) fn attempted(act: &str) -> &str {
 
 /// The deed `act` (a second-person verb phrase, see [`super::act`]) and how
 /// its check went, as the start of a sentence a narrator finishes: "You try
-/// to pick the lock, but it will not give, and"; "You pick the lock, and";
+/// to pick the lock, but it will not give, and"; "You swing at the orc, and
+/// it strikes home, and"; "You pick the lock, and";
 /// "You try to climb the wall, but it goes badly wrong:". Promises a text
 /// starting with "You" that never tells a failure as a success or the other
 /// way round.
@@ -424,7 +430,10 @@ pub fn checked(act: &str, verdict: Verdict) -> String {
         (false, Some(twist)) => format!("You try to {deed}, but {twist}:"),
         (true, Some(twist)) => format!("You {deed}, and {twist}:"),
         (false, None) => format!("You try to {deed}, but {}, and", kind.failed()),
-        (true, None) => format!("You {deed}, and"),
+        (true, None) => match kind.succeeded() {
+            Some(end) => format!("You {deed}, and {end}, and"),
+            None => format!("You {deed}, and"),
+        },
     }
 }
 
@@ -509,6 +518,34 @@ mod tests {
             checked("try to pick the lock", Success),
             "You pick the lock, and"
         );
+        // The narrator goes on from the rules' result, not just the deed.
+        assert_eq!(
+            checked("punch the ferryman who insults you", Success),
+            "You punch the ferryman who insults you, and it strikes home, and"
+        );
+        assert_eq!(
+            checked_whole("sneak past the guards", Success),
+            "You sneak past the guards, and you go unseen."
+        );
+        assert_eq!(
+            checked_whole("climb the spiral stairs to the lamp room", Success),
+            "You climb the spiral stairs to the lamp room, and you make it."
+        );
+    }
+
+    #[test]
+    fn a_success_opening_leaves_the_narrators_words_open_to_the_contradiction_check() {
+        for (verb, _) in VERBS {
+            let open = checked(&format!("{verb} the thing"), Verdict::Success);
+            assert!(
+                !contradicts(&format!("{verb} the thing"), Verdict::Success, &open),
+                "{open}"
+            );
+            assert!(
+                !open.split_whitespace().any(|w| NEGATIONS.contains(&w)),
+                "{open}"
+            );
+        }
     }
 
     #[test]
