@@ -130,6 +130,48 @@ fn acts_for_the_player(sentence: &str) -> bool {
     !next.is_empty() && !YOU_MAY.contains(&next.as_str())
 }
 
+/// Verbs of speech: "you" with one of these and a quotation puts words in
+/// the player's mouth.
+const SPEECH: [&str; 16] = [
+    "say",
+    "said",
+    "says",
+    "reply",
+    "replied",
+    "ask",
+    "asked",
+    "answer",
+    "answered",
+    "tell",
+    "told",
+    "shout",
+    "shouted",
+    "whisper",
+    "whispered",
+    "exclaim",
+];
+
+/// Whether `sentence` quotes words as the player's ("You say, 'I am the
+/// keeper.'", "'Who goes there?' you ask"): only the player says what their
+/// character says.
+fn speaks_for_the_player(sentence: &str) -> bool {
+    let quotes = sentence.contains(['"', '“', '”', '«'])
+        || sentence.split_whitespace().any(|w| {
+            w.starts_with(['\'', '‘']) || (w.ends_with(['\'', '’']) && !w.ends_with("s'"))
+        });
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    quotes
+        && words
+            .windows(2)
+            .any(|pair| pair[0] == "you" && SPEECH.contains(&pair[1].as_str()))
+}
+
 /// Collects streamed prose and releases it sentence by sentence. Promises:
 /// [`SentenceStream::text`] is always the concatenation of everything
 /// released; released text never starts with white space; after
@@ -276,7 +318,7 @@ impl SentenceStream {
             .check
             .as_ref()
             .is_some_and(|(deed, verdict)| contradicts(deed, *verdict, sentence));
-        repeated || echoed || !allowed || stranger || contra
+        repeated || echoed || !allowed || stranger || contra || speaks_for_the_player(sentence)
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -757,6 +799,28 @@ mod tests {
             tell(Limit::HOSTED_MODEL, " a figure stands before you."),
             (" a figure stands before you.".to_string(), false)
         );
+    }
+
+    #[test]
+    fn no_sentence_puts_words_in_the_players_mouth() {
+        for said in [
+            " you say, 'The keeper. I am the keeper.'",
+            "\"Who goes there?\" you ask.",
+            " and you reply: “Never.”",
+        ] {
+            assert!(speaks_for_the_player(said), "{said}");
+        }
+        for other in [
+            " the keeper says, 'Welcome.'",
+            "\"You go first,\" she says.",
+            " you say nothing and wait.",
+            " you remember the sailors' song.",
+        ] {
+            assert!(!speaks_for_the_player(other), "{other}");
+        }
+        let (_, text) =
+            stream(&["You look up, and the keeper nods. You say, 'I am the keeper.' Rain falls."]);
+        assert_eq!(text, "You look up, and the keeper nods.");
     }
 
     #[test]
