@@ -282,7 +282,7 @@ const MIN_OWN_WORDS: usize = 2;
 /// their first sentence is refused (a small model's next answer, sampled
 /// anew, often passes; a retry is held to
 /// [`RETRY_MOST_TOKENS`], about 0.8 s on this machine).
-const TRIES_WHEN_BARE: u32 = 3;
+const TRIES_WHEN_BARE: u32 = 4;
 
 /// The most tokens a small model writes when asked again: about one sentence,
 /// so a turn whose first answers were refused stays within its time.
