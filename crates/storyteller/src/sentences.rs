@@ -192,6 +192,9 @@ pub struct SentenceStream {
     told_runs: HashSet<Vec<String>>,
     /// Runs of mostly function words, with how many earlier turns told each.
     told_phrasings: HashMap<Vec<String>, usize>,
+    /// How the clauses of the earlier turns' narration start (their first
+    /// [`SAME_CLAUSE_START_WORDS`] words, when two say something).
+    told_clause_starts: HashSet<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// A sentence was refused: nothing more is released.
@@ -241,6 +244,7 @@ impl SentenceStream {
             for run in phrasings {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
+            self.told_clause_starts.extend(clause_starts(text));
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -305,13 +309,15 @@ impl SentenceStream {
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = index > 0 || (self.opened && !self.repeats_allowed_first);
         let echoed = own
-            && words_of(sentence).windows(SAME_RUN_WORDS).any(|run| {
+            && (words_of(sentence).windows(SAME_RUN_WORDS).any(|run| {
                 self.told_runs.contains(run)
                     || self
                         .told_phrasings
                         .get(run)
                         .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
-            });
+            }) || clause_starts(sentence)
+                .iter()
+                .any(|start| self.told_clause_starts.contains(start)));
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -453,6 +459,38 @@ fn says_something_of_its_own(run: &[String]) -> bool {
         >= 2
 }
 
+/// How many first words make two clauses start alike.
+const SAME_CLAUSE_START_WORDS: usize = 4;
+
+/// Where a clause starts after a sentence end or a joint.
+const CLAUSE_JOINTS: [&str; 9] = [
+    ". ", "! ", "? ", ": ", "; ", ", and ", ", but ", ", so ", ", then ",
+];
+
+/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text` that
+/// hold two words of their own: "you're not sure if" (a small model began
+/// seven turns of twelve with it, each going on another way).
+fn clause_starts(text: &str) -> Vec<Vec<String>> {
+    let mut marked = text.to_string();
+    for joint in CLAUSE_JOINTS {
+        marked = marked.replace(joint, &format!("{}\n", joint.trim_end()));
+    }
+    marked
+        .split('\n')
+        .filter_map(|clause| {
+            let mut words = words_of(clause);
+            words.truncate(SAME_CLAUSE_START_WORDS);
+            (words.len() == SAME_CLAUSE_START_WORDS
+                && words
+                    .iter()
+                    .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+                    .count()
+                    >= 2)
+                .then_some(words)
+        })
+        .collect()
+}
+
 /// A text's words, without case or punctuation.
 fn words_of(text: &str) -> Vec<String> {
     text.split_whitespace()
@@ -559,6 +597,30 @@ mod tests {
         assert_eq!(
             s.push(" you are in a room of old maps. "),
             " you are in a room of old maps."
+        );
+    }
+
+    #[test]
+    fn a_clause_may_not_start_as_one_of_an_earlier_turn() {
+        let earlier = ["You try to slip upstairs, but it does not work, and you're not sure if it's the right thing to do."];
+        let mut s = SentenceStream::new()
+            .told_before(earlier)
+            .opened_with("You try to punch the ferryman, but you miss, and");
+        assert_eq!(s.push(" you're not sure if he will forgive you. "), "");
+        // A clause of function words and one other is a way of speaking.
+        let mut s = SentenceStream::new()
+            .told_before(["You wait, and you are in a room with a fire."])
+            .opened_with("You sit down, and");
+        assert_eq!(
+            s.push(" you are in a hall of maps. "),
+            " you are in a hall of maps."
+        );
+        assert_eq!(
+            clause_starts("You sit down, and the fire dies. Rain falls on the roof."),
+            [
+                ["you", "sit", "down", "and"],
+                ["rain", "falls", "on", "the"]
+            ]
         );
     }
 
