@@ -324,7 +324,12 @@ impl SentenceStream {
             .check
             .as_ref()
             .is_some_and(|(deed, verdict)| contradicts(deed, *verdict, sentence));
-        repeated || echoed || !allowed || stranger || contra || speaks_for_the_player(sentence)
+        // Past the player's own deed (told by the rules' opening, or by the
+        // first sentence of a model that writes it all), no words of theirs.
+        let speaks = self.limit.leave_the_deeds_to_the_player
+            && (index > 0 || self.opened)
+            && speaks_for_the_player(sentence);
+        repeated || echoed || !allowed || stranger || contra || speaks
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -880,9 +885,19 @@ mod tests {
         ] {
             assert!(!speaks_for_the_player(other), "{other}");
         }
-        let (_, text) =
-            stream(&["You look up, and the keeper nods. You say, 'I am the keeper.' Rain falls."]);
-        assert_eq!(text, "You look up, and the keeper nods.");
+        let mut s = SentenceStream::limited(Limit::HOSTED_MODEL);
+        s.push("You look up, and the keeper nods. You say, 'I am the keeper.' Rain falls.");
+        s.finish();
+        assert_eq!(s.text(), "You look up, and the keeper nods.");
+        // After the rules' opening, the model's first words are its own too.
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You knock, and");
+        assert_eq!(s.push(" you say, 'I am the keeper.' "), "");
+        // A model that writes the whole turn may tell the player's own words first.
+        let mut s = SentenceStream::limited(Limit::HOSTED_MODEL);
+        assert_eq!(
+            s.push("\"Open up,\" you say, knocking. "),
+            "\"Open up,\" you say, knocking."
+        );
     }
 
     #[test]
