@@ -441,10 +441,10 @@ const SAME_START_WORDS: usize = 5;
 const SAME_RUN_WORDS: usize = 5;
 
 /// How many earlier turns must have told a run of mostly function words
-/// before a sentence may not tell it again: now and then it is a way of
-/// speaking ("you are left with a"), turn after turn a loop ("you are in a
-/// room …, but it is not …").
-const SAME_PHRASING_TURNS: usize = 3;
+/// before a sentence may not tell it again: once it is a way of speaking
+/// ("you are left with a"), turn after turn a loop ("you are not the one
+/// …, but as a woman in a tavern").
+const SAME_PHRASING_TURNS: usize = 2;
 
 /// Words any sentence may share with another: a run of these and one other
 /// word ("you are left with a") is a way of speaking, not a repeat.
@@ -585,18 +585,17 @@ mod tests {
             s.push(" you are in a room of old maps. "),
             " you are in a room of old maps."
         );
-        let thrice = [
+        let twice = [
             "You look up, and you are in a room with a fire.",
             "You wait, and you are in a room by the ford.",
-            "You knock, and you are in a room of cold ash.",
         ];
         let mut s = SentenceStream::new()
-            .told_before(thrice)
+            .told_before(twice)
             .opened_with("You sit down, and");
         assert_eq!(s.push(" you are in a room of old maps. "), "");
         // Unless it is the model's last chance to tell the turn at all.
         let mut s = SentenceStream::new()
-            .told_before(thrice)
+            .told_before(twice)
             .opened_with("You sit down, and")
             .last_chance();
         assert_eq!(
