@@ -164,6 +164,28 @@ pub fn run(
             // The answer repeats the opening first; the stream already has it.
             let skip = if opens { opening.len() } else { 0 };
             let mut written = String::new();
+            // A retry after the rules' opening is steered to tell the world
+            // ("…, and the"): the small model's answers asked again alike
+            // mostly went back to the same words about "you".
+            let steered_prompt;
+            let steered_job;
+            let this_job = match steered(opens, opening, tries) {
+                Some(steered_opening) => {
+                    steered_prompt = Prompt {
+                        opening: steered_opening,
+                        ..job.prompt.clone()
+                    };
+                    steered_job = Job {
+                        prompt: &steered_prompt,
+                        template: String::new(),
+                        model_candidates: job.model_candidates.clone(),
+                        deadline: job.deadline,
+                        told_before: Vec::new(),
+                    };
+                    &steered_job
+                }
+                None => job,
+            };
             let result = {
                 let mut on_piece = |piece: &str| {
                     let from = written.len().max(skip);
@@ -179,7 +201,7 @@ pub fn run(
                     step,
                     config,
                     key,
-                    job,
+                    this_job,
                     host.as_deref_mut(),
                     tries > 1,
                     &mut on_piece,
@@ -187,7 +209,9 @@ pub fn run(
             };
             // The host's answer starts with the opening, verbatim (host::generate).
             debug_assert!(!opens || written.is_empty() || written.starts_with(opening));
-            let result = result.and_then(|()| says_something(&written, opening, step));
+            // The model's own words: past the opening this try gave it.
+            let given = this_job.prompt.opening.as_str();
+            let result = result.and_then(|()| says_something(&written, given, step));
             let bare = matches!(
                 result,
                 Err(ProviderError::BadAnswer {
@@ -249,6 +273,15 @@ pub fn run(
         narrative: job.template.clone(),
         provider: Step::Template.name(),
     }
+}
+
+/// The opening try number `tries` (from 1) gives the model: from the second
+/// try on, an opening that ends at a joint (", and", ":") goes on with "the",
+/// so the model's words tell the world rather than "you" again. `None`: the
+/// opening as it is.
+fn steered(opens: bool, opening: &str, tries: u32) -> Option<String> {
+    let at_a_joint = opening.ends_with(", and") || opening.ends_with(':');
+    (opens && tries >= 2 && at_a_joint).then(|| format!("{opening} the"))
 }
 
 /// Whether an answer says something past the rules' opening: a model that
@@ -413,6 +446,22 @@ mod tests {
     }
 
     #[test]
+    fn a_retry_after_the_rules_opening_is_steered_to_the_world() {
+        let open = "You try to pick the lock, but it will not give, and";
+        assert_eq!(steered(true, open, 1), None);
+        assert_eq!(
+            steered(true, open, 2).as_deref(),
+            Some("You try to pick the lock, but it will not give, and the")
+        );
+        assert_eq!(
+            steered(true, "You try, but it goes badly wrong:", 3).as_deref(),
+            Some("You try, but it goes badly wrong: the")
+        );
+        assert_eq!(steered(true, "You", 2), None);
+        assert_eq!(steered(false, open, 2), None);
+    }
+
+    #[test]
     fn chains_step_down_to_the_template() {
         assert_eq!(
             steps(Provider::Local, false),
@@ -537,19 +586,20 @@ mod tests {
             "You look around the hall, and see a cold hearth."
         );
         assert_eq!((answer.provider, asked), (host::NAME, 1));
-        let (answer, events, asked) = told(vec![".", " see a cold hearth."]);
+        // Asked again, the model goes on from "…, and the".
+        let (answer, events, asked) = told(vec![".", " hearth is cold."]);
         assert_eq!(
             answer.narrative,
-            "You look around the hall, and see a cold hearth."
+            "You look around the hall, and the hearth is cold."
         );
         assert_eq!((answer.provider, asked), (host::NAME, 2));
         assert!(!events.iter().any(|e| e == "reset"), "{events:?}");
         // A first sentence bringing in a stranger is asked again, then left to the template.
-        let (answer, _, asked) = told(vec![" a figure steps out.", " see a cold hearth."]);
+        let (answer, _, asked) = told(vec![" a figure steps out.", " hearth is cold."]);
         assert_eq!(
             (answer.narrative.as_str(), answer.provider, asked),
             (
-                "You look around the hall, and see a cold hearth.",
+                "You look around the hall, and the hearth is cold.",
                 host::NAME,
                 2
             )
