@@ -241,6 +241,7 @@ impl SentenceStream {
                     phrasings.insert(run.to_vec());
                 }
             }
+            phrasings.extend(clause_phrasings(text));
             for run in phrasings {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
@@ -317,7 +318,12 @@ impl SentenceStream {
                         .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
             }) || clause_starts(sentence)
                 .iter()
-                .any(|start| self.told_clause_starts.contains(start)));
+                .any(|start| self.told_clause_starts.contains(start))
+                || clause_phrasings(sentence).iter().any(|start| {
+                    self.told_phrasings
+                        .get(start)
+                        .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
+                }));
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -476,6 +482,29 @@ const CLAUSE_JOINTS: [&str; 9] = [
 /// hold two words of their own: "you're not sure if" (a small model began
 /// seven turns of twelve with it, each going on another way).
 fn clause_starts(text: &str) -> Vec<Vec<String>> {
+    clause_openings(text)
+        .into_iter()
+        .filter(|start| says_something_of_its_own(start))
+        .collect()
+}
+
+/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
+/// that are function words but one: a way of speaking once, a loop when
+/// turn after turn begins with it ("you're left with the door's own end",
+/// "you're left with the shore's end").
+fn clause_phrasings(text: &str) -> Vec<Vec<String>> {
+    clause_openings(text)
+        .into_iter()
+        .filter(|start| {
+            !says_something_of_its_own(start)
+                && start.iter().any(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+        })
+        .collect()
+}
+
+/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
+/// (clauses shorter than that have none).
+fn clause_openings(text: &str) -> Vec<Vec<String>> {
     let mut marked = text.to_string();
     for joint in CLAUSE_JOINTS {
         marked = marked.replace(joint, &format!("{}\n", joint.trim_end()));
@@ -485,13 +514,7 @@ fn clause_starts(text: &str) -> Vec<Vec<String>> {
         .filter_map(|clause| {
             let mut words = words_of(clause);
             words.truncate(SAME_CLAUSE_START_WORDS);
-            (words.len() == SAME_CLAUSE_START_WORDS
-                && words
-                    .iter()
-                    .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
-                    .count()
-                    >= 2)
-                .then_some(words)
+            (words.len() == SAME_CLAUSE_START_WORDS).then_some(words)
         })
         .collect()
 }
@@ -618,6 +641,22 @@ mod tests {
         assert_eq!(
             s.push(" you are in a hall of maps. "),
             " you are in a hall of maps."
+        );
+        // One that is function words but one, once two earlier turns began with it.
+        let left = [
+            "You try, but you miss, and you're left with the door's own end.",
+            "You climb, and you make it, and you're left with the lamp room's end.",
+        ];
+        let mut s = SentenceStream::new()
+            .told_before(left)
+            .opened_with("You run, but you are too slow, and");
+        assert_eq!(s.push(" you're left with the shore's end. "), "");
+        let mut s = SentenceStream::new()
+            .told_before(left[..1].iter().copied())
+            .opened_with("You run, but you are too slow, and");
+        assert_eq!(
+            s.push(" you're left with the shore's end. "),
+            " you're left with the shore's end."
         );
         assert_eq!(
             clause_starts("You sit down, and the fire dies. Rain falls on the roof."),
