@@ -167,25 +167,11 @@ pub fn run(
             // A retry after the rules' opening is steered to tell the world
             // ("…, and the"): the small model's answers asked again alike
             // mostly went back to the same words about "you".
-            let steered_prompt;
-            let steered_job;
-            let this_job = match steered(opens, opening, tries) {
-                Some(steered_opening) => {
-                    steered_prompt = Prompt {
-                        opening: steered_opening,
-                        ..job.prompt.clone()
-                    };
-                    steered_job = Job {
-                        prompt: &steered_prompt,
-                        template: String::new(),
-                        model_candidates: job.model_candidates.clone(),
-                        deadline: job.deadline,
-                        told_before: Vec::new(),
-                    };
-                    &steered_job
-                }
-                None => job,
-            };
+            let steered_prompt = steered(opens, opening, tries).map(|opening| Prompt {
+                opening,
+                ..job.prompt.clone()
+            });
+            let prompt = steered_prompt.as_ref().unwrap_or(job.prompt);
             let result = {
                 let mut on_piece = |piece: &str| {
                     let from = written.len().max(skip);
@@ -201,7 +187,8 @@ pub fn run(
                     step,
                     config,
                     key,
-                    this_job,
+                    job,
+                    prompt,
                     host.as_deref_mut(),
                     tries > 1,
                     &mut on_piece,
@@ -210,7 +197,7 @@ pub fn run(
             // The host's answer starts with the opening, verbatim (host::generate).
             debug_assert!(!opens || written.is_empty() || written.starts_with(opening));
             // The model's own words: past the opening this try gave it.
-            let given = this_job.prompt.opening.as_str();
+            let given = prompt.opening.as_str();
             let result = result.and_then(|()| says_something(&written, given, step));
             let bare = matches!(
                 result,
@@ -328,12 +315,14 @@ fn code_name(e: &SkillError) -> String {
         .unwrap_or_default()
 }
 
-/// One provider's try.
+/// One provider's try, with `prompt` (the job's, or its steered retry).
+#[allow(clippy::too_many_arguments)]
 fn attempt<'h>(
     step: Step,
     config: &StoryConfig,
     key: Option<&ApiKey>,
     job: &Job,
+    prompt: &Prompt,
     host: Option<&mut (dyn Host + 'h)>,
     retry: bool,
     on_piece: &mut dyn FnMut(&str),
@@ -365,7 +354,7 @@ fn attempt<'h>(
                 endpoint,
                 model: config.model_for(provider),
                 key,
-                prompt: job.prompt,
+                prompt,
                 temperature,
                 max_tokens,
                 // Leave the local model time to answer after a hosted failure.
@@ -380,7 +369,7 @@ fn attempt<'h>(
             }
         }
         Step::Host => match host {
-            Some(host) => host::generate(host, job.prompt, temperature, small_max_tokens, on_piece),
+            Some(host) => host::generate(host, prompt, temperature, small_max_tokens, on_piece),
             None => Err(ProviderError::ModelMissing(
                 "the host offers no model".into(),
             )),
@@ -398,7 +387,7 @@ fn attempt<'h>(
             })?;
             local::generate(
                 &path,
-                job.prompt,
+                prompt,
                 temperature,
                 small_max_tokens,
                 job.deadline,

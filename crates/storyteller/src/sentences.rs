@@ -148,28 +148,42 @@ const SPEECH: [&str; 16] = [
     "shouted",
     "whisper",
     "whispered",
-    "exclaim",
+    "exclaimed",
 ];
 
 /// Whether `sentence` quotes words as the player's ("You say, 'I am the
-/// keeper.'", "'Who goes there?' you ask"): only the player says what their
-/// character says.
+/// keeper.'", "'Who goes there?' you ask"): "you" and a verb of speech
+/// outside any quotation, with a quotation right after it or right before
+/// it. Others' words ("'What do you say?' the keeper asks") and speech
+/// without a quotation ("you say nothing") are not the player's.
 fn speaks_for_the_player(sentence: &str) -> bool {
-    let quotes = sentence.contains(['"', '“', '”', '«'])
-        || sentence.split_whitespace().any(|w| {
-            w.starts_with(['\'', '‘']) || (w.ends_with(['\'', '’']) && !w.ends_with("s'"))
-        });
-    let words: Vec<String> = sentence
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
-    quotes
-        && words
-            .windows(2)
-            .any(|pair| pair[0] == "you" && SPEECH.contains(&pair[1].as_str()))
+    const OPEN: [char; 5] = ['"', '“', '«', '‘', '\''];
+    const CLOSE: [char; 5] = ['"', '”', '»', '’', '\''];
+    let mut inside = false;
+    // Per word: its letters, whether it is quoted, where a quotation opens or closes.
+    let mut words: Vec<(String, bool, bool, bool)> = Vec::new();
+    for w in sentence.split_whitespace() {
+        let bare = w.trim_end_matches(|c: char| !c.is_alphanumeric() && !CLOSE.contains(&c));
+        let possessive = bare.ends_with("s'") || bare.ends_with("s’");
+        let opens = !inside && w.starts_with(OPEN);
+        inside |= opens;
+        let quoted = inside;
+        let closes = inside && !possessive && bare.len() > 1 && bare.ends_with(CLOSE);
+        if closes {
+            inside = false;
+        }
+        let letters = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        words.push((letters, quoted, opens, closes));
+    }
+    (0..words.len().saturating_sub(1)).any(|i| {
+        let (you, verb) = (&words[i], &words[i + 1]);
+        let spoken = !you.1 && !verb.1 && you.0 == "you" && SPEECH.contains(&verb.0.as_str());
+        let quote_after = words[i + 2..].iter().take(2).any(|w| w.2);
+        let quote_before = i > 0 && words[i - 1].3;
+        spoken && (quote_after || quote_before)
+    })
 }
 
 /// Collects streamed prose and releases it sentence by sentence. Promises:
@@ -227,9 +241,10 @@ impl SentenceStream {
 
     /// Refuses a later sentence that starts with the same words as one of
     /// `earlier` (the narration of earlier turns), and any sentence of the
-    /// model's own words that repeats a run of theirs: a small model repeats
-    /// its own lines turn after turn ("You are in a dark room, …", "and the
-    /// tavern is in a fantasy world").
+    /// model's own words that repeats a run of theirs or starts a clause as
+    /// theirs did: a small model repeats its own lines turn after turn ("You
+    /// are in a dark room, …", "and the tavern is in a fantasy world", "you're
+    /// not sure if …").
     pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
         for text in earlier {
             let words = words_of(text);
@@ -241,11 +256,12 @@ impl SentenceStream {
                     phrasings.insert(run.to_vec());
                 }
             }
-            phrasings.extend(clause_phrasings(text));
+            let (starts, phrasing_starts) = clause_starts(text);
+            phrasings.extend(phrasing_starts);
             for run in phrasings {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
-            self.told_clause_starts.extend(clause_starts(text));
+            self.told_clause_starts.extend(starts);
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -309,21 +325,19 @@ impl SentenceStream {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = index > 0 || (self.opened && !self.repeats_allowed_first);
-        let echoed = own
-            && (words_of(sentence).windows(SAME_RUN_WORDS).any(|run| {
-                self.told_runs.contains(run)
-                    || self
-                        .told_phrasings
-                        .get(run)
-                        .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
-            }) || clause_starts(sentence)
-                .iter()
-                .any(|start| self.told_clause_starts.contains(start))
-                || clause_phrasings(sentence).iter().any(|start| {
-                    self.told_phrasings
-                        .get(start)
-                        .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
-                }));
+        let phrased = |run: &[String]| {
+            self.told_phrasings
+                .get(run)
+                .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
+        };
+        let echoed = own && {
+            let (starts, phrasing_starts) = clause_starts(sentence);
+            words_of(sentence)
+                .windows(SAME_RUN_WORDS)
+                .any(|run| self.told_runs.contains(run) || phrased(run))
+                || starts.iter().any(|s| self.told_clause_starts.contains(s))
+                || phrasing_starts.iter().any(|s| phrased(s))
+        };
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -478,28 +492,27 @@ const CLAUSE_JOINTS: [&str; 9] = [
     ". ", "! ", "? ", ": ", "; ", ", and ", ", but ", ", so ", ", then ",
 ];
 
-/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text` that
-/// hold two words of their own: "you're not sure if" (a small model began
-/// seven turns of twelve with it, each going on another way).
-fn clause_starts(text: &str) -> Vec<Vec<String>> {
-    clause_openings(text)
-        .into_iter()
-        .filter(|start| says_something_of_its_own(start))
-        .collect()
-}
-
-/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
-/// that are function words but one: a way of speaking once, a loop when
-/// turn after turn begins with it ("you're left with the door's own end",
-/// "you're left with the shore's end").
-fn clause_phrasings(text: &str) -> Vec<Vec<String>> {
-    clause_openings(text)
-        .into_iter()
-        .filter(|start| {
-            !says_something_of_its_own(start)
-                && start.iter().any(|w| !FUNCTION_WORDS.contains(&w.as_str()))
-        })
-        .collect()
+/// How the clauses of `text` start (their first [`SAME_CLAUSE_START_WORDS`]
+/// words): those holding two words of their own ("you're not sure if": a
+/// small model began seven turns of twelve with it, each going on another
+/// way), then those holding one, a way of speaking once and a loop when turn
+/// after turn begins with it ("you're left with the door's own end", "…
+/// the shore's end"). Function words and the words of being and perceiving
+/// after "you" ("you can see the") are not a clause's own.
+fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let mut starts = (Vec::new(), Vec::new());
+    for words in clause_openings(text) {
+        let own = words
+            .iter()
+            .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
+            .count();
+        match own {
+            0 => {}
+            1 => starts.1.push(words),
+            _ => starts.0.push(words),
+        }
+    }
+    starts
 }
 
 /// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
@@ -524,6 +537,7 @@ fn words_of(text: &str) -> Vec<String> {
     text.split_whitespace()
         .map(|w| {
             w.chars()
+                .map(|c| if c == '’' { '\'' } else { c })
                 .filter(|c| c.is_alphanumeric() || *c == '\'')
                 .flat_map(char::to_lowercase)
                 .collect::<String>()
@@ -659,12 +673,17 @@ mod tests {
             " you're left with the shore's end."
         );
         assert_eq!(
-            clause_starts("You sit down, and the fire dies. Rain falls on the roof."),
+            clause_starts("You sit down, and the fire dies. Rain falls on the roof.").0,
             [
                 ["you", "sit", "down", "and"],
                 ["rain", "falls", "on", "the"]
             ]
         );
+        // Being and perceiving are not a clause's own words.
+        assert!(clause_starts("The fog lifts, and you can see the sea.")
+            .0
+            .iter()
+            .all(|start| start[0] != "you"));
     }
 
     #[test]
@@ -912,19 +931,23 @@ mod tests {
             " you say, 'The keeper. I am the keeper.'",
             "\"Who goes there?\" you ask.",
             " and you reply: “Never.”",
+            "‘I am the keeper,’ you whisper.",
         ] {
             assert!(speaks_for_the_player(said), "{said}");
         }
         for other in [
             " the keeper says, 'Welcome.'",
             "\"You go first,\" she says.",
-            " you say nothing and wait.",
-            " you remember the sailors' song.",
+            "'What do you say, stranger?' the keeper asks.",
+            " you say nothing, and the keeper says, 'Welcome.'",
+            " you tell of the sailors' song.",
+            " you tell of the sailors’ song.",
         ] {
             assert!(!speaks_for_the_player(other), "{other}");
         }
+        // A later sentence quoting the player, as no sentence starting "You" would.
         let mut s = SentenceStream::limited(Limit::HOSTED_MODEL);
-        s.push("You look up, and the keeper nods. You say, 'I am the keeper.' Rain falls.");
+        s.push("You look up, and the keeper nods. 'I am the keeper,' you say. Rain falls.");
         s.finish();
         assert_eq!(s.text(), "You look up, and the keeper nods.");
         // After the rules' opening, the model's first words are its own too.

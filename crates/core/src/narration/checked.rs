@@ -374,15 +374,8 @@ const NEGATIONS: &[&str] = &[
 /// deed; a sentence with a negation is not read as either.
 pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
     let kind = Kind::of(attempted(act.trim()));
-    let words: Vec<String> = sentence
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('’', "'"))
-        .collect();
-    if words
-        .iter()
-        .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
-    {
+    let words = words_of(sentence);
+    if has_negation(&words) {
         return false;
     }
     let (general, own) = if verdict.succeeded() {
@@ -393,6 +386,21 @@ pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
     words
         .iter()
         .any(|w| general.contains(&w.as_str()) || own.contains(&w.as_str()))
+}
+
+/// `text`'s words, lowercase, with their apostrophes.
+fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect()
+}
+
+/// Whether `words` hold a negation ("not", "never", "can't", …).
+fn has_negation(words: &[String]) -> bool {
+    words
+        .iter()
+        .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
 }
 
 /// The kind of a verb, by its stem: "sneaking" and "sneaks" are "sneak".
@@ -537,15 +545,9 @@ mod tests {
     fn a_success_opening_leaves_the_narrators_words_open_to_the_contradiction_check() {
         for (verb, _) in VERBS {
             let open = checked(&format!("{verb} the thing"), Verdict::Success);
-            assert!(
-                !contradicts(&format!("{verb} the thing"), Verdict::Success, &open),
-                "{open}"
-            );
-            assert!(
-                !open.split_whitespace().any(|w| NEGATIONS.contains(&w)),
-                "{open}"
-            );
+            assert!(!has_negation(&words_of(&open)), "{open}");
         }
+        assert!(has_negation(&words_of("It won’t budge.")));
     }
 
     #[test]
