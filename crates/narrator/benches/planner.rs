@@ -1,6 +1,8 @@
 //! Narrator benchmark: prints figures, asserts nothing about time.
 //!
-//! `cargo bench -p narratoria-narrator` (set NARRATOR_BENCH_QUICK=1 to skip the lever study).
+//! `cargo bench -p narratoria-narrator` (set NARRATOR_BENCH_QUICK=1 to skip the lever study;
+//! NARRATOR_BENCH_MODEL=FILE.gguf measures another model than the default,
+//! as docs/narrator.md's model comparison does).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -21,7 +23,9 @@ use narratoria_narrator::{
 use serde_json::Map;
 
 fn main() {
-    let path = support::model_path();
+    let path = std::env::var_os("NARRATOR_BENCH_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(support::model_path);
     let (_dir, catalog) = support::builtin_catalog();
     let threads = default_threads();
     println!(
