@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::catalog::SkillCard;
 
 /// At most this many examples are shown.
-const MAX_EXAMPLES: usize = 4;
+const MAX_EXAMPLES: usize = 5;
 
 /// A player line and the plan that answers it.
 struct WorkedExample {
@@ -20,7 +20,7 @@ struct WorkedExample {
 }
 
 /// Every worked example, in the order they are shown.
-fn library() -> [WorkedExample; 4] {
+fn library() -> [WorkedExample; 5] {
     [
         WorkedExample {
             input: "I look around the quiet room.",
@@ -34,7 +34,12 @@ fn library() -> [WorkedExample; 4] {
         WorkedExample {
             input: "I hand the stolen relic back to the temple priests.",
             plan: json!({"narrative":"The priests bow deeply as you return the relic.","tools":[
-                {"use":"reputation/update-reputation","input":{"faction":"temple","delta":10,"reason":"Returned the relic"}}]}),
+                {"use":"reputation/update-reputation","input":{"factionId":"temple","delta":15,"reason":"Returned the relic"}}]}),
+        },
+        WorkedExample {
+            input: "I spit at the feet of the watch captain.",
+            plan: json!({"narrative":"The captain's jaw tightens as the guards look on.","tools":[
+                {"use":"reputation/update-reputation","input":{"factionId":"city-watch","delta":-15,"reason":"Insulted the captain"}}]}),
         },
         WorkedExample {
             input: "I try to pick the lock on the old chest.",

@@ -151,17 +151,17 @@ pub fn write_builtin_skills(root: &Path) {
                 name: "update-reputation",
                 description: "Changes the player's standing with one faction.",
                 schema: json!({"type": "object", "properties": {
-                    "faction": {"type": "string", "minLength": 1, "maxLength": 60},
+                    "factionId": {"type": "string", "minLength": 1, "maxLength": 60},
                     "delta": {"type": "integer", "minimum": -100, "maximum": 100},
                     "reason": {"type": "string", "maxLength": 200}
-                }, "required": ["faction", "delta"], "additionalProperties": false}),
+                }, "required": ["factionId", "delta"], "additionalProperties": false}),
             },
             Script {
                 name: "query-reputation",
                 description: "Returns the player's standing with one faction.",
                 schema: json!({"type": "object", "properties": {
-                    "faction": {"type": "string", "minLength": 1, "maxLength": 60}
-                }, "required": ["faction"], "additionalProperties": false}),
+                    "factionId": {"type": "string", "minLength": 1, "maxLength": 60}
+                }, "required": ["factionId"], "additionalProperties": false}),
             },
         ],
     );
