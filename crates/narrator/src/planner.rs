@@ -355,10 +355,12 @@ impl LlamaPlanner {
         }
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
-        // Inputs the story decides (a known faction) are limited to what the state holds.
+        // Inputs the story decides (a known faction) are limited to what the
+        // state holds, and to what the player named when they named any.
         let usable = with_state_choices(
             cards(request.catalog, request.disabled_skills),
             request.state,
+            request.input,
         );
         let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).

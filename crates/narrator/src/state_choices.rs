@@ -2,8 +2,13 @@
 //! `x-choicesFromState`, the places in the story state that hold its
 //! choices (docs/skills.md, "Choices from the story state"). The model may
 //! only write one of them; with none in the state the string stays free.
+//! When the player's words name some of them, only those are offered: the
+//! story decides which faction "the watch captain" belongs to, not the model.
 
-use narratoria_core::protocol::choices_at;
+use std::collections::HashSet;
+
+use narratoria_core::protocol::{named_choices_at, NamedChoice};
+use narratoria_routing::keywords::stems;
 use serde_json::{Map, Value};
 
 use crate::catalog::SkillCard;
@@ -13,9 +18,15 @@ pub use narratoria_core::protocol::CHOICES_KEYWORD as KEYWORD;
 const MOST_CHOICES: usize = 64;
 
 /// `cards` with each `x-choicesFromState` string input limited to the
-/// choices found in `state` (as an `enum`).
-pub fn with_state_choices(mut cards: Vec<SkillCard>, state: &Map<String, Value>) -> Vec<SkillCard> {
+/// choices found in `state` (as an `enum`): those `input` names by their id
+/// or name when it names any, else all of them.
+pub fn with_state_choices(
+    mut cards: Vec<SkillCard>,
+    state: &Map<String, Value>,
+    input: &str,
+) -> Vec<SkillCard> {
     let state = Value::Object(state.clone());
+    let said = stems(input);
     for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {
         if let Some(Value::Object(properties)) = tool
             .input_schema
@@ -23,14 +34,14 @@ pub fn with_state_choices(mut cards: Vec<SkillCard>, state: &Map<String, Value>)
             .and_then(|s| s.get_mut("properties"))
         {
             for property in properties.values_mut() {
-                limit(property, &state);
+                limit(property, &state, &said);
             }
         }
     }
     cards
 }
 
-fn limit(property: &mut Value, state: &Value) {
+fn limit(property: &mut Value, state: &Value, said: &HashSet<String>) {
     let Some(o) = property.as_object_mut() else {
         return;
     };
@@ -45,14 +56,30 @@ fn limit(property: &mut Value, state: &Value) {
         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let mut choices = choices_at(state, &pointers);
+    let mut choices = named_choices_at(state, &pointers);
     choices.truncate(MOST_CHOICES);
+    let named: Vec<NamedChoice> = choices
+        .iter()
+        .filter(|c| is_named(c, said))
+        .cloned()
+        .collect();
+    if !named.is_empty() {
+        choices = named;
+    }
     if !choices.is_empty() {
         o.insert(
             "enum".into(),
-            Value::Array(choices.into_iter().map(Value::String).collect()),
+            Value::Array(choices.into_iter().map(|c| Value::String(c.id)).collect()),
         );
     }
+}
+
+/// Whether a word of the choice's id ("ashford-watch") or name ("The Ashford
+/// Watch") is among the words `said`, stemmed alike ("watchmen" is not
+/// "watch", "ferryman's" is "ferryman").
+fn is_named(choice: &NamedChoice, said: &HashSet<String>) -> bool {
+    let words = format!("{} {}", choice.id, choice.name.as_deref().unwrap_or(""));
+    !stems(&words).is_disjoint(said)
 }
 
 #[cfg(test)]
@@ -88,13 +115,45 @@ mod tests {
             "reputation": {"watch": {"score": 5}},
             "factions": [{"id": "temple", "name": "The Temple"}, "ferrymen", {"id": "watch"}, 7]
         });
-        let cards = with_state_choices(card(schema), state.as_object().unwrap());
+        let cards = with_state_choices(card(schema), state.as_object().unwrap(), "");
         assert_eq!(
             faction_schema(&cards),
             &json!({"type": "string", "enum": ["watch", "temple", "ferrymen"]})
         );
         let reason = &cards[0].tools[0].input_schema.as_ref().unwrap()["properties"]["reason"];
         assert_eq!(reason, &json!({"type": "string"}));
+    }
+
+    #[test]
+    fn the_choices_the_player_names_are_the_only_ones_offered() {
+        let schema = json!({"type": "object", "properties": {
+            "factionId": {"type": "string", KEYWORD: ["/reputation", "/factions"]}
+        }});
+        let state = json!({
+            "reputation": {"ferrymen": {"score": 5}},
+            "factions": [
+                {"id": "ashford-watch", "name": "The Ashford Watch"},
+                {"id": "ferrymen", "name": "The Ferrymen's Guild"},
+                {"id": "temple-of-the-ford", "name": "The Temple of the Ford"}
+            ]
+        });
+        let offered = |input: &str| {
+            let cards = with_state_choices(card(schema.clone()), state.as_object().unwrap(), input);
+            faction_schema(&cards)["enum"].clone()
+        };
+        assert_eq!(
+            offered("I spit on the Watch's notice board"),
+            json!(["ashford-watch"])
+        );
+        assert_eq!(
+            offered("I pray at the temple and pay the ferryman's guild"),
+            json!(["ferrymen", "temple-of-the-ford"])
+        );
+        // Named by none of its words: every choice stays open.
+        assert_eq!(
+            offered("I insult the captain"),
+            json!(["ferrymen", "ashford-watch", "temple-of-the-ford"])
+        );
     }
 
     #[test]
@@ -107,7 +166,7 @@ mod tests {
             json!({"factions": "temple"}),
             json!({"factions": []}),
         ] {
-            let cards = with_state_choices(card(schema.clone()), state.as_object().unwrap());
+            let cards = with_state_choices(card(schema.clone()), state.as_object().unwrap(), "");
             assert_eq!(
                 faction_schema(&cards),
                 &json!({"type": "string", "maxLength": 100})
@@ -122,7 +181,7 @@ mod tests {
             "other": {"type": "string", KEYWORD: 7}
         }});
         let state = json!({"factions": ["a"]});
-        let cards = with_state_choices(card(schema), state.as_object().unwrap());
+        let cards = with_state_choices(card(schema), state.as_object().unwrap(), "");
         let props = &cards[0].tools[0].input_schema.as_ref().unwrap()["properties"];
         assert_eq!(props["factionId"], json!({"type": "integer"}));
         assert_eq!(props["other"], json!({"type": "string"}));

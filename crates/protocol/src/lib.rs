@@ -23,7 +23,7 @@ pub mod stream;
 pub mod version;
 pub mod violation;
 
-pub use choices::{choices_at, CHOICES_KEYWORD};
+pub use choices::{choices_at, named_choices_at, NamedChoice, CHOICES_KEYWORD};
 pub use depth::{nesting_depth, MAX_NESTING_DEPTH};
 pub use envelope::{Envelope, EnvelopeError};
 pub use event::{Asset, AssetKind, Event, LogLevel, ScriptError};
