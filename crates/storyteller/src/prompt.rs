@@ -66,17 +66,28 @@ pub struct Prompt {
 /// question as wondered ("You wonder who they are, and"), else "You" (second
 /// person from the first word: a small model otherwise drifts to "I").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
-    opening_of(first_verdict(deps), act(action), action)
+    opening_of(first_verdict(deps), first_standing(deps), act(action), action)
 }
 
-/// [`opening`] from the first check's verdict and the action as a verb
-/// phrase (`done`; `None` for a question, a quote or nothing: then the
-/// outcome is told without it).
-fn opening_of(verdict: Option<Verdict>, done: Option<String>, action: &str) -> String {
+/// [`opening`] from the first check's verdict, the first standing looked up
+/// (in words, "the ashford watch regard you as neutral") and the action as a
+/// verb phrase (`done`; `None` for a question, a quote or nothing: then the
+/// outcome is told without it). Without a check, a question whose turn
+/// looked up a standing is answered by the rules: "What does the Watch think
+/// of me?" opens "The ashford watch regard you as neutral, and".
+fn opening_of(
+    verdict: Option<Verdict>,
+    standing: Option<String>,
+    done: Option<String>,
+    action: &str,
+) -> String {
     let Some(verdict) = verdict else {
-        return match done {
-            Some(a) => format!("You {a}, and"),
-            None => wondered(action).map_or_else(|| "You".into(), |w| format!("You {w}, and")),
+        return match (done, standing) {
+            (Some(a), _) => format!("You {a}, and"),
+            (None, Some(s)) => sentence_case(&format!("{s}, and")),
+            (None, None) => {
+                wondered(action).map_or_else(|| "You".into(), |w| format!("You {w}, and"))
+            }
         };
     };
     match (done, verdict.twist()) {
@@ -90,6 +101,22 @@ fn opening_of(verdict: Option<Verdict>, done: Option<String>, action: &str) -> S
 /// The verdict of the first check among the tools' outputs.
 fn first_verdict(deps: &Map<String, Value>) -> Option<Verdict> {
     deps.values().flat_map(facts_of).find_map(|f| f.verdict())
+}
+
+/// The first standing looked up among the tools' outputs, in words, lower
+/// case and without its full stop ("the ashford watch regard you as neutral").
+fn first_standing(deps: &Map<String, Value>) -> Option<String> {
+    deps.values()
+        .flat_map(facts_of)
+        .find(|f| matches!(f, Fact::Standing { .. }))
+        .map(|f| {
+            let words = f.in_words();
+            let words = words.trim_end_matches('.');
+            let mut c = words.chars();
+            c.next()
+                .map(|first| first.to_lowercase().chain(c).collect())
+                .unwrap_or_default()
+        })
 }
 
 /// How each style reads, as told to the model.
@@ -151,7 +178,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
         (deed, v)
     });
-    let opening = opening_of(verdict, done, facts.action);
+    let opening = opening_of(verdict, first_standing(facts.deps), done, facts.action);
     story.push('\n');
     story.push_str(&user);
     story.push('\n');
@@ -288,12 +315,24 @@ mod tests {
             ),
             "You climb the wall, and you make it, and"
         );
-        // A roll with no difficulty, a standing or nothing at all decide no
-        // outcome: the action is simply done; a question or a quote is left
-        // for the model to tell.
+        // A standing looked up decides nothing about a deed, but it answers
+        // the turn's question.
+        let standing = json!({"query": {"factionId": "ashford-watch", "score": 0,
+                                        "standing": "neutral", "known": false}});
+        let standing = standing.as_object().unwrap();
+        assert_eq!(
+            opening(standing, action),
+            "You pick the lock on your cell door, and"
+        );
+        assert_eq!(
+            opening(standing, "What does the Watch think of me?"),
+            "The ashford watch regard you as neutral, and"
+        );
+        // A roll with no difficulty or nothing at all decide no outcome: the
+        // action is simply done; a question or a quote is left for the model
+        // to tell.
         for deps in [
             json!({"roll": {"formula": "1d6", "rolls": [4], "total": 4}}),
-            json!({"standing": {"factionId": "guard", "score": 5, "standing": "neutral"}}),
             json!({}),
         ] {
             let deps = deps.as_object().unwrap();
