@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
+use narratoria_core::likeness::Likeness;
 
 use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
@@ -20,6 +21,7 @@ use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
+use crate::meaning_choices::with_meaning_choices;
 use crate::state_choices::with_state_choices;
 use crate::worker::{
     self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment, Work,
@@ -357,10 +359,17 @@ impl LlamaPlanner {
         let prefix = self.prefix_for(request.catalog, &opts);
         // Inputs the story decides (a known faction) are limited to what the
         // state holds, and to what the player named when they named any.
+        let router = self.router();
         let usable = with_state_choices(
             cards(request.catalog, request.disabled_skills),
             request.state,
             request.input,
+        );
+        // Values the player's words decide by meaning (a standing's rise or fall).
+        let usable = with_meaning_choices(
+            usable,
+            request.input,
+            router.as_deref().map(|r| r as &dyn Likeness),
         );
         let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).
@@ -372,7 +381,7 @@ impl LlamaPlanner {
         let (allowed, first, next, routing) = if require {
             // Each routed skill gets one tool, written segment by segment.
             let (groups, routing) = crate::routing::route_skills(
-                self.router().as_deref(),
+                router.as_deref(),
                 request.catalog,
                 &usable,
                 request.input,
