@@ -2,7 +2,7 @@
 //! catalog's usable skills and their runnable scripts.
 
 use narratoria_core::skills::Catalog;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One skill as the prompt shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,4 +58,21 @@ pub fn tool_paths(cards: &[SkillCard]) -> Vec<String> {
         .iter()
         .flat_map(|c| c.tools.iter().map(|t| t.path.clone()))
         .collect()
+}
+
+/// Calls `f` with every top-level property schema of every tool's input
+/// schema in `cards` (an input schema without `properties` has none).
+pub fn each_input_property(cards: &mut [SkillCard], mut f: impl FnMut(&mut Map<String, Value>)) {
+    for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {
+        if let Some(Value::Object(properties)) = tool
+            .input_schema
+            .as_mut()
+            .and_then(|s| s.get_mut("properties"))
+        {
+            properties
+                .values_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(&mut f);
+        }
+    }
 }

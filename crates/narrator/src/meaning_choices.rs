@@ -7,7 +7,7 @@
 use narratoria_core::likeness::Likeness;
 use serde_json::{Map, Value};
 
-use crate::catalog::SkillCard;
+use crate::catalog::{each_input_property, SkillCard};
 
 /// The keyword a property's value-to-phrases map is named by.
 pub const KEYWORD: &str = "x-choicesByMeaning";
@@ -25,22 +25,12 @@ pub fn with_meaning_choices(
     input: &str,
     likeness: Option<&dyn Likeness>,
 ) -> Vec<SkillCard> {
-    for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {
-        if let Some(Value::Object(properties)) = tool
-            .input_schema
-            .as_mut()
-            .and_then(|s| s.get_mut("properties"))
-        {
-            for property in properties.values_mut() {
-                if let Some(o) = property.as_object_mut() {
-                    let by_value = o.remove(KEYWORD);
-                    if let (Some(Value::Object(by_value)), Some(likeness)) = (by_value, likeness) {
-                        decide(o, &by_value, input, likeness);
-                    }
-                }
-            }
+    each_input_property(&mut cards, |o| {
+        let by_value = o.remove(KEYWORD);
+        if let (Some(Value::Object(by_value)), Some(likeness)) = (by_value, likeness) {
+            decide(o, &by_value, input, likeness);
         }
-    }
+    });
     cards
 }
 
@@ -54,7 +44,12 @@ fn decide(
     let mut phrases: Vec<String> = Vec::new();
     let mut owners: Vec<&str> = Vec::new();
     for (value, list) in by_value {
-        for phrase in list.as_array().into_iter().flatten().filter_map(Value::as_str) {
+        for phrase in list
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
             phrases.push(phrase.to_string());
             owners.push(value);
         }
@@ -107,7 +102,6 @@ fn fits(property: &Map<String, Value>, value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ToolCard;
     use serde_json::json;
 
     /// Likeness by shared words: enough to tell an insult from a gift.
@@ -127,16 +121,13 @@ mod tests {
     }
 
     fn card(delta: Value) -> Vec<SkillCard> {
-        vec![SkillCard {
-            name: "reputation".into(),
-            description: String::new(),
-            guide: None,
-            tools: vec![ToolCard {
-                path: "reputation/update-reputation".into(),
-                description: None,
-                input_schema: Some(json!({"type": "object", "properties": {"delta": delta}})),
-            }],
-        }]
+        let schema = json!({"type": "object", "properties": {"delta": delta}});
+        vec![crate::test_cards::card(
+            "reputation",
+            "update-reputation",
+            "",
+            schema,
+        )]
     }
 
     fn delta(cards: &[SkillCard]) -> &Value {

@@ -11,17 +11,17 @@ use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
 use sha2::{Digest, Sha256};
 
+use narratoria_core::likeness::Likeness;
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
-use narratoria_core::likeness::Likeness;
 
 use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
+use crate::meaning_choices::with_meaning_choices;
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
-use crate::meaning_choices::with_meaning_choices;
 use crate::state_choices::with_state_choices;
 use crate::worker::{
     self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment, Work,

@@ -11,7 +11,7 @@ use narratoria_core::protocol::{named_choices_at, NamedChoice};
 use narratoria_routing::keywords::stems;
 use serde_json::{Map, Value};
 
-use crate::catalog::SkillCard;
+use crate::catalog::{each_input_property, SkillCard};
 
 pub use narratoria_core::protocol::CHOICES_KEYWORD as KEYWORD;
 /// At most this many choices are offered (a grammar, not a list to read).
@@ -27,24 +27,11 @@ pub fn with_state_choices(
 ) -> Vec<SkillCard> {
     let state = Value::Object(state.clone());
     let said = stems(input);
-    for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {
-        if let Some(Value::Object(properties)) = tool
-            .input_schema
-            .as_mut()
-            .and_then(|s| s.get_mut("properties"))
-        {
-            for property in properties.values_mut() {
-                limit(property, &state, &said);
-            }
-        }
-    }
+    each_input_property(&mut cards, |property| limit(property, &state, &said));
     cards
 }
 
-fn limit(property: &mut Value, state: &Value, said: &HashSet<String>) {
-    let Some(o) = property.as_object_mut() else {
-        return;
-    };
+fn limit(o: &mut Map<String, Value>, state: &Value, said: &HashSet<String>) {
     let Some(pointers) = o.remove(KEYWORD) else {
         return;
     };
@@ -85,20 +72,15 @@ fn is_named(choice: &NamedChoice, said: &HashSet<String>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ToolCard;
     use serde_json::json;
 
     fn card(schema: Value) -> Vec<SkillCard> {
-        vec![SkillCard {
-            name: "reputation".into(),
-            description: String::new(),
-            guide: None,
-            tools: vec![ToolCard {
-                path: "reputation/update-reputation".into(),
-                description: None,
-                input_schema: Some(schema),
-            }],
-        }]
+        vec![crate::test_cards::card(
+            "reputation",
+            "update-reputation",
+            "",
+            schema,
+        )]
     }
 
     fn faction_schema(cards: &[SkillCard]) -> &Value {

@@ -16,7 +16,10 @@ fn every_worked_example_is_shown_with_the_shipped_skills() {
     .examples;
     let inputs: Vec<&str> = shown.iter().map(|(input, _)| input.as_str()).collect();
     assert_eq!(inputs.len(), 5, "{inputs:#?}");
-    let plans = shown.iter().map(|(_, plan)| plan.as_str()).collect::<String>();
+    let plans = shown
+        .iter()
+        .map(|(_, plan)| plan.as_str())
+        .collect::<String>();
     for tool in [
         "memory/store-memory",
         "reputation/update-reputation",

@@ -35,7 +35,10 @@ pub fn named_choices_at(state: &Value, pointers: &[&str]) -> Vec<NamedChoice> {
         if id.is_empty() {
             return;
         }
-        let name = name.map(str::trim).filter(|n| !n.is_empty()).map(String::from);
+        let name = name
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(String::from);
         match out.iter_mut().find(|o| o.id == id) {
             Some(known) => {
                 if known.name.is_none() {

@@ -66,7 +66,12 @@ pub struct Prompt {
 /// question as wondered ("You wonder who they are, and"), else "You" (second
 /// person from the first word: a small model otherwise drifts to "I").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
-    opening_of(first_verdict(deps), first_standing(deps), act(action), action)
+    opening_of(
+        first_verdict(deps),
+        first_standing(deps),
+        act(action),
+        action,
+    )
 }
 
 /// [`opening`] from the first check's verdict, the first standing looked up
