@@ -60,6 +60,14 @@ pub fn tool_paths(cards: &[SkillCard]) -> Vec<String> {
         .collect()
 }
 
+/// Whether `value` is valid for `property`, a property's schema (an
+/// unusable schema accepts nothing).
+pub fn fits(property: &Map<String, Value>, value: &Value) -> bool {
+    narratoria_core::schema::compile(&Value::Object(property.clone()))
+        .map(|v| narratoria_core::schema::validation_errors(&v, value).is_empty())
+        .unwrap_or(false)
+}
+
 /// Calls `f` with every top-level property schema of every tool's input
 /// schema in `cards` (an input schema without `properties` has none).
 pub fn each_input_property(cards: &mut [SkillCard], mut f: impl FnMut(&mut Map<String, Value>)) {

@@ -7,19 +7,23 @@
 use narratoria_core::likeness::Likeness;
 use serde_json::{Map, Value};
 
-use crate::catalog::{each_input_property, SkillCard};
+use crate::catalog::{each_input_property, fits, SkillCard};
 
 /// The keyword a property's value-to-phrases map is named by.
 pub const KEYWORD: &str = "x-choicesByMeaning";
 
 /// How many of the phrases nearest the input vote for their value.
 const NEAREST: usize = 5;
+/// At most this many phrases of one property are compared (the first ones).
+const MOST_PHRASES: usize = 256;
 
 /// `cards` with each `x-choicesByMeaning` property limited to the value
 /// whose phrases are most like `input` (an `enum` of one). Without
 /// `likeness`, or when the map is malformed or its best value does not fit
 /// the property's own schema, the property is left as the author wrote it.
 /// The keyword itself is always taken out: it is not for the grammar.
+/// A retry of a plan passes no `likeness`, so the model chooses again
+/// instead of repeating a value the script refused.
 pub fn with_meaning_choices(
     mut cards: Vec<SkillCard>,
     input: &str,
@@ -50,8 +54,10 @@ fn decide(
             .flatten()
             .filter_map(Value::as_str)
         {
-            phrases.push(phrase.to_string());
-            owners.push(value);
+            if phrases.len() < MOST_PHRASES {
+                phrases.push(phrase.to_string());
+                owners.push(value);
+            }
         }
     }
     if phrases.is_empty() {
@@ -77,7 +83,9 @@ fn decide(
 /// The value the phrases nearest the input vote for: each of the
 /// [`NEAREST`] nearest phrases gives its value its similarity.
 fn best_value<'a>(owners: &[&'a str], similarities: &[f32]) -> Option<&'a str> {
-    let mut order: Vec<usize> = (0..similarities.len().min(owners.len())).collect();
+    let mut order: Vec<usize> = (0..similarities.len().min(owners.len()))
+        .filter(|i| similarities[*i].is_finite())
+        .collect();
     order.sort_by(|a, b| similarities[*b].total_cmp(&similarities[*a]));
     let mut votes: Vec<(&str, f32)> = Vec::new();
     for &i in order.iter().take(NEAREST) {
@@ -90,13 +98,6 @@ fn best_value<'a>(owners: &[&'a str], similarities: &[f32]) -> Option<&'a str> {
         .into_iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(v, _)| v)
-}
-
-/// Whether `value` is valid for the property's own schema.
-fn fits(property: &Map<String, Value>, value: &Value) -> bool {
-    narratoria_core::schema::compile(&Value::Object(property.clone()))
-        .map(|v| narratoria_core::schema::validation_errors(&v, value).is_empty())
-        .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -162,5 +163,28 @@ mod tests {
         malformed[KEYWORD] = json!(["insult"]);
         let cards = with_meaning_choices(card(malformed), "I insult them", Some(&SharedWords));
         assert_eq!(delta(&cards), &plain);
+    }
+
+    /// Likeness that cannot tell: every similarity is NaN but one.
+    struct Broken;
+    impl Likeness for Broken {
+        fn similarities(&self, _: &str, texts: &[String]) -> Result<Vec<f32>, String> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    if t == "save the caravan" {
+                        0.1
+                    } else {
+                        f32::NAN
+                    }
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn a_similarity_that_is_not_a_number_gets_no_vote() {
+        let cards = with_meaning_choices(card(schema()), "I insult them", Some(&Broken));
+        assert_eq!(delta(&cards), &json!({"type": "integer", "enum": [15]}));
     }
 }

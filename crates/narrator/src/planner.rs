@@ -365,12 +365,13 @@ impl LlamaPlanner {
             request.state,
             request.input,
         );
-        // Values the player's words decide by meaning (a standing's rise or fall).
-        let usable = with_meaning_choices(
-            usable,
-            request.input,
-            router.as_deref().map(|r| r as &dyn Likeness),
-        );
+        // Values the player's words decide by meaning (a standing's rise or
+        // fall), on the first plan only: a retry may choose another value.
+        let likeness = router
+            .as_deref()
+            .filter(|_| request.previous_failure.is_none())
+            .map(|r| r as &dyn Likeness);
+        let usable = with_meaning_choices(usable, request.input, likeness);
         let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).
         let candidates = if require {

@@ -11,7 +11,7 @@ use narratoria_core::protocol::{named_choices_at, NamedChoice};
 use narratoria_routing::keywords::stems;
 use serde_json::{Map, Value};
 
-use crate::catalog::{each_input_property, SkillCard};
+use crate::catalog::{each_input_property, fits, SkillCard};
 
 pub use narratoria_core::protocol::CHOICES_KEYWORD as KEYWORD;
 /// At most this many choices are offered (a grammar, not a list to read).
@@ -43,8 +43,11 @@ fn limit(o: &mut Map<String, Value>, state: &Value, said: &HashSet<String>) {
         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let mut choices = named_choices_at(state, &pointers);
-    choices.truncate(MOST_CHOICES);
+    // Only choices the property itself accepts (a length, a pattern).
+    let mut choices: Vec<NamedChoice> = named_choices_at(state, &pointers)
+        .into_iter()
+        .filter(|c| fits(o, &Value::String(c.id.clone())))
+        .collect();
     let named: Vec<NamedChoice> = choices
         .iter()
         .filter(|c| is_named(c, said))
@@ -53,6 +56,7 @@ fn limit(o: &mut Map<String, Value>, state: &Value, said: &HashSet<String>) {
     if !named.is_empty() {
         choices = named;
     }
+    choices.truncate(MOST_CHOICES);
     if !choices.is_empty() {
         o.insert(
             "enum".into(),
@@ -136,6 +140,24 @@ mod tests {
             offered("I insult the captain"),
             json!(["ferrymen", "ashford-watch", "temple-of-the-ford"])
         );
+    }
+
+    #[test]
+    fn a_named_choice_past_the_first_sixty_four_or_one_the_schema_refuses() {
+        let schema = json!({"type": "object", "properties": {
+            "factionId": {"type": "string", "maxLength": 20, KEYWORD: "/factions"}
+        }});
+        let mut factions: Vec<Value> = (0..70).map(|i| json!(format!("band-{i}"))).collect();
+        factions.push(json!("ferrymen"));
+        factions.push(json!("ferrymen-of-the-very-long-river"));
+        let state = json!({ "factions": factions });
+        let cards = with_state_choices(
+            card(schema),
+            state.as_object().unwrap(),
+            "I pay the ferrymen",
+        );
+        // Named, though the 71st; the id longer than the schema allows is not offered.
+        assert_eq!(faction_schema(&cards)["enum"], json!(["ferrymen"]));
     }
 
     #[test]

@@ -77,9 +77,9 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
 /// [`opening`] from the first check's verdict, the first standing looked up
 /// (in words, "the ashford watch regard you as neutral") and the action as a
 /// verb phrase (`done`; `None` for a question, a quote or nothing: then the
-/// outcome is told without it). Without a check, a question whose turn
-/// looked up a standing is answered by the rules: "What does the Watch think
-/// of me?" opens "The ashford watch regard you as neutral, and".
+/// outcome is told without it). Without a check, a question or a quote
+/// whose turn looked up a standing is answered by the rules: "What does the
+/// Watch think of me?" opens "The ashford watch regard you as neutral, and".
 fn opening_of(
     verdict: Option<Verdict>,
     standing: Option<String>,
