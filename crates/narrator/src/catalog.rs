@@ -60,12 +60,16 @@ pub fn tool_paths(cards: &[SkillCard]) -> Vec<String> {
         .collect()
 }
 
-/// Whether `value` is valid for `property`, a property's schema (an
-/// unusable schema accepts nothing).
-pub fn fits(property: &Map<String, Value>, value: &Value) -> bool {
-    narratoria_core::schema::compile(&Value::Object(property.clone()))
+/// Whether `value` is valid for `schema` (an unusable schema accepts nothing).
+pub fn accepts(schema: &Value, value: &Value) -> bool {
+    narratoria_core::schema::compile(schema)
         .map(|v| narratoria_core::schema::validation_errors(&v, value).is_empty())
         .unwrap_or(false)
+}
+
+/// Whether `value` is valid for `property`, a property's schema.
+pub fn fits(property: &Map<String, Value>, value: &Value) -> bool {
+    accepts(&Value::Object(property.clone()), value)
 }
 
 /// Calls `f` with every top-level property schema of every tool's input

@@ -82,11 +82,7 @@ fn runs_with(plan: &Value, tools: &HashMap<&str, Option<&Value>>) -> bool {
             match tools.get(path) {
                 None => false,
                 Some(None) => true,
-                Some(Some(schema)) => narratoria_core::schema::compile(schema)
-                    .map(|v| {
-                        narratoria_core::schema::validation_errors(&v, &call["input"]).is_empty()
-                    })
-                    .unwrap_or(false),
+                Some(Some(schema)) => crate::catalog::accepts(schema, &call["input"]),
             }
         })
     }) == Some(true)
