@@ -72,10 +72,13 @@ pub fn fits(property: &Map<String, Value>, value: &Value) -> bool {
     accepts(&Value::Object(property.clone()), value)
 }
 
-/// Calls `f` with every top-level property schema of every tool's input
-/// schema in `cards` (an input schema without `properties` has none).
-pub fn each_input_property(cards: &mut [SkillCard], mut f: impl FnMut(&mut Map<String, Value>)) {
-    for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {
+/// Calls `f` with every top-level property schema of every input schema of
+/// `tools` (an input schema without `properties` has none).
+pub fn each_input_property<'a>(
+    tools: impl IntoIterator<Item = &'a mut ToolCard>,
+    mut f: impl FnMut(&mut Map<String, Value>),
+) {
+    for tool in tools {
         if let Some(Value::Object(properties)) = tool
             .input_schema
             .as_mut()

@@ -7,7 +7,7 @@
 use narratoria_core::likeness::Likeness;
 use serde_json::{Map, Value};
 
-use crate::catalog::{each_input_property, fits, SkillCard};
+use crate::catalog::{each_input_property, fits, ToolCard};
 
 /// The keyword a property's value-to-phrases map is named by.
 pub const KEYWORD: &str = "x-choicesByMeaning";
@@ -17,25 +17,24 @@ const NEAREST: usize = 5;
 /// At most this many phrases of one property are compared (the first ones).
 const MOST_PHRASES: usize = 256;
 
-/// `cards` with each `x-choicesByMeaning` property limited to the value
-/// whose phrases are most like `input` (an `enum` of one). Without
-/// `likeness`, or when the map is malformed or its best value does not fit
-/// the property's own schema, the property is left as the author wrote it.
-/// The keyword itself is always taken out: it is not for the grammar.
-/// A retry of a plan passes no `likeness`, so the model chooses again
-/// instead of repeating a value the script refused.
-pub fn with_meaning_choices(
-    mut cards: Vec<SkillCard>,
+/// Limits each `x-choicesByMeaning` property of `tools` (the tools a plan
+/// may use) to the value whose phrases are most like `input` (an `enum` of
+/// one). Without `likeness`, or when the map is malformed or its best value
+/// does not fit the property's own schema, the property is left as the
+/// author wrote it. The keyword itself is always taken out: it is not for
+/// the grammar. A retry of a plan passes no `likeness`, so the model chooses
+/// again instead of repeating a value the script refused.
+pub fn choose_by_meaning<'a>(
+    tools: impl IntoIterator<Item = &'a mut ToolCard>,
     input: &str,
     likeness: Option<&dyn Likeness>,
-) -> Vec<SkillCard> {
-    each_input_property(&mut cards, |o| {
+) {
+    each_input_property(tools, |o| {
         let by_value = o.remove(KEYWORD);
         if let (Some(Value::Object(by_value)), Some(likeness)) = (by_value, likeness) {
             decide(o, &by_value, input, likeness);
         }
     });
-    cards
 }
 
 /// Limits `property` to the value of `by_value` most like `input`.
@@ -103,7 +102,21 @@ fn best_value<'a>(owners: &[&'a str], similarities: &[f32]) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::SkillCard;
     use serde_json::json;
+
+    fn with_meaning_choices(
+        mut cards: Vec<SkillCard>,
+        input: &str,
+        likeness: Option<&dyn Likeness>,
+    ) -> Vec<SkillCard> {
+        choose_by_meaning(
+            cards.iter_mut().flat_map(|c| c.tools.iter_mut()),
+            input,
+            likeness,
+        );
+        cards
+    }
 
     /// Likeness by shared words: enough to tell an insult from a gift.
     struct SharedWords;

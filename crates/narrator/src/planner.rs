@@ -19,7 +19,7 @@ use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
-use crate::meaning_choices::with_meaning_choices;
+use crate::meaning_choices::choose_by_meaning;
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
 use crate::state_choices::with_state_choices;
@@ -366,12 +366,12 @@ impl LlamaPlanner {
             request.input,
         );
         // Values the player's words decide by meaning (a standing's rise or
-        // fall), on the first plan only: a retry may choose another value.
+        // fall) in the tools the plan may use, on the first plan only: a
+        // retry may choose another value.
         let likeness = router
             .as_deref()
             .filter(|_| request.previous_failure.is_none())
             .map(|r| r as &dyn Likeness);
-        let usable = with_meaning_choices(usable, request.input, likeness);
         let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).
         let candidates = if require {
@@ -381,7 +381,7 @@ impl LlamaPlanner {
         };
         let (allowed, first, next, routing) = if require {
             // Each routed skill gets one tool, written segment by segment.
-            let (groups, routing) = crate::routing::route_skills(
+            let (mut groups, routing) = crate::routing::route_skills(
                 router.as_deref(),
                 request.catalog,
                 &usable,
@@ -405,6 +405,7 @@ impl LlamaPlanner {
                     routing,
                 });
             }
+            choose_by_meaning(groups.iter_mut().flatten(), request.input, likeness);
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
             let (first, next) =
                 segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);
@@ -419,7 +420,7 @@ impl LlamaPlanner {
                 .into_iter()
                 .filter(|p| offered(p))
                 .collect();
-            let tools: Vec<_> = usable
+            let mut tools: Vec<_> = usable
                 .iter()
                 .flat_map(|c| {
                     c.tools
@@ -428,6 +429,7 @@ impl LlamaPlanner {
                         .cloned()
                 })
                 .collect();
+            choose_by_meaning(tools.iter_mut(), request.input, likeness);
             let min_tools =
                 usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
             let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);

@@ -27,7 +27,10 @@ pub fn with_state_choices(
 ) -> Vec<SkillCard> {
     let state = Value::Object(state.clone());
     let said = stems(input);
-    each_input_property(&mut cards, |property| limit(property, &state, &said));
+    each_input_property(
+        cards.iter_mut().flat_map(|c| c.tools.iter_mut()),
+        |property| limit(property, &state, &said),
+    );
     cards
 }
 

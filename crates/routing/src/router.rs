@@ -168,6 +168,21 @@ impl Router {
         Ok(vectors)
     }
 
+    /// The embedding of `query`: the one routing kept when it is the input
+    /// just routed (a plan's choices by meaning ask about the same input),
+    /// else computed.
+    fn query_vector(&self, query: &str) -> Result<Option<Vec<f32>>, RouteError> {
+        {
+            let last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((text, vectors)) = last.as_ref() {
+                if text == query {
+                    return Ok(vectors.first().cloned());
+                }
+            }
+        }
+        Ok(self.embedder.embed(&[query])?.pop())
+    }
+
     /// The skills `input` needs among `catalog`'s usable skills not in `disabled`.
     pub fn route(
         &self,
@@ -202,10 +217,8 @@ impl Router {
 impl Likeness for Router {
     fn similarities(&self, query: &str, texts: &[String]) -> Result<Vec<f32>, String> {
         let query = self
-            .embedder
-            .embed(&[query])
+            .query_vector(query)
             .map_err(|e| e.to_string())?
-            .pop()
             .ok_or("the embedding model gave nothing for the query")?;
         let texts = self.embed_texts(texts).map_err(|e| e.to_string())?;
         Ok(texts
