@@ -209,6 +209,9 @@ pub struct SentenceStream {
     /// How the clauses of the earlier turns' narration start (their first
     /// [`SAME_CLAUSE_START_WORDS`] words, when two say something).
     told_clause_starts: HashSet<Vec<String>>,
+    /// The earlier turns' whole clauses that say something of their own
+    /// ([`told_clause`]).
+    told_clauses: Vec<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// A sentence was refused: nothing more is released.
@@ -262,6 +265,8 @@ impl SentenceStream {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
             self.told_clause_starts.extend(starts);
+            self.told_clauses
+                .extend(clauses(text).into_iter().filter(|c| told_clause(c)));
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -336,6 +341,9 @@ impl SentenceStream {
                 .windows(SAME_RUN_WORDS)
                 .any(|run| self.told_runs.contains(run) || phrased(run))
                 || starts.iter().any(|s| self.told_clause_starts.contains(s))
+                || clauses(sentence)
+                    .iter()
+                    .any(|c| self.told_clauses.iter().any(|told| c.starts_with(told)))
                 || phrasing_starts.iter().any(|s| phrased(s))
         };
         let allowed = self.limit.allows(index, sentence);
@@ -518,18 +526,39 @@ fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
 /// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
 /// (clauses shorter than that have none).
 fn clause_openings(text: &str) -> Vec<Vec<String>> {
+    clauses(text)
+        .into_iter()
+        .filter_map(|mut words| {
+            words.truncate(SAME_CLAUSE_START_WORDS);
+            (words.len() == SAME_CLAUSE_START_WORDS).then_some(words)
+        })
+        .collect()
+}
+
+/// The words of each clause of `text`, cut after a sentence end or a joint.
+fn clauses(text: &str) -> Vec<Vec<String>> {
     let mut marked = text.to_string();
     for joint in CLAUSE_JOINTS {
         marked = marked.replace(joint, &format!("{}\n", joint.trim_end()));
     }
     marked
         .split('\n')
-        .filter_map(|clause| {
-            let mut words = words_of(clause);
-            words.truncate(SAME_CLAUSE_START_WORDS);
-            (words.len() == SAME_CLAUSE_START_WORDS).then_some(words)
-        })
+        .map(words_of)
+        .filter(|words| !words.is_empty())
         .collect()
+}
+
+/// Whether an earlier turn's clause is one no later clause may begin with:
+/// three words or more, two of them its own ("the light flickers" told in
+/// the first turn and "the light flickers again" in the third). A shorter
+/// one, or one of function words, is a way of speaking.
+fn told_clause(words: &[String]) -> bool {
+    words.len() >= 3
+        && words
+            .iter()
+            .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
+            .count()
+            >= 2
 }
 
 /// A text's words, without case or punctuation.
@@ -852,6 +881,26 @@ mod tests {
         assert_eq!(
             tell("You step in, and it is dark again."),
             "You step in, and it is dark again."
+        );
+    }
+
+    #[test]
+    fn a_clause_may_not_begin_with_a_whole_clause_of_an_earlier_turn() {
+        let earlier = ["You step into the lighthouse and call out, and the light flickers."];
+        let tell = |answer: &str| {
+            let mut s = SentenceStream::new()
+                .told_before(earlier)
+                .opened_with("You wonder what you remember about the keeper, and");
+            let mut text = s.push(answer);
+            text.push_str(&s.finish());
+            text
+        };
+        assert_eq!(tell(" the light flickers again."), "");
+        assert_eq!(tell(" the light flickers."), "");
+        // Another clause of the same words, or a short one, is no loop.
+        assert_eq!(
+            tell(" the light is out, and it flickers."),
+            " the light is out, and it flickers."
         );
     }
 
