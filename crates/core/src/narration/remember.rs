@@ -46,12 +46,41 @@ pub fn summary(input: &str, narrative: &str) -> String {
     }
 }
 
-/// A one-tool plan storing the turn's memory, when the memory skill can
+/// Whether the host keeps the turn's account itself: the memory skill can
 /// store now (discovered, enabled, healthy, not left out by `disabled`).
-pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str) -> Option<Plan> {
+pub fn keeps_accounts(catalog: &Catalog, disabled: &[String]) -> bool {
     catalog
         .usable(disabled)
-        .find(|s| s.name == MEMORY && s.script(STORE).is_some())?;
+        .any(|s| s.name == MEMORY && s.script(STORE).is_some())
+}
+
+/// `plan` without the planner's own memory writes when the host keeps the
+/// turn's account: the account already holds what the player asked to keep,
+/// in their words, where a planner's summary is written before anything
+/// happened and may be a guess (docs/stories.md, "Every turn is
+/// remembered"). Tools that waited on a removed write no longer wait.
+pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) {
+    if !keeps_accounts(catalog, &plan.disabled_skills) {
+        return;
+    }
+    let path = format!("{MEMORY}/{STORE}");
+    let (writes, tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
+        std::mem::take(&mut plan.tools)
+            .into_iter()
+            .partition(|t| t.tool_path == path);
+    plan.tools = tools;
+    for tool in &mut plan.tools {
+        tool.dependencies
+            .retain(|d| !writes.iter().any(|w| &w.tool_id == d));
+    }
+}
+
+/// A one-tool plan storing the turn's memory, when the memory skill can
+/// store now (see [`keeps_accounts`]).
+pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str) -> Option<Plan> {
+    if !keeps_accounts(catalog, disabled) {
+        return None;
+    }
     let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
     tool.input
         .insert("summary".into(), json!(summary(input, narrative)));

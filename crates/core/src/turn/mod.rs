@@ -302,9 +302,11 @@ impl Turn<'_> {
 
     /// `plan` in the turn's shape: the planner's own narrative and narration
     /// steps give way to one narration step the host adds after every
-    /// mechanics tool, so nothing is told before the rules decide.
+    /// mechanics tool, so nothing is told before the rules decide; its memory
+    /// writes give way to the turn's account the host keeps once it is told.
     fn shaped(&self, mut plan: Plan) -> Plan {
         plan.narrative = None;
+        narration::remember::fold_writes(&mut plan, &self.catalog);
         narration::shape(
             &mut plan,
             &self.catalog,

@@ -254,3 +254,43 @@ async fn every_told_turn_is_remembered() {
         .iter()
         .any(|t| t.tool_path.as_deref() == Some("memory/store-memory")));
 }
+
+#[tokio::test]
+async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("stored.log");
+    script_skill(dir.path(), "storyteller", "narrate", OK_NARRATE);
+    script_skill(
+        dir.path(),
+        "memory",
+        "store-memory",
+        &format!(
+            r#"printf '%s\n' "$line" >> '{}'; printf '%s\n' '{{"type":"done","ok":true,"output":{{"stored":true}}}}'"#,
+            log.display()
+        ),
+    );
+    let mut skills = SkillsState::default();
+    let (out, _) = turn(
+        dir.path(),
+        "I meet the bard, his name is Tobin",
+        &mut skills,
+    )
+    .await;
+    assert!(out.result.success, "{:?}", out.result.failure_message);
+    // The rules planner stores a meeting; the host keeps the turn's account instead.
+    let planned = out.turn.attempts[0].plan.as_ref().unwrap();
+    assert!(planned["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["toolPath"] != "memory/store-memory"));
+    let stored: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["input"]["turnAccount"], true);
+    let summary = stored[0]["input"]["summary"].as_str().unwrap();
+    assert!(summary.contains("his name is Tobin"), "{summary}");
+}
