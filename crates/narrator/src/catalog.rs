@@ -44,12 +44,29 @@ pub fn cards(catalog: &Catalog, disabled: &[String]) -> Vec<SkillCard> {
                 .map(|sc| ToolCard {
                     path: format!("{}/{}", s.name, sc.name),
                     description: sc.description.as_deref().map(|d| d.trim().to_string()),
-                    input_schema: sc.input_schema.clone(),
+                    input_schema: sc.input_schema.clone().map(without_read_only),
                 })
                 .collect(),
         })
         .filter(|c| !c.tools.is_empty())
         .collect()
+}
+
+/// `schema` without its top-level properties marked `readOnly` that are not
+/// required: the script or the host fills them, never the planner
+/// (docs/skills.md, "Input schema").
+fn without_read_only(mut schema: Value) -> Value {
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.retain(|name, property| {
+            required.contains(name) || property.get("readOnly") != Some(&Value::Bool(true))
+        });
+    }
+    schema
 }
 
 /// Every toolPath of `cards`, in order.
@@ -89,5 +106,29 @@ pub fn each_input_property<'a>(
                 .filter_map(Value::as_object_mut)
                 .for_each(&mut f);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn read_only_properties_are_not_the_planners_to_write_unless_required() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "summary": {"type": "string"},
+                "timestamp": {"type": "string", "readOnly": true},
+                "id": {"type": "string", "readOnly": true},
+                "note": {"type": "string", "readOnly": false}
+            },
+            "required": ["summary", "id"]
+        });
+        let kept = without_read_only(schema);
+        let names: Vec<&String> = kept["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["summary", "id", "note"]);
+        assert_eq!(without_read_only(json!(true)), json!(true));
     }
 }
