@@ -18,6 +18,7 @@ pub mod error;
 mod examples;
 pub mod gguf;
 pub mod host;
+pub mod input_choices;
 pub mod meaning_choices;
 pub mod planner;
 pub mod prompt;

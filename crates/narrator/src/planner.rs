@@ -19,6 +19,7 @@ use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
+use crate::input_choices::with_player_words;
 use crate::meaning_choices::choose_by_meaning;
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
@@ -357,12 +358,16 @@ impl LlamaPlanner {
         }
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
-        // Inputs the story decides (a known faction) are limited to what the
-        // state holds, and to what the player named when they named any.
         let router = self.router();
-        let usable = with_state_choices(
-            cards(request.catalog, request.disabled_skills),
-            request.state,
+        // Inputs the story decides (a known faction) are limited to what the
+        // state holds, and to what the player named when they named any;
+        // inputs that are the player's words are those words.
+        let usable = with_player_words(
+            with_state_choices(
+                cards(request.catalog, request.disabled_skills),
+                request.state,
+                request.input,
+            ),
             request.input,
         );
         // Values the player's words decide by meaning (a standing's rise or
