@@ -36,10 +36,14 @@ struct ScriptVectors {
     description: Vec<f32>,
 }
 
-/// The embedded texts of one catalog, and a classifier per skill fitted on them.
+/// The embedded texts of one catalog, and a classifier per skill fitted on
+/// them, and per script of a skill with several.
 pub struct ExampleIndex {
     scripts: Vec<ScriptVectors>,
     classifiers: Vec<(String, Linear)>,
+    /// Per script, in the order of `scripts`: its examples against its
+    /// sibling scripts' (`None` for a skill's only script).
+    script_classifiers: Vec<Option<Linear>>,
     narration: Vec<Vec<f32>>,
     keywords: KeywordIndex,
 }
@@ -83,6 +87,7 @@ impl ExampleIndex {
         let narration = vectors(&narration_texts)?;
         Ok(ExampleIndex {
             classifiers: fit_classifiers(&scripts, &narration, l2),
+            script_classifiers: fit_script_classifiers(&scripts, l2),
             scripts,
             narration,
             keywords: KeywordIndex::new(
@@ -148,9 +153,13 @@ impl ExampleIndex {
         for (skill, model) in &self.classifiers {
             let scripts: Vec<&ScriptSignals> =
                 signals.iter().filter(|s| &s.skill == skill).collect();
+            let whole = texts.first().map(Vec::as_slice).unwrap_or_default();
             let Some(best) = scripts
                 .iter()
-                .map(|s| (*s, s.example_score(0, cal)))
+                .map(|s| {
+                    let among_siblings = self.script_logit(s, whole);
+                    (*s, among_siblings + cal.example_weight * s.example_score(0, cal))
+                })
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(s, _)| s)
             else {
@@ -184,6 +193,43 @@ impl ExampleIndex {
         }
         out
     }
+}
+
+impl ExampleIndex {
+    /// The log-odds that `text` calls for `script` rather than one of its
+    /// sibling scripts (0 for a skill's only script).
+    fn script_logit(&self, script: &ScriptSignals, text: &[f32]) -> f32 {
+        self.scripts
+            .iter()
+            .zip(&self.script_classifiers)
+            .find(|(s, _)| s.skill == script.skill && s.script == script.script)
+            .and_then(|(_, model)| model.as_ref())
+            .map_or(0.0, |m| m.logit(text))
+    }
+}
+
+/// One classifier per script of a skill with several: the script's examples
+/// against its sibling scripts' examples and its own counter-examples.
+fn fit_script_classifiers(scripts: &[ScriptVectors], l2: f32) -> Vec<Option<Linear>> {
+    scripts
+        .iter()
+        .map(|own| {
+            let siblings: Vec<&ScriptVectors> = scripts
+                .iter()
+                .filter(|s| s.skill == own.skill && s.script != own.script)
+                .collect();
+            if siblings.is_empty() {
+                return None;
+            }
+            let positives: Vec<&[f32]> = own.examples.iter().map(Vec::as_slice).collect();
+            let negatives: Vec<&[f32]> = siblings
+                .iter()
+                .flat_map(|s| s.examples.iter().map(Vec::as_slice))
+                .chain(own.counter.iter().map(Vec::as_slice))
+                .collect();
+            Some(Linear::fit(&positives, &negatives, l2))
+        })
+        .collect()
 }
 
 /// One classifier per skill: its scripts' examples against the other
