@@ -380,7 +380,7 @@ pub fn tidy_narrative(text: &str) -> String {
         .char_indices()
         .filter(|&(i, c)| matches!(c, '.' | '!' | '?') && text[i + c.len_utf8()..].starts_with(' '))
         .map(|(i, c)| i + c.len_utf8())
-        .last();
+        .next_back();
     match cut {
         Some(at) => text[..at].to_string(),
         None => format!("{}…", text.trim_end_matches([',', ';', ':', ' '])),

@@ -57,10 +57,10 @@ mod tests {
         v.extend(8u64.to_le_bytes());
         v.extend(0u32.to_le_bytes()); // F32
         v.extend(0u64.to_le_bytes());
-        while v.len() % 32 != 0 {
+        while !v.len().is_multiple_of(32) {
             v.push(0);
         }
-        v.extend(std::iter::repeat(0u8).take(data));
+        v.extend(std::iter::repeat_n(0u8, data));
         v
     }
 
