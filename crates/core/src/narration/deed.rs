@@ -15,6 +15,9 @@ pub fn deed(action: &str) -> String {
     if a.starts_with('"') || a.starts_with('“') {
         return format!("You say {a}");
     }
+    if let Some(done) = act(a) {
+        return format!("You {done}.");
+    }
     if a.ends_with('?') {
         // Told in indirect speech, never quoted back (docs/storyteller.md).
         return match wondered(a) {
@@ -22,20 +25,36 @@ pub fn deed(action: &str) -> String {
             None => "You ask your question.".into(),
         };
     }
-    match act(a) {
-        Some(done) => format!("You {done}."),
-        None => "You pause.".into(),
-    }
+    "You pause.".into()
 }
 
 /// What the player's words say the character does, as a verb phrase in the
 /// second person ("I open my pack" → "open your pack", "we rest" → "rest");
 /// a short lead before the subject goes after the deed ("At dawn I leave" →
-/// "leave at dawn"); `None` for a question, a quote or no words.
+/// "leave at dawn"). Of several sentences, the deeds are those whose
+/// subject is the player ("A woman waits. I ask her name." → "ask her
+/// name"). `None` for a question, a quote, a sentence about someone or
+/// something else ("The door opens") or no words.
 pub fn act(action: &str) -> Option<String> {
     let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
     let a = a.trim();
-    if a.is_empty() || a.starts_with('"') || a.starts_with('“') || a.ends_with('?') {
+    if a.is_empty() || a.starts_with('"') || a.starts_with('“') {
+        return None;
+    }
+    let sentences = sentences(a);
+    if sentences.len() > 1 {
+        let deeds: Vec<String> = sentences
+            .iter()
+            .filter(|s| has_the_players_subject(s))
+            .filter_map(|s| act(s))
+            .collect();
+        return match deeds.as_slice() {
+            [] => None,
+            [one] => Some(one.clone()),
+            [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
+        };
+    }
+    if a.ends_with('?') || ABOUT_OTHERS.contains(&first_word(a).as_str()) {
         return None;
     }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
@@ -91,6 +110,45 @@ pub(super) fn second_person(lower: &str) -> Option<&'static str> {
 const SUBJECTS: [&str; 9] = [
     "i", "we", "let's", "lets", "i'm", "im", "we're", "i'll", "we'll",
 ];
+
+/// First words of a sentence about someone or something other than the
+/// player's character.
+const ABOUT_OTHERS: [&str; 15] = [
+    "a", "an", "the", "this", "that", "these", "those", "there", "it", "he", "she", "they",
+    "his", "her", "their",
+];
+
+fn first_word(text: &str) -> String {
+    text.split(' ')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(',')
+        .to_lowercase()
+}
+
+/// `text`'s sentences: cut after `.`, `!` or `?` followed by a space.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        if matches!(c, '.' | '!' | '?') && text[end..].starts_with(' ') {
+            out.push(text[start..end].trim());
+            start = end;
+        }
+    }
+    out.push(text[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Whether `sentence` has the player for its subject, first or after a lead.
+fn has_the_players_subject(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split(' ').collect();
+    is_subject(words[0])
+        || (1..words.len().min(LEAD_WORDS + 1))
+            .any(|k| is_subject(words[k]) && is_lead(&words[..k]))
+}
 
 fn is_subject(word: &str) -> bool {
     SUBJECTS.contains(&word.trim_end_matches(',').to_lowercase().as_str())
@@ -202,6 +260,28 @@ mod tests {
         assert_eq!(act("At dawn we leave"), Some("leave at dawn".into()));
         // Not a lead: a deed of its own before the subject stays where it is.
         assert_eq!(deed("Look, I found it"), "You look, you found it.");
+    }
+
+    #[test]
+    fn of_several_sentences_the_players_deeds_are_told() {
+        assert_eq!(
+            deed("A woman in grey waits there. I ask her name."),
+            "You ask her name."
+        );
+        assert_eq!(
+            deed("I draw my sword. The orc roars! I charge it."),
+            "You draw your sword and charge it."
+        );
+        assert_eq!(
+            deed("I step closer. Then I listen. At dawn we leave."),
+            "You step closer, listen then and leave at dawn."
+        );
+        // A deed before a question is told; a question alone is wondered.
+        assert_eq!(deed("I look at her. Who is she?"), "You look at her.");
+        assert_eq!(deed("Who is she?"), "You wonder who she is.");
+        // Nothing the player's character does: no deed to tell.
+        assert_eq!(act("The door creaks open."), None);
+        assert_eq!(act("A bell rings. The door opens."), None);
     }
 
     #[test]
