@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use narratoria_skills_builtin::{Context, LogLevel, Outcome, ScriptSpec, SkillError};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
@@ -54,7 +54,7 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         ));
     }
     let style = input.style.unwrap_or(config.style);
-    let deps = &without_recent_accounts(&ctx.envelope.deps, &input.recent_turns);
+    let deps = &ctx.envelope.deps;
     let state = ctx.envelope.state.clone();
     let facts = Facts {
         action: &input.player_input,
@@ -67,7 +67,11 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let prompt = prompt::build(&facts, style, config.max_tokens);
     let job = Job {
         prompt: &prompt,
-        template: template::narrate(&input.player_input, style, deps),
+        template: template::narrate(
+            &input.player_input,
+            style,
+            &prompt::without_recent_accounts(deps, &input.recent_turns),
+        ),
         model_candidates: model_candidates(
             config.model_path.as_deref(),
             std::env::var("NARRATORIA_MODEL").ok().as_deref(),
@@ -102,36 +106,6 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     })
 }
 
-/// `deps` without the recalled memories that are the recent turns' own
-/// accounts (the host remembers every turn): those turns are in the story so
-/// far already, and told again as memories they crowded out what happened.
-fn without_recent_accounts(deps: &Map<String, Value>, recent: &[RecentTurn]) -> Map<String, Value> {
-    let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    let told: Vec<String> = recent
-        .iter()
-        .map(|t| {
-            squeeze(&t.narrator)
-                .chars()
-                .take(ACCOUNT_START_CHARS)
-                .collect()
-        })
-        .filter(|t: &String| !t.is_empty())
-        .collect();
-    let mut deps = deps.clone();
-    for output in deps.values_mut() {
-        if let Some(Value::Array(memories)) = output.get_mut("memories") {
-            memories.retain(|m| {
-                let summary = squeeze(m.get("summary").and_then(Value::as_str).unwrap_or(""));
-                !told.iter().any(|t| summary.contains(t.as_str()))
-            });
-        }
-    }
-    deps
-}
-
-/// How much of a turn's narration identifies its account in a memory.
-const ACCOUNT_START_CHARS: usize = 60;
-
 /// What the run will try first, without the key.
 fn describe(config: &StoryConfig, style: Style) -> String {
     let first = match config.provider {
@@ -153,27 +127,4 @@ fn describe(config: &StoryConfig, style: Style) -> String {
         style.name(),
         config.max_tokens
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_recent_turns_own_account_is_not_told_as_a_memory() {
-        let deps = json!({"recall": {"memories": [
-            {"summary": "You ask the keeper why the lamp went dark, and he shrugs."},
-            {"summary": "You met Mira at the well."}
-        ]}, "roll": {"total": 3}});
-        let recent = [RecentTurn {
-            player: "I ask the keeper why the lamp went dark".into(),
-            narrator: "You ask the keeper why the lamp went dark, and he shrugs.".into(),
-        }];
-        let kept = without_recent_accounts(deps.as_object().unwrap(), &recent);
-        assert_eq!(
-            kept["recall"]["memories"],
-            json!([{"summary": "You met Mira at the well."}])
-        );
-        assert_eq!(kept["roll"], deps["roll"]);
-    }
 }

@@ -68,10 +68,22 @@ pub struct Prompt {
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
     opening_of(
         first_verdict(deps),
-        first_standing(deps),
+        Looked {
+            standing: first_standing(deps),
+            recalled: first_recall(deps),
+        },
         act(action),
         action,
     )
+}
+
+/// What the turn's tools looked up, as the rules may open a question's
+/// answer with it.
+struct Looked {
+    /// The first standing looked up, in words.
+    standing: Option<String>,
+    /// What the first recall brought back (empty: nothing).
+    recalled: Option<Vec<String>>,
 }
 
 /// [`opening`] from the first check's verdict, the first standing looked up
@@ -79,20 +91,23 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
 /// verb phrase (`done`; `None` for a question, a quote or nothing: then the
 /// outcome is told without it). Without a check, a question or a quote
 /// whose turn looked up a standing is answered by the rules: "What does the
-/// Watch think of me?" opens "The ashford watch regard you as neutral, and".
-fn opening_of(
-    verdict: Option<Verdict>,
-    standing: Option<String>,
-    done: Option<String>,
-    action: &str,
-) -> String {
+/// Watch think of me?" opens "The ashford watch regard you as neutral, and";
+/// one whose turn recalled memories opens with the first of them ("You
+/// wonder whether you have met her. You think back: you greet her by the
+/// well.") or, when none came back, with nothing coming to mind.
+fn opening_of(verdict: Option<Verdict>, looked: Looked, done: Option<String>, action: &str) -> String {
     let Some(verdict) = verdict else {
-        return match (done, standing) {
+        return match (done, looked.standing) {
             (Some(a), _) => format!("You {a}, and"),
             (None, Some(s)) => sentence_case(&format!("{s}, and")),
-            (None, None) => {
-                wondered(action).map_or_else(|| "You".into(), |w| format!("You {w}, and"))
-            }
+            (None, None) => match (wondered(action), looked.recalled) {
+                (Some(w), Some(memories)) => match remembered(&memories) {
+                    Some(m) => format!("You {w}. You think back: {m}"),
+                    None => format!("You {w}, but nothing comes to mind, and"),
+                },
+                (Some(w), None) => format!("You {w}, and"),
+                (None, _) => "You".into(),
+            },
         };
     };
     match (done, verdict.twist()) {
@@ -123,6 +138,69 @@ fn first_standing(deps: &Map<String, Value>) -> Option<String> {
                 .unwrap_or_default()
         })
 }
+
+/// The memories the first recall among the tools' outputs brought back
+/// (`None` when the turn recalled nothing).
+fn first_recall(deps: &Map<String, Value>) -> Option<Vec<String>> {
+    deps.values().flat_map(facts_of).find_map(|f| match f {
+        Fact::Recalled { memories } => Some(memories),
+        _ => None,
+    })
+}
+
+/// The first sentence of the first memory that tells something happening
+/// (not a question wondered, as the account of a question turn opens),
+/// its "You" in lower case: "you greet her by the well."
+fn remembered(memories: &[String]) -> Option<String> {
+    let memory = memories
+        .iter()
+        .map(|m| m.trim())
+        .find(|m| !m.is_empty() && !m.starts_with("You wonder"))?;
+    let end = memory
+        .char_indices()
+        .find(|&(i, c)| matches!(c, '.' | '!' | '?') && memory[i + 1..].starts_with(' '))
+        .map_or(memory.len(), |(i, _)| i + 1);
+    let sentence = memory[..end].trim();
+    let sentence = match sentence.strip_prefix("You ") {
+        Some(rest) => format!("you {rest}"),
+        None => sentence.to_string(),
+    };
+    Some(if sentence.ends_with(['.', '!', '?']) {
+        sentence
+    } else {
+        format!("{sentence}.")
+    })
+}
+
+/// `deps` without the recalled memories that are the recent turns' own
+/// accounts (the host remembers every turn): those turns are in the story so
+/// far already, and told again as memories they crowded out what happened.
+pub fn without_recent_accounts(deps: &Map<String, Value>, recent: &[RecentTurn]) -> Map<String, Value> {
+    let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let told: Vec<String> = recent
+        .iter()
+        .map(|t| {
+            squeeze(&t.narrator)
+                .chars()
+                .take(ACCOUNT_START_CHARS)
+                .collect()
+        })
+        .filter(|t: &String| !t.is_empty())
+        .collect();
+    let mut deps = deps.clone();
+    for output in deps.values_mut() {
+        if let Some(Value::Array(memories)) = output.get_mut("memories") {
+            memories.retain(|m| {
+                let summary = squeeze(m.get("summary").and_then(Value::as_str).unwrap_or(""));
+                !told.iter().any(|t| summary.contains(t.as_str()))
+            });
+        }
+    }
+    deps
+}
+
+/// How much of a turn's narration identifies its account in a memory.
+const ACCOUNT_START_CHARS: usize = 60;
 
 /// How each style reads, as told to the model.
 pub fn style_guide(style: Style) -> &'static str {
@@ -164,7 +242,10 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         user.push_str(&format!("Story so far:\n{history}\n"));
     }
     user.push_str(&format!("Action: {}\n", one_line(facts.action, 2000)));
-    let decided = decided(facts.deps, facts.action);
+    let decided = decided(
+        &without_recent_accounts(facts.deps, facts.recent),
+        facts.action,
+    );
     if !decided.is_empty() {
         user.push_str("What happened:\n");
         for line in decided {
@@ -183,7 +264,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
         (deed, v)
     });
-    let opening = opening_of(verdict, first_standing(facts.deps), done, facts.action);
+    let opening = opening(facts.deps, facts.action);
     story.push('\n');
     story.push_str(&user);
     story.push('\n');
@@ -333,6 +414,31 @@ mod tests {
             opening(standing, "What does the Watch think of me?"),
             "The ashford watch regard you as neutral, and"
         );
+        // Memories recalled answer a question: the first one that tells
+        // something happening, or nothing coming to mind.
+        let recalled = json!({"recall": {"memories": [
+            {"summary": "You wonder who she is, and she smiles."},
+            {"summary": "You greet Senna by the well. She nods."},
+            {"summary": "Mara sells you a map"}]}});
+        assert_eq!(
+            opening(recalled.as_object().unwrap(), "Have I met Senna before?"),
+            "You wonder whether you have met Senna before. You think back: you greet Senna by the well."
+        );
+        let named = json!({"recall": {"memories": [{"summary": "Mara sells you a map"}]}});
+        assert_eq!(
+            opening(named.as_object().unwrap(), "Who is Mara?"),
+            "You wonder who Mara is. You think back: Mara sells you a map."
+        );
+        let none = json!({"recall": {"memories": []}});
+        assert_eq!(
+            opening(none.as_object().unwrap(), "Have I met Senna before?"),
+            "You wonder whether you have met Senna before, but nothing comes to mind, and"
+        );
+        // A deed that recalled memories is told as done.
+        assert_eq!(
+            opening(none.as_object().unwrap(), "I search the desk"),
+            "You search the desk, and"
+        );
         // A roll with no difficulty or nothing at all decide no outcome: the
         // action is simply done; a question or a quote is left for the model
         // to tell.
@@ -469,5 +575,23 @@ mod tests {
         );
         assert_eq!(clip("héllo", 2), "hé…");
         assert_eq!(clip("hé", 2), "hé");
+    }
+
+    #[test]
+    fn a_recent_turns_own_account_is_not_told_as_a_memory() {
+        let deps = json!({"recall": {"memories": [
+            {"summary": "You ask the keeper why the lamp went dark, and he shrugs."},
+            {"summary": "You met Mira at the well."}
+        ]}, "roll": {"total": 3}});
+        let recent = [RecentTurn {
+            player: "I ask the keeper why the lamp went dark".into(),
+            narrator: "You ask the keeper why the lamp went dark, and he shrugs.".into(),
+        }];
+        let kept = without_recent_accounts(deps.as_object().unwrap(), &recent);
+        assert_eq!(
+            kept["recall"]["memories"],
+            json!([{"summary": "You met Mira at the well."}])
+        );
+        assert_eq!(kept["roll"], deps["roll"]);
     }
 }
