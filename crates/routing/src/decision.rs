@@ -156,6 +156,23 @@ pub fn decide(skills: &[SkillScore], cal: &Calibration) -> Vec<Routed> {
         .collect()
 }
 
+/// Whether the input's clauses can change what [`decide`] makes of
+/// `skills` scored on the whole input alone: only when a skill after the
+/// best one may be used and must win a clause to be.
+pub fn clauses_can_decide(skills: &[SkillScore], cal: &Calibration) -> bool {
+    let mut whole: Vec<f32> = skills
+        .iter()
+        .map(|s| s.per_text.first().copied().unwrap_or(f32::MIN))
+        .collect();
+    whole.sort_by(|a, b| b.total_cmp(a));
+    cal.further_wins_a_clause
+        && cal.max_skills > 1
+        && whole.first().is_some_and(|&best| best >= cal.threshold)
+        && whole
+            .get(1)
+            .is_some_and(|&next| next >= cal.threshold && next >= cal.further_threshold)
+}
+
 /// The mean of the `k` largest of `values` (0 when empty).
 pub fn top_k_mean(values: &mut [f32], k: usize) -> f32 {
     if values.is_empty() {
@@ -229,6 +246,28 @@ mod tests {
         // One clause wins for dice only: memory stays out.
         let one = [s("dice", &[3.0, 4.0]), s("memory", &[2.0, 1.0])];
         assert_eq!(decide(&one, &cal).len(), 1);
+    }
+
+    #[test]
+    fn clauses_are_needed_only_for_a_possible_second_skill() {
+        let cal = Calibration {
+            threshold: 0.0,
+            further_threshold: 1.0,
+            further_wins_a_clause: true,
+            ..Calibration::default()
+        };
+        assert!(clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &cal));
+        // The second under the further threshold, or nothing at all used.
+        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[0.5])], &cal));
+        assert!(!clauses_can_decide(&[s("dice", &[-1.0]), s("memory", &[-2.0])], &cal));
+        // Without the clause rule, or with one skill at most, never.
+        let free = Calibration {
+            further_wins_a_clause: false,
+            ..cal
+        };
+        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &free));
+        let one = Calibration { max_skills: 1, ..cal };
+        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &one));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::cache;
 use crate::candidates::{candidates, Candidate};
 use crate::clauses::clauses;
-use crate::decision::{decide, Calibration, Routed, SkillScore};
+use crate::decision::{clauses_can_decide, decide, Calibration, Routed, SkillScore};
 use crate::index::{Embed, ExampleIndex, ScriptSignals};
 use crate::RouteError;
 
@@ -147,15 +147,25 @@ impl Router {
 
     /// The embeddings of `input` and of its clauses (whole input first).
     pub fn embed_input(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
-        let mut texts = vec![input.to_string()];
+        let mut vectors = self.embedder.embed(&[input])?;
         if self.calibration.clauses {
-            texts.extend(clauses(input));
+            vectors.extend(self.embed_clauses(input)?);
         }
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        Ok(vectors)
+    }
+
+    /// The embeddings of `input`'s clauses (none for one clause), in a batch
+    /// of their own: padded to the longest clause, not to the whole input.
+    fn embed_clauses(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
+        let parts = clauses(input);
+        if parts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
         self.embedder.embed(&refs)
     }
 
-    /// [`Router::embed_input`], kept for the last input.
+    /// The embedding of the whole `input`, kept for the last input.
     fn input_vectors(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
         let mut last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((text, vectors)) = last.as_ref() {
@@ -163,7 +173,7 @@ impl Router {
                 return Ok(vectors.clone());
             }
         }
-        let vectors = self.embed_input(input)?;
+        let vectors = self.embedder.embed(&[input])?;
         *last = Some((input.to_string(), vectors.clone()));
         Ok(vectors)
     }
@@ -191,18 +201,22 @@ impl Router {
         disabled: &[String],
     ) -> Result<Decision, RouteError> {
         let index = self.prepare(catalog)?;
-        let vectors = self.input_vectors(input)?;
-        let texts = if self.calibration.clauses {
-            &vectors[..]
-        } else {
-            &vectors[..1]
+        let cal = &self.calibration;
+        let scored = |texts: &[Vec<f32>]| {
+            let signals: Vec<ScriptSignals> = index
+                .signals(input, texts, cal.top_k)
+                .into_iter()
+                .filter(|s| !disabled.contains(&s.skill))
+                .collect();
+            index.skill_scores(&signals, texts, cal)
         };
-        let signals: Vec<ScriptSignals> = index
-            .signals(input, texts, self.calibration.top_k)
-            .into_iter()
-            .filter(|s| !disabled.contains(&s.skill))
-            .collect();
-        let scores = index.skill_scores(&signals, texts, &self.calibration);
+        let mut texts = self.input_vectors(input)?;
+        let mut scores = scored(&texts);
+        // The clauses are embedded only when they can change the decision.
+        if cal.clauses && clauses_can_decide(&scores, cal) {
+            texts.extend(self.embed_clauses(input)?);
+            scores = scored(&texts);
+        }
         Ok(Decision {
             skills: decide(&scores, &self.calibration),
             scores,
