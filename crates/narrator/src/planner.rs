@@ -19,7 +19,7 @@ use crate::catalog::{cards, tool_paths, SkillCard};
 use crate::compact::{compact_schema, expand, grammar, CompactLimits, Expansion};
 use crate::error::NarratorError;
 use crate::gguf::{self, GgufSummary};
-use crate::input_choices::with_player_words;
+use crate::input_choices::{fill_player_words, without_player_words};
 use crate::meaning_choices::choose_by_meaning;
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
@@ -361,8 +361,8 @@ impl LlamaPlanner {
         let router = self.router();
         // Inputs the story decides (a known faction) are limited to what the
         // state holds, and to what the player named when they named any;
-        // inputs that are the player's words are those words.
-        let usable = with_player_words(
+        // inputs that are the player's words are those words, filled by the host.
+        let (usable, player_words) = without_player_words(
             with_state_choices(
                 cards(request.catalog, request.disabled_skills),
                 request.state,
@@ -478,7 +478,7 @@ impl LlamaPlanner {
             events: tx,
         })?;
         let generated = wait(&rx, request.deadline, on_narrative)?;
-        let plan = expand(
+        let mut plan = expand(
             &generated.text,
             &Expansion {
                 allowed_paths: &allowed,
@@ -487,6 +487,7 @@ impl LlamaPlanner {
                 parent_plan_id: request.parent_plan_id,
             },
         )?;
+        fill_player_words(&mut plan, &player_words, request.input);
         Ok(PlanOutcome {
             plan,
             transcript: transcript(&self.name, prompt_text, &generated),
