@@ -186,6 +186,9 @@ pub fn generation_input_schema(schema: Option<&Value>, string_max: usize) -> Val
     }
 }
 
+/// The most items of a list the model writes, unless the script needs more.
+const ARRAY_MAX: u64 = 8;
+
 fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     if depth > 16 {
         return;
@@ -224,8 +227,12 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
             }
         }
     }
-    if is(o, "array") && !o.contains_key("maxItems") {
-        o.insert("maxItems".into(), json!(8));
+    // A list the model writes is short: a small model left room repeats
+    // itself until its deadline ("the island_1.5_2.5…" fifty times).
+    if is(o, "array") {
+        let most = o.get("maxItems").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        let least = o.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        o.insert("maxItems".into(), json!(most.min(ARRAY_MAX).max(least)));
     }
     if is(o, "object") && o.contains_key("properties") && !o.contains_key("additionalProperties") {
         o.insert("additionalProperties".into(), json!(false));
@@ -473,6 +480,24 @@ mod tests {
         );
         let g = grammar(&json!({"type": "object", "properties": {"input": s}})).unwrap();
         assert!(g.contains("\"25\""), "{g}");
+    }
+
+    #[test]
+    fn a_list_the_model_writes_is_short_unless_the_script_needs_more() {
+        let s = generation_input_schema(
+            Some(&json!({"type": "object", "properties": {
+                "places": {"type": "array", "items": {"type": "string"}, "maxItems": 50},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "pair": {"type": "array", "items": {"type": "integer"}, "maxItems": 2},
+                "many": {"type": "array", "items": {"type": "integer"}, "minItems": 12}
+            }})),
+            32,
+        );
+        let most = |k: &str| s["properties"][k]["maxItems"].as_u64().unwrap();
+        assert_eq!(
+            [most("places"), most("tags"), most("pair"), most("many")],
+            [8, 8, 2, 12]
+        );
     }
 
     #[test]
