@@ -377,15 +377,23 @@ impl SentenceStream {
 
     /// Ends the stream: a sentence ended by the end of the text is released;
     /// an unfinished one is dropped — unless nothing was released yet, when
-    /// it is released with a full stop so that there is an answer at all.
+    /// it is released with a full stop so that there is an answer at all. A
+    /// last sentence that trails off in an ellipsis is always dropped.
     pub fn finish(&mut self) -> String {
         if self.closed {
             return String::new();
         }
-        if let Some(end) = last_sentence_end(&self.held, true) {
+        // A last sentence that trails off ("and the Drowned Lan...") was cut
+        // by the model itself: it is dropped, even when it is the only one.
+        let trailing = trails_off(&self.held);
+        if let Some(end) = last_sentence_end(&self.held, !trailing) {
             let out = self.release(end);
             self.held.clear();
             return out;
+        }
+        if trailing {
+            self.held.clear();
+            return String::new();
         }
         let rest = std::mem::take(&mut self.held);
         let rest = without_a_loose_end(&rest);
@@ -438,6 +446,12 @@ impl SentenceStream {
         self.text.push_str(&out);
         out
     }
+}
+
+/// Whether `text` ends in an ellipsis ("Lan...", "Lan…\""), closing quotes aside.
+fn trails_off(text: &str) -> bool {
+    let end = text.trim_end().trim_end_matches(CLOSERS);
+    end.ends_with("...") || end.ends_with('…')
 }
 
 /// Words a cut-off sentence may not end on ("…, and").
@@ -631,6 +645,25 @@ mod tests {
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
         (shown, s.text().to_string())
+    }
+
+    #[test]
+    fn a_last_sentence_that_trails_off_is_not_told() {
+        let mut s = SentenceStream::new().opened_with("You sleep until dawn, and");
+        assert_eq!(
+            s.push(" the bells ring. Then the Drowned Lan..."),
+            " the bells ring."
+        );
+        assert_eq!(s.finish(), "");
+        assert_eq!(s.text(), "You sleep until dawn, and the bells ring.");
+        let mut only = SentenceStream::new().opened_with("You sleep until dawn, and");
+        assert_eq!(only.push(" the Drowned Lan…"), "");
+        assert_eq!(only.finish(), "");
+        // An ellipsis inside the text is a pause, not an end.
+        let mut pause = SentenceStream::new().opened_with("You wait, and");
+        pause.push(" nothing... then a bell rings.");
+        pause.finish();
+        assert_eq!(pause.text(), "You wait, and nothing... then a bell rings.");
     }
 
     #[test]
