@@ -154,12 +154,10 @@ impl ExampleIndex {
             let scripts: Vec<&ScriptSignals> =
                 signals.iter().filter(|s| &s.skill == skill).collect();
             let whole = texts.first().map(Vec::as_slice).unwrap_or_default();
+            // The script its classifier among its siblings prefers.
             let Some(best) = scripts
                 .iter()
-                .map(|s| {
-                    let among_siblings = self.script_logit(s, whole);
-                    (*s, among_siblings + cal.example_weight * s.example_score(0, cal))
-                })
+                .map(|s| (*s, self.script_logit(s, whole)))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(s, _)| s)
             else {
