@@ -25,7 +25,30 @@ pub fn deed(action: &str) -> String {
             None => "You ask your question.".into(),
         };
     }
-    "You pause.".into()
+    // Words about the world, not a deed ("The innkeeper owes me ten gold."):
+    // kept as said, in the second person.
+    let said: Vec<String> = a
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| match second_person(&w.to_lowercase()) {
+            Some(you) if i == 0 => sentence_case(you),
+            Some(you) => you.to_string(),
+            None => w.to_string(),
+        })
+        .collect();
+    let said = said.join(" ");
+    if said.ends_with(['.', '!', '?', '…']) {
+        said
+    } else {
+        format!("{said}.")
+    }
+}
+
+fn sentence_case(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// What the player's words say the character does, as a verb phrase in the
@@ -43,18 +66,28 @@ pub fn act(action: &str) -> Option<String> {
     }
     let sentences = sentences(a);
     if sentences.len() > 1 {
-        let deeds: Vec<String> = sentences
+        // The sentences the player is the subject of; without any, the
+        // commands, when every sentence is one ("Go north. Open the door.").
+        let mut deeds: Vec<String> = sentences
             .iter()
             .filter(|s| has_the_players_subject(s))
             .filter_map(|s| act(s))
             .collect();
+        if deeds.is_empty() {
+            deeds = sentences.iter().map_while(|s| act(s)).collect();
+            if deeds.len() < sentences.len() {
+                deeds.clear();
+            }
+        }
         return match deeds.as_slice() {
             [] => None,
             [one] => Some(one.clone()),
             [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
         };
     }
-    if a.ends_with('?') || ABOUT_OTHERS.contains(&first_word(a).as_str()) {
+    let about_others = ABOUT_OTHERS.contains(&first_word(a).as_str())
+        && !a.split(' ').any(is_subject);
+    if a.ends_with('?') || about_others {
         return None;
     }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
@@ -126,13 +159,27 @@ fn first_word(text: &str) -> String {
         .to_lowercase()
 }
 
-/// `text`'s sentences: cut after `.`, `!` or `?` followed by a space.
+/// `text`'s sentences: cut after `.`, `!` or `?` followed by a space and a
+/// capital letter, outside quotes and not after a title ("Dr. Venn").
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
+    let mut quoted = false;
     for (i, c) in text.char_indices() {
+        if matches!(c, '"' | '“' | '”') {
+            quoted = !quoted;
+        }
         let end = i + c.len_utf8();
-        if matches!(c, '.' | '!' | '?') && text[end..].starts_with(' ') {
+        let next_starts = text[end..]
+            .strip_prefix(' ')
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(char::is_uppercase);
+        let word = text[start..i].rsplit(' ').next().unwrap_or_default();
+        if !quoted
+            && matches!(c, '.' | '!' | '?')
+            && next_starts
+            && !TITLES.contains(&word.to_lowercase().as_str())
+        {
             out.push(text[start..end].trim());
             start = end;
         }
@@ -141,6 +188,9 @@ fn sentences(text: &str) -> Vec<&str> {
     out.retain(|s| !s.is_empty());
     out
 }
+
+/// Words a full stop follows without ending a sentence.
+const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "st", "mt", "sgt", "capt"];
 
 /// Whether `sentence` has the player for its subject, first or after a lead.
 fn has_the_players_subject(sentence: &str) -> bool {
@@ -161,7 +211,9 @@ const LEAD_WORDS: usize = 5;
 /// that make a lead alone ("Then I …"), prepositions ("At dawn I …") and
 /// conjunctions, whose lead may hold a clause of its own ("When I reach the
 /// gate, I …").
-const LEAD_ADVERBS: [&str; 8] = [
+const LEAD_ADVERBS: [&str; 10] = [
+    "there",
+    "here",
     "then",
     "now",
     "finally",
@@ -175,6 +227,7 @@ const LEAD_PREPOSITIONS: [&str; 8] = [
     "in", "at", "on", "with", "without", "from", "under", "behind",
 ];
 const LEAD_CONJUNCTIONS: [&str; 6] = ["when", "after", "before", "while", "as", "once"];
+const LEAD_DETERMINERS: [&str; 6] = ["the", "that", "this", "next", "every", "one"];
 
 /// Whether `words` read as a lead before the subject: when, where or how
 /// ("in the morning", "quietly,", "when I reach the gate,"), not a deed of
@@ -193,6 +246,11 @@ fn is_lead(words: &[&str]) -> bool {
         // A clause of its own: a conjunction's, closed by a comma.
         return LEAD_CONJUNCTIONS.contains(&first)
             && words.last().is_some_and(|w| w.ends_with(','));
+    }
+    // "That night", "The next morning", "This time": a determiner and a
+    // word or two of time or place.
+    if LEAD_DETERMINERS.contains(&first) && words.len() <= 3 {
+        return true;
     }
     LEAD_ADVERBS.contains(&first)
         || LEAD_PREPOSITIONS.contains(&first)
@@ -273,15 +331,39 @@ mod tests {
             "You draw your sword and charge it."
         );
         assert_eq!(
-            deed("I step closer. Then I listen. At dawn we leave."),
-            "You step closer, listen then and leave at dawn."
+            deed("I step closer. At dawn we leave."),
+            "You step closer and leave at dawn."
         );
         // A deed before a question is told; a question alone is wondered.
         assert_eq!(deed("I look at her. Who is she?"), "You look at her.");
         assert_eq!(deed("Who is she?"), "You wonder who she is.");
-        // Nothing the player's character does: no deed to tell.
+        // Nothing the player's character does: no deed to tell, and the
+        // words are kept as said.
         assert_eq!(act("The door creaks open."), None);
         assert_eq!(act("A bell rings. The door opens."), None);
+        assert_eq!(
+            deed("The innkeeper Mara owes me ten gold. Remember that."),
+            "The innkeeper Mara owes you ten gold. Remember that."
+        );
+        // Commands alone are deeds.
+        assert_eq!(deed("Go north. Open the door."), "You go north and open the door.");
+        // Not a sentence end: a title, a quote, a lower-case word after.
+        assert_eq!(
+            deed("I ask Dr. Venn about the plague."),
+            "You ask Dr. Venn about the plague."
+        );
+        assert_eq!(
+            deed("I yell \"Run! Now!\" and flee."),
+            "You yell \"Run! Now!\" and flee."
+        );
+    }
+
+    #[test]
+    fn a_lead_of_time_before_the_subject_follows_the_deed() {
+        assert_eq!(deed("That night we camp by the river"), "You camp by the river that night.");
+        assert_eq!(deed("The next morning I leave"), "You leave the next morning.");
+        assert_eq!(deed("This time I aim for its eye"), "You aim for its eye this time.");
+        assert_eq!(deed("There I wait"), "You wait there.");
     }
 
     #[test]
