@@ -103,7 +103,10 @@ fn opening_of(verdict: Option<Verdict>, looked: Looked, done: Option<String>, ac
             (None, None) => match (wondered(action), looked.recalled) {
                 (Some(w), Some(memories)) => match remembered(&memories) {
                     Some(m) => format!("You {w}. You think back: {m}"),
-                    None => format!("You {w}, but nothing comes to mind, and"),
+                    None if memories.is_empty() => {
+                        format!("You {w}, but nothing comes to mind, and")
+                    }
+                    None => format!("You {w}, and"),
                 },
                 (Some(w), None) => format!("You {w}, and"),
                 (None, _) => "You".into(),
@@ -156,25 +159,42 @@ fn remembered(memories: &[String]) -> Option<String> {
         .iter()
         .map(|m| m.trim())
         .find(|m| !m.is_empty() && !m.starts_with("You wonder"))?;
-    let end = memory
+    // Its whole sentences within the budget: the first tells the deed, the
+    // next ones what came of it ("She says she is Senna.").
+    let ends: Vec<usize> = memory
         .char_indices()
-        .find(|&(i, c)| matches!(c, '.' | '!' | '?') && memory[i + 1..].starts_with(' '))
-        .map_or(memory.len(), |(i, _)| i + 1);
-    let sentence = memory[..end].trim();
-    let sentence = match sentence.strip_prefix("You ") {
+        .filter(|&(i, c)| {
+            matches!(c, '.' | '!' | '?') && (i + 1 == memory.len() || memory[i + 1..].starts_with(' '))
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    let end = ends
+        .iter()
+        .copied()
+        .take_while(|&e| memory[..e].chars().count() <= MEMORY_CHARS)
+        .last()
+        .or_else(|| ends.first().copied())
+        .unwrap_or(memory.len());
+    let told = memory[..end].trim();
+    let told = match told.strip_prefix("You ") {
         Some(rest) => format!("you {rest}"),
-        None => sentence.to_string(),
+        None => told.to_string(),
     };
-    Some(if sentence.ends_with(['.', '!', '?']) {
-        sentence
+    Some(if told.ends_with(['.', '!', '?']) {
+        told
     } else {
-        format!("{sentence}.")
+        format!("{told}.")
     })
 }
 
+/// The most characters of a memory the opening tells (whole sentences; a
+/// first sentence longer than this is told whole).
+const MEMORY_CHARS: usize = 200;
+
 /// `deps` without the recalled memories that are the recent turns' own
 /// accounts (the host remembers every turn): those turns are in the story so
-/// far already, and told again as memories they crowded out what happened.
+/// far already, and told again as memories they crowded out what happened. A
+/// recall left with none is left out.
 pub fn without_recent_accounts(deps: &Map<String, Value>, recent: &[RecentTurn]) -> Map<String, Value> {
     let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let told: Vec<String> = recent
@@ -188,14 +208,19 @@ pub fn without_recent_accounts(deps: &Map<String, Value>, recent: &[RecentTurn])
         .filter(|t: &String| !t.is_empty())
         .collect();
     let mut deps = deps.clone();
-    for output in deps.values_mut() {
-        if let Some(Value::Array(memories)) = output.get_mut("memories") {
-            memories.retain(|m| {
-                let summary = squeeze(m.get("summary").and_then(Value::as_str).unwrap_or(""));
-                !told.iter().any(|t| summary.contains(t.as_str()))
-            });
-        }
-    }
+    // A recall whose memories were all recent turns found what the story so
+    // far tells: it is left out, not told as nothing coming to mind.
+    deps.retain(|_, output| {
+        let Some(Value::Array(memories)) = output.get_mut("memories") else {
+            return true;
+        };
+        let found = !memories.is_empty();
+        memories.retain(|m| {
+            let summary = squeeze(m.get("summary").and_then(Value::as_str).unwrap_or(""));
+            !told.iter().any(|t| summary.contains(t.as_str()))
+        });
+        !(found && memories.is_empty())
+    });
     deps
 }
 
@@ -422,13 +447,24 @@ mod tests {
             {"summary": "Mara sells you a map"}]}});
         assert_eq!(
             opening(recalled.as_object().unwrap(), "Have I met Senna before?"),
-            "You wonder whether you have met Senna before. You think back: you greet Senna by the well."
+            "You wonder whether you have met Senna before. You think back: you greet Senna by the well. She nods."
         );
         let named = json!({"recall": {"memories": [{"summary": "Mara sells you a map"}]}});
         assert_eq!(
             opening(named.as_object().unwrap(), "Who is Mara?"),
             "You wonder who Mara is. You think back: Mara sells you a map."
         );
+        // Only questions wondered before: the model answers as for any question.
+        let wondered_only = json!({"recall": {"memories": [{"summary": "You wonder who she is."}]}});
+        assert_eq!(
+            opening(wondered_only.as_object().unwrap(), "Who is Senna?"),
+            "You wonder who Senna is, and"
+        );
+        // A long memory is told in whole sentences within the budget.
+        let long = format!("You meet Senna. {}", "She talks of the sea. ".repeat(20));
+        let long = json!({"recall": {"memories": [{"summary": long}]}});
+        let told = opening(long.as_object().unwrap(), "Who is Senna?");
+        assert!(told.len() < 300 && told.ends_with("sea."), "{told}");
         let none = json!({"recall": {"memories": []}});
         assert_eq!(
             opening(none.as_object().unwrap(), "Have I met Senna before?"),
@@ -593,5 +629,13 @@ mod tests {
             json!([{"summary": "You met Mira at the well."}])
         );
         assert_eq!(kept["roll"], deps["roll"]);
+        // A recall that found only recent turns is left out: nothing is told
+        // as not coming to mind.
+        let only_recent = json!({"recall": {"memories": [
+            {"summary": "You ask the keeper why the lamp went dark, and he shrugs."}]}});
+        assert!(without_recent_accounts(only_recent.as_object().unwrap(), &recent).is_empty());
+        let found_nothing = json!({"recall": {"memories": []}});
+        assert!(without_recent_accounts(found_nothing.as_object().unwrap(), &recent)
+            .contains_key("recall"));
     }
 }

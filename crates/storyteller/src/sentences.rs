@@ -369,7 +369,7 @@ impl SentenceStream {
         if self.text.is_empty() {
             self.held = self.held.trim_start().to_string();
         }
-        match last_sentence_end(&self.held, false) {
+        match releasable_end(&self.held, false) {
             Some(end) => self.release(end),
             None => String::new(),
         }
@@ -385,13 +385,12 @@ impl SentenceStream {
         }
         // A last sentence that trails off ("and the Drowned Lan...") was cut
         // by the model itself: it is dropped, even when it is the only one.
-        let trailing = trails_off(&self.held);
-        if let Some(end) = last_sentence_end(&self.held, !trailing) {
+        if let Some(end) = releasable_end(&self.held, true) {
             let out = self.release(end);
             self.held.clear();
             return out;
         }
-        if trailing {
+        if trails_off(&self.held) {
             self.held.clear();
             return String::new();
         }
@@ -446,6 +445,21 @@ impl SentenceStream {
         self.text.push_str(&out);
         out
     }
+}
+
+/// The end of the last sentence of `held` that may be released: one
+/// followed by white space, or by the end of the text when `at_end` — but
+/// never a last one trailing off in an ellipsis, which may be the model's
+/// own cut ("and the Drowned Lan...").
+fn releasable_end(held: &str, at_end: bool) -> Option<usize> {
+    let trailing = trails_off(held);
+    sentence_ends(held, true)
+        .into_iter()
+        .filter(|&e| {
+            let last = held[e..].trim().is_empty();
+            !(last && trailing) && (at_end || e < held.len())
+        })
+        .last()
 }
 
 /// Whether `text` ends in an ellipsis ("Lan...", "Lan…\""), closing quotes aside.
@@ -602,13 +616,6 @@ fn first_sentence_end(s: &str) -> Option<usize> {
     sentence_ends(s, true).first().copied()
 }
 
-/// The byte index just after the last sentence end in `s` (closing quotes
-/// included) that is followed by white space — or by the end of the text,
-/// when `at_end`.
-fn last_sentence_end(s: &str, at_end: bool) -> Option<usize> {
-    sentence_ends(s, at_end).last().copied()
-}
-
 /// The byte index just after each sentence end in `s` (closing quotes
 /// included) that is followed by white space — or by the end of the text,
 /// when `at_end`.
@@ -656,6 +663,10 @@ mod tests {
         );
         assert_eq!(s.finish(), "");
         assert_eq!(s.text(), "You sleep until dawn, and the bells ring.");
+        // Streamed with the white space after it, then the end.
+        let mut spaced = SentenceStream::new().opened_with("You sleep until dawn, and");
+        assert_eq!(spaced.push(" the bells ring. The Drowned Lan... "), " the bells ring.");
+        assert_eq!(spaced.finish(), "");
         let mut only = SentenceStream::new().opened_with("You sleep until dawn, and");
         assert_eq!(only.push(" the Drowned Lan…"), "");
         assert_eq!(only.finish(), "");
