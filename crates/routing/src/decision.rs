@@ -108,9 +108,11 @@ pub struct SkillScore {
 /// `model + example_weight × (meaning + keywords)`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ScoreParts {
-    /// Its best script's example score from meaning (examples, counter-examples, narration-only).
+    /// The example score from meaning (examples, counter-examples,
+    /// narration-only) of the script whose examples the input is most like
+    /// (not always the script routed to, which its sibling classifier picks).
     pub meaning: f32,
-    /// Its best script's keyword score.
+    /// That same script's keyword score.
     pub keywords: f32,
     /// The skill's classifier's log-odds.
     pub model: f32,

@@ -54,7 +54,8 @@ const BATCH: usize = 32;
 impl ExampleIndex {
     /// Embeds every candidate's texts and the narration-only class, reading
     /// and filling the cache in `cache_dir` (keyed by `model_key` and the
-    /// texts) when given, and fits each skill's classifier with penalty `l2`.
+    /// texts) when given, and fits each skill's classifier, and each script's
+    /// among its siblings, with penalty `l2`.
     /// A script without examples is known by its description.
     pub fn build(
         candidates: &[Candidate],
@@ -175,16 +176,22 @@ impl ExampleIndex {
                     logit + cal.example_weight * examples
                 })
                 .collect();
+            // The score's parts come from the script whose examples the
+            // whole input is most like, as the score itself does.
+            let likest = scripts
+                .iter()
+                .max_by(|a, b| a.example_score(0, cal).total_cmp(&b.example_score(0, cal)))
+                .unwrap_or(&best);
             out.push(SkillScore {
                 skill: skill.clone(),
                 script: best.script.clone(),
                 per_text,
                 parts: ScoreParts {
-                    meaning: best
+                    meaning: likest
                         .per_text
                         .first()
                         .map_or(0.0, |s| semantic_score(s, cal)),
-                    keywords: keyword_score(best.keywords, cal),
+                    keywords: keyword_score(likest.keywords, cal),
                     model: logits.first().copied().unwrap_or_default(),
                 },
             });
