@@ -115,11 +115,11 @@ mod tests {
         std::fs::create_dir_all(defaults.parent().unwrap()).unwrap();
         std::fs::write(&defaults, r#"{"model":"smollm2","other":1}"#).unwrap();
         let user = dir.path().join("config/settings.json");
-        let (mut s, notes) = Settings::load(&[defaults.clone()], &user);
+        let (mut s, notes) = Settings::load(std::slice::from_ref(&defaults), &user);
         assert!(notes.is_empty());
         assert_eq!(s.model().as_deref(), Some("smollm2"));
         s.set(MODEL_KEY, Some(json!("mine"))).unwrap();
-        let (s, _) = Settings::load(&[defaults.clone()], &user);
+        let (s, _) = Settings::load(std::slice::from_ref(&defaults), &user);
         assert_eq!(s.model().as_deref(), Some("mine"));
         assert_eq!(s.get("other"), Some(&json!(1)));
         let stored: Value = serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
@@ -127,7 +127,7 @@ mod tests {
         assert!(std::fs::read_to_string(&defaults)
             .unwrap()
             .contains("smollm2"));
-        let (mut s, _) = Settings::load(&[defaults.clone()], &user);
+        let (mut s, _) = Settings::load(std::slice::from_ref(&defaults), &user);
         s.set(MODEL_KEY, None).unwrap();
         let (s, _) = Settings::load(&[defaults], &user);
         assert_eq!(s.model().as_deref(), Some("smollm2"));
