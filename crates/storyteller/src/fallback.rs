@@ -217,6 +217,15 @@ pub fn run(
                 break (stream, result);
             }
         };
+        // An opening that is a whole answer by itself (a memory recalled:
+        // "… You think back: you greet Senna by the well.") is told alone
+        // when the model adds nothing that may be told.
+        if opens && stream.no_sentence_yet() && is_whole(opening) {
+            return Answer {
+                narrative: opening.trim().to_string(),
+                provider: step.name(),
+            };
+        }
         let error = match result {
             Ok(()) if !stream.no_sentence_yet() => {
                 return Answer {
@@ -293,6 +302,11 @@ fn says_something(written: &str, opening: &str, step: Step) -> Result<(), Provid
             BadAnswer::Bare
         },
     })
+}
+
+/// Whether `opening` ends a sentence, so that it can be told alone.
+fn is_whole(opening: &str) -> bool {
+    opening.trim_end().ends_with(['.', '!', '?'])
 }
 
 /// The fewest words a model's answer must add to the opening.
@@ -605,5 +619,35 @@ mod tests {
             "{events:?}"
         );
         assert!(events.iter().any(|e| e == "reset"), "{events:?}");
+    }
+
+    #[test]
+    fn a_whole_opening_is_told_alone_when_the_model_adds_nothing() {
+        let prompt = Prompt {
+            system: "s".into(),
+            user: "u".into(),
+            opening: "You wonder who she is. You think back: you greet Senna by the well."
+                .into(),
+            ..Prompt::default()
+        };
+        let mut host = Answers {
+            model: narratoria_protocol::HostModel {
+                model: "m.gguf".into(),
+                context_tokens: 2048,
+                max_tokens: 100,
+            },
+            words: vec![""],
+            asked: 0,
+        };
+        let mut rec = Recorder::default();
+        let answer = run(&StoryConfig::default(), &job(&prompt), &mut rec, Some(&mut host));
+        assert_eq!(
+            (answer.narrative.as_str(), answer.provider),
+            (
+                "You wonder who she is. You think back: you greet Senna by the well.",
+                host::NAME
+            )
+        );
+        assert!(!rec.events.iter().any(|e| e == "reset"), "{:?}", rec.events);
     }
 }
