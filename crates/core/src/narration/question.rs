@@ -47,6 +47,9 @@ const STAYS_AFTER: [&str; 14] = [
     "happening",
 ];
 
+/// Words that end a question and stay at its end when it is told.
+const STAYS_LAST: [&str; 7] = ["again", "now", "then", "today", "tonight", "exactly", "anyway"];
+
 /// "wonder who they are" for "Who are they?": the question as a verb phrase
 /// in the second person, or `None` when its shape is not one of the plain
 /// ones this reads (then the narration does not quote it either).
@@ -83,9 +86,16 @@ pub fn wondered(question: &str) -> Option<String> {
             if STAYS_AFTER.contains(&rest_lower[0].as_str()) || rest_lower[0].ends_with("ing") {
                 return Some(format!("wonder {phrase} {helper} {}", swapped(rest)));
             }
+            // A last "again" or "now" stays last: "who the barkeep is again".
+            let (rest, after) = match rest_lower.last() {
+                Some(w) if rest.len() > 1 && STAYS_LAST.contains(&w.as_str()) => {
+                    (&rest[..rest.len() - 1], format!(" {}", rest[rest.len() - 1]))
+                }
+                _ => (rest, String::new()),
+            };
             let subject = swapped(rest);
             let be = if subject == "you" { "are" } else { be };
-            return Some(format!("wonder {phrase} {subject} {be}"));
+            return Some(format!("wonder {phrase} {subject} {be}{after}"));
         }
         return with_pronoun_subject(helper, rest)
             .map(|clause| format!("wonder {phrase} {clause}"));
@@ -174,6 +184,8 @@ mod tests {
             ("Who are they?", "wonder who they are"),
             ("What is that noise?", "wonder what that noise is"),
             ("Where am I?", "wonder where you are"),
+            ("Who is the barkeep again?", "wonder who the barkeep is again"),
+            ("Where are we now?", "wonder where you are now"),
             ("What's going on?", "wonder what is going on"),
             (
                 "Who is standing at the door?",
