@@ -92,9 +92,7 @@ pub fn act(action: &str) -> Option<String> {
     }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
     let mut words: Vec<&str> = body.split(' ').collect();
-    if let Some(k) =
-        (1..words.len().min(LEAD_WORDS + 1)).find(|&k| is_subject(words[k]) && is_lead(&words[..k]))
-    {
+    if let Some(k) = subject_after_a_lead(&words) {
         let mut lead: Vec<&str> = words.drain(..k).collect();
         let lead_last = lead.len() - 1;
         lead[lead_last] = lead[lead_last].trim_end_matches(',');
@@ -195,9 +193,13 @@ const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "st", "mt", "sgt", "capt"];
 /// Whether `sentence` has the player for its subject, first or after a lead.
 fn has_the_players_subject(sentence: &str) -> bool {
     let words: Vec<&str> = sentence.split(' ').collect();
-    is_subject(words[0])
-        || (1..words.len().min(LEAD_WORDS + 1))
-            .any(|k| is_subject(words[k]) && is_lead(&words[..k]))
+    is_subject(words[0]) || subject_after_a_lead(&words).is_some()
+}
+
+/// Where the player's subject stands after a lead of when, where or how
+/// ("At dawn I leave" → 2), if it does.
+fn subject_after_a_lead(words: &[&str]) -> Option<usize> {
+    (1..words.len().min(LEAD_WORDS + 1)).find(|&k| is_subject(words[k]) && is_lead(&words[..k]))
 }
 
 fn is_subject(word: &str) -> bool {
