@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::config::Style;
+use crate::sentences::sentence_ends;
 
 /// The most characters of free context, of the scenario, of the story so far
 /// and of the session state put into a prompt (a small local model reads
@@ -161,13 +162,7 @@ fn remembered(memories: &[String]) -> Option<String> {
         .find(|m| !m.is_empty() && !m.starts_with("You wonder"))?;
     // Its whole sentences within the budget: the first tells the deed, the
     // next ones what came of it ("She says she is Senna.").
-    let ends: Vec<usize> = memory
-        .char_indices()
-        .filter(|&(i, c)| {
-            matches!(c, '.' | '!' | '?') && (i + 1 == memory.len() || memory[i + 1..].starts_with(' '))
-        })
-        .map(|(i, _)| i + 1)
-        .collect();
+    let ends = sentence_ends(memory, true);
     let end = ends
         .iter()
         .copied()

@@ -619,7 +619,7 @@ fn first_sentence_end(s: &str) -> Option<usize> {
 /// The byte index just after each sentence end in `s` (closing quotes
 /// included) that is followed by white space — or by the end of the text,
 /// when `at_end`.
-fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
+pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut found = Vec::new();
     let mut i = 0;
