@@ -453,13 +453,10 @@ impl SentenceStream {
 /// own cut ("and the Drowned Lan...").
 fn releasable_end(held: &str, at_end: bool) -> Option<usize> {
     let trailing = trails_off(held);
-    sentence_ends(held, true)
-        .into_iter()
-        .filter(|&e| {
-            let last = held[e..].trim().is_empty();
-            !(last && trailing) && (at_end || e < held.len())
-        })
-        .last()
+    sentence_ends(held, true).into_iter().rev().find(|&e| {
+        let last = held[e..].trim().is_empty();
+        !(last && trailing) && (at_end || e < held.len())
+    })
 }
 
 /// Whether `text` ends in an ellipsis ("Lan...", "Lan…\""), closing quotes aside.
