@@ -272,15 +272,12 @@ pub fn run(
 }
 
 /// The opening try number `tries` (from 1) gives the model: from the second
-/// try on — from the first for a failure ("…, but it will not give, and") —
-/// an opening that ends at a joint (", and", ":") goes on with "the", so the
-/// model's words tell the world rather than "you" again. Left free after a
-/// failure, the small model went on "you are left with the only thing that
-/// can give" turn after turn. `None`: the opening as it is.
+/// try on, an opening that ends at a joint (", and", ":") goes on with "the",
+/// so the model's words tell the world rather than "you" again. `None`: the
+/// opening as it is.
 fn steered(opens: bool, opening: &str, tries: u32) -> Option<String> {
     let at_a_joint = opening.ends_with(", and") || opening.ends_with(':');
-    let failed = opening.contains(", but ");
-    (opens && (tries >= 2 || failed) && at_a_joint).then(|| format!("{opening} the"))
+    (opens && tries >= 2 && at_a_joint).then(|| format!("{opening} the"))
 }
 
 /// Whether an answer says something past the rules' opening: a model that
@@ -454,18 +451,11 @@ mod tests {
     #[test]
     fn a_retry_after_the_rules_opening_is_steered_to_the_world() {
         let open = "You try to pick the lock, but it will not give, and";
-        assert_eq!(steered(true, "You look around the hall, and", 1), None);
+        assert_eq!(steered(true, open, 1), None);
         assert_eq!(
-            steered(true, "You look around the hall, and", 2).as_deref(),
-            Some("You look around the hall, and the")
+            steered(true, open, 2).as_deref(),
+            Some("You try to pick the lock, but it will not give, and the")
         );
-        // A failure is steered from the first try.
-        for tries in [1, 2] {
-            assert_eq!(
-                steered(true, open, tries).as_deref(),
-                Some("You try to pick the lock, but it will not give, and the")
-            );
-        }
         assert_eq!(
             steered(true, "You try, but it goes badly wrong:", 3).as_deref(),
             Some("You try, but it goes badly wrong: the")
