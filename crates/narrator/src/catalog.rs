@@ -59,7 +59,12 @@ fn without_read_only(mut schema: Value) -> Value {
     let required: Vec<String> = schema
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         properties.retain(|name, property| {

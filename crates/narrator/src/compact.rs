@@ -230,7 +230,10 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     // A list the model writes is short: a small model left room repeats
     // itself until its deadline ("the island_1.5_2.5…" fifty times).
     if is(o, "array") {
-        let most = o.get("maxItems").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        let most = o
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
         let least = o.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         o.insert("maxItems".into(), json!(most.min(ARRAY_MAX).max(least)));
     }

@@ -57,7 +57,8 @@ mod tests {
         v.extend(8u64.to_le_bytes());
         v.extend(0u32.to_le_bytes()); // F32
         v.extend(0u64.to_le_bytes());
-        #[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; the workspace builds on 1.85
+        #[allow(clippy::manual_is_multiple_of)]
+        // is_multiple_of needs Rust 1.87; the workspace builds on 1.85
         while v.len() % 32 != 0 {
             v.push(0);
         }

@@ -20,7 +20,10 @@ pub type PlayerWords = HashMap<String, Vec<String>>;
 /// `cards` without the `x-fromInput` string inputs that accept `input`
 /// (trimmed), which the host fills instead ([`fill_player_words`]); other
 /// marked properties stay, without the keyword.
-pub fn without_player_words(mut cards: Vec<SkillCard>, input: &str) -> (Vec<SkillCard>, PlayerWords) {
+pub fn without_player_words(
+    mut cards: Vec<SkillCard>,
+    input: &str,
+) -> (Vec<SkillCard>, PlayerWords) {
     let said = Value::String(input.trim().to_string());
     let mut filled = PlayerWords::new();
     for tool in cards.iter_mut().flat_map(|c| c.tools.iter_mut()) {

@@ -258,18 +258,36 @@ mod tests {
             further_wins_a_clause: true,
             ..Calibration::default()
         };
-        assert!(clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &cal));
+        assert!(clauses_can_decide(
+            &[s("dice", &[3.0]), s("memory", &[1.5])],
+            &cal
+        ));
         // The second under the further threshold, or nothing at all used.
-        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[0.5])], &cal));
-        assert!(!clauses_can_decide(&[s("dice", &[-1.0]), s("memory", &[-2.0])], &cal));
+        assert!(!clauses_can_decide(
+            &[s("dice", &[3.0]), s("memory", &[0.5])],
+            &cal
+        ));
+        assert!(!clauses_can_decide(
+            &[s("dice", &[-1.0]), s("memory", &[-2.0])],
+            &cal
+        ));
         // Without the clause rule, or with one skill at most, never.
         let free = Calibration {
             further_wins_a_clause: false,
             ..cal
         };
-        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &free));
-        let one = Calibration { max_skills: 1, ..cal };
-        assert!(!clauses_can_decide(&[s("dice", &[3.0]), s("memory", &[1.5])], &one));
+        assert!(!clauses_can_decide(
+            &[s("dice", &[3.0]), s("memory", &[1.5])],
+            &free
+        ));
+        let one = Calibration {
+            max_skills: 1,
+            ..cal
+        };
+        assert!(!clauses_can_decide(
+            &[s("dice", &[3.0]), s("memory", &[1.5])],
+            &one
+        ));
     }
 
     #[test]

@@ -73,7 +73,8 @@ fn scripts_are_chosen_within_a_skill() {
             if let [only] = d.skills.as_slice() {
                 if only.skill == item.skills[0] {
                     total += 1;
-                    right += usize::from(format!("{}/{}", only.skill, only.script) == item.tools[0]);
+                    right +=
+                        usize::from(format!("{}/{}", only.skill, only.script) == item.tools[0]);
                 }
             }
         }

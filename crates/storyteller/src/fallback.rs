@@ -626,8 +626,7 @@ mod tests {
         let prompt = Prompt {
             system: "s".into(),
             user: "u".into(),
-            opening: "You wonder who she is. You think back: you greet Senna by the well."
-                .into(),
+            opening: "You wonder who she is. You think back: you greet Senna by the well.".into(),
             ..Prompt::default()
         };
         let mut host = Answers {
@@ -640,7 +639,12 @@ mod tests {
             asked: 0,
         };
         let mut rec = Recorder::default();
-        let answer = run(&StoryConfig::default(), &job(&prompt), &mut rec, Some(&mut host));
+        let answer = run(
+            &StoryConfig::default(),
+            &job(&prompt),
+            &mut rec,
+            Some(&mut host),
+        );
         assert_eq!(
             (answer.narrative.as_str(), answer.provider),
             (

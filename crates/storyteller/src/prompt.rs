@@ -96,7 +96,12 @@ struct Looked {
 /// one whose turn recalled memories opens with the first of them ("You
 /// wonder whether you have met her. You think back: you greet her by the
 /// well.") or, when none came back, with nothing coming to mind.
-fn opening_of(verdict: Option<Verdict>, looked: Looked, done: Option<String>, action: &str) -> String {
+fn opening_of(
+    verdict: Option<Verdict>,
+    looked: Looked,
+    done: Option<String>,
+    action: &str,
+) -> String {
     let Some(verdict) = verdict else {
         return match (done, looked.standing) {
             (Some(a), _) => format!("You {a}, and"),
@@ -190,7 +195,10 @@ const MEMORY_CHARS: usize = 200;
 /// accounts (the host remembers every turn): those turns are in the story so
 /// far already, and told again as memories they crowded out what happened. A
 /// recall left with none is left out.
-pub fn without_recent_accounts(deps: &Map<String, Value>, recent: &[RecentTurn]) -> Map<String, Value> {
+pub fn without_recent_accounts(
+    deps: &Map<String, Value>,
+    recent: &[RecentTurn],
+) -> Map<String, Value> {
     let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let told: Vec<String> = recent
         .iter()
@@ -450,7 +458,8 @@ mod tests {
             "You wonder who Mara is. You think back: Mara sells you a map."
         );
         // Only questions wondered before: the model answers as for any question.
-        let wondered_only = json!({"recall": {"memories": [{"summary": "You wonder who she is."}]}});
+        let wondered_only =
+            json!({"recall": {"memories": [{"summary": "You wonder who she is."}]}});
         assert_eq!(
             opening(wondered_only.as_object().unwrap(), "Who is Senna?"),
             "You wonder who Senna is, and"
@@ -630,7 +639,9 @@ mod tests {
             {"summary": "You ask the keeper why the lamp went dark, and he shrugs."}]}});
         assert!(without_recent_accounts(only_recent.as_object().unwrap(), &recent).is_empty());
         let found_nothing = json!({"recall": {"memories": []}});
-        assert!(without_recent_accounts(found_nothing.as_object().unwrap(), &recent)
-            .contains_key("recall"));
+        assert!(
+            without_recent_accounts(found_nothing.as_object().unwrap(), &recent)
+                .contains_key("recall")
+        );
     }
 }

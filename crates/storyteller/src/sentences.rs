@@ -662,7 +662,10 @@ mod tests {
         assert_eq!(s.text(), "You sleep until dawn, and the bells ring.");
         // Streamed with the white space after it, then the end.
         let mut spaced = SentenceStream::new().opened_with("You sleep until dawn, and");
-        assert_eq!(spaced.push(" the bells ring. The Drowned Lan... "), " the bells ring.");
+        assert_eq!(
+            spaced.push(" the bells ring. The Drowned Lan... "),
+            " the bells ring."
+        );
         assert_eq!(spaced.finish(), "");
         let mut only = SentenceStream::new().opened_with("You sleep until dawn, and");
         assert_eq!(only.push(" the Drowned Lan…"), "");

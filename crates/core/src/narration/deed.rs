@@ -85,8 +85,8 @@ pub fn act(action: &str) -> Option<String> {
             [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
         };
     }
-    let about_others = ABOUT_OTHERS.contains(&first_word(a).as_str())
-        && !a.split(' ').any(is_subject);
+    let about_others =
+        ABOUT_OTHERS.contains(&first_word(a).as_str()) && !a.split(' ').any(is_subject);
     if a.ends_with('?') || about_others {
         return None;
     }
@@ -145,8 +145,8 @@ const SUBJECTS: [&str; 9] = [
 /// First words of a sentence about someone or something other than the
 /// player's character.
 const ABOUT_OTHERS: [&str; 15] = [
-    "a", "an", "the", "this", "that", "these", "those", "there", "it", "he", "she", "they",
-    "his", "her", "their",
+    "a", "an", "the", "this", "that", "these", "those", "there", "it", "he", "she", "they", "his",
+    "her", "their",
 ];
 
 fn first_word(text: &str) -> String {
@@ -348,7 +348,10 @@ mod tests {
             "The innkeeper Mara owes you ten gold. Remember that."
         );
         // Commands alone are deeds.
-        assert_eq!(deed("Go north. Open the door."), "You go north and open the door.");
+        assert_eq!(
+            deed("Go north. Open the door."),
+            "You go north and open the door."
+        );
         // Not a sentence end: a title, a quote, a lower-case word after.
         assert_eq!(
             deed("I ask Dr. Venn about the plague."),
@@ -362,9 +365,18 @@ mod tests {
 
     #[test]
     fn a_lead_of_time_before_the_subject_follows_the_deed() {
-        assert_eq!(deed("That night we camp by the river"), "You camp by the river that night.");
-        assert_eq!(deed("The next morning I leave"), "You leave the next morning.");
-        assert_eq!(deed("This time I aim for its eye"), "You aim for its eye this time.");
+        assert_eq!(
+            deed("That night we camp by the river"),
+            "You camp by the river that night."
+        );
+        assert_eq!(
+            deed("The next morning I leave"),
+            "You leave the next morning."
+        );
+        assert_eq!(
+            deed("This time I aim for its eye"),
+            "You aim for its eye this time."
+        );
         assert_eq!(deed("There I wait"), "You wait there.");
     }
 

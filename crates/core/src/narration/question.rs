@@ -48,7 +48,9 @@ const STAYS_AFTER: [&str; 14] = [
 ];
 
 /// Words that end a question and stay at its end when it is told.
-const STAYS_LAST: [&str; 7] = ["again", "now", "then", "today", "tonight", "exactly", "anyway"];
+const STAYS_LAST: [&str; 7] = [
+    "again", "now", "then", "today", "tonight", "exactly", "anyway",
+];
 
 /// "wonder who they are" for "Who are they?": the question as a verb phrase
 /// in the second person, or `None` when its shape is not one of the plain
@@ -88,9 +90,10 @@ pub fn wondered(question: &str) -> Option<String> {
             }
             // A last "again" or "now" stays last: "who the barkeep is again".
             let (rest, after) = match rest_lower.last() {
-                Some(w) if rest.len() > 1 && STAYS_LAST.contains(&w.as_str()) => {
-                    (&rest[..rest.len() - 1], format!(" {}", rest[rest.len() - 1]))
-                }
+                Some(w) if rest.len() > 1 && STAYS_LAST.contains(&w.as_str()) => (
+                    &rest[..rest.len() - 1],
+                    format!(" {}", rest[rest.len() - 1]),
+                ),
                 _ => (rest, String::new()),
             };
             let subject = swapped(rest);
@@ -184,7 +187,10 @@ mod tests {
             ("Who are they?", "wonder who they are"),
             ("What is that noise?", "wonder what that noise is"),
             ("Where am I?", "wonder where you are"),
-            ("Who is the barkeep again?", "wonder who the barkeep is again"),
+            (
+                "Who is the barkeep again?",
+                "wonder who the barkeep is again",
+            ),
             ("Where are we now?", "wonder where you are now"),
             ("What's going on?", "wonder what is going on"),
             (
