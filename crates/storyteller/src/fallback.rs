@@ -156,10 +156,10 @@ pub fn run(
         let mut tries = 0;
         let (stream, result) = loop {
             tries += 1;
-            let mut stream = if tries == TRIES_WHEN_BARE {
-                fresh.clone().last_chance()
-            } else {
-                fresh.clone()
+            let mut stream = match tries {
+                1 => fresh.clone(),
+                TRIES_WHEN_BARE => fresh.clone().asked_again().last_chance(),
+                _ => fresh.clone().asked_again(),
             };
             // The answer repeats the opening first; the stream already has it.
             let skip = if opens { opening.len() } else { 0 };

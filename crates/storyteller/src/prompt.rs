@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::config::Style;
-use crate::sentences::sentence_ends;
+use crate::sentences::{sentence_ends, without_idle_clauses};
 
 /// The most characters of free context, of the scenario, of the story so far
 /// and of the session state put into a prompt (a small local model reads
@@ -165,6 +165,10 @@ fn remembered(memories: &[String]) -> Option<String> {
         .iter()
         .map(|m| m.trim())
         .find(|m| !m.is_empty() && !m.starts_with("You wonder"))?;
+    // Without a small model's echoes ("…is called Senna, and you remember
+    // that she is called Senna"), kept in accounts written before they were cut.
+    let memory = without_idle_clauses(memory);
+    let memory = memory.as_str();
     // Its whole sentences within the budget: the first tells the deed, the
     // next ones what came of it ("She says she is Senna.").
     let ends = sentence_ends(memory, true);

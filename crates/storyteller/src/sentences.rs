@@ -222,6 +222,8 @@ pub struct SentenceStream {
     check: Option<(String, Verdict)>,
     /// The first sentence may repeat earlier turns (see [`SentenceStream::last_chance`]).
     repeats_allowed_first: bool,
+    /// The model's first clause may add nothing (see [`SentenceStream::asked_again`]).
+    idle_allowed_first: bool,
 }
 
 /// Characters that end a sentence, and those that may close one after it.
@@ -325,6 +327,16 @@ impl SentenceStream {
         self
     }
 
+    /// Lets the model's first clause after the opening add nothing to it:
+    /// for a model asked again, whose answers then mostly told the opening
+    /// back in the world's words ("…, and you go unseen, and the shadows of
+    /// the alley hide you") — the lesser fault than no prose of its own.
+    /// Later clauses that add nothing are still cut.
+    pub fn asked_again(mut self) -> SentenceStream {
+        self.idle_allowed_first = true;
+        self
+    }
+
     /// Whether the limit refuses `sentence` as sentence number `index`.
     fn refuses(&self, index: usize, sentence: &str) -> bool {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
@@ -346,6 +358,10 @@ impl SentenceStream {
                     .any(|c| self.told_clauses.iter().any(|told| c.starts_with(told)))
                 || phrasing_starts.iter().any(|s| phrased(s))
         };
+        // The model's first clause adds nothing to what this answer told
+        // ("…called Senna, and | you remember that she is called Senna").
+        let idle = (index > 0 || (self.opened && !self.idle_allowed_first))
+            && idle_clauses(&self.text, sentence).first() == Some(&0);
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -357,7 +373,7 @@ impl SentenceStream {
         let speaks = self.limit.leave_the_deeds_to_the_player
             && (index > 0 || self.opened)
             && speaks_for_the_player(sentence);
-        repeated || echoed || !allowed || stranger || contra || speaks
+        repeated || echoed || idle || !allowed || stranger || contra || speaks
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -433,6 +449,14 @@ impl SentenceStream {
                 self.held.clear();
                 break;
             }
+            // A later clause that adds nothing ends the sentence before it,
+            // and the model's words after it are not told either.
+            let told_so_far = format!("{}{out}", self.text);
+            let kept = idle_clauses(&told_so_far, sentence)
+                .into_iter()
+                .find(|&at| at > 0)
+                .map(|at| ended_at(sentence, at));
+            let sentence = kept.as_deref().unwrap_or(sentence);
             let sentence = if self.text.is_empty() && out.is_empty() {
                 sentence.trim_start()
             } else {
@@ -440,6 +464,11 @@ impl SentenceStream {
             };
             out.push_str(sentence);
             self.told += 1;
+            if kept.is_some() {
+                self.closed = true;
+                self.held.clear();
+                break;
+            }
             rest = after;
         }
         self.text.push_str(&out);
@@ -584,6 +613,102 @@ fn told_clause(words: &[String]) -> bool {
             .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
             .count()
             >= 2
+}
+
+/// Joints inside a sentence where a clause may be cut off, ending the
+/// sentence before it.
+const INNER_JOINTS: [&str; 6] = [", and ", ", but ", ", so ", ", then ", "; ", ": "];
+
+/// A clause's words of its own: not [`FUNCTION_WORDS`], nor the words of
+/// being and perceiving ([`YOU_MAY`]), in their singular form.
+fn own_words(text: &str) -> HashSet<String> {
+    words_of(text)
+        .into_iter()
+        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
+        .map(|w| singular(&w))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Where the clauses of `sentence` start that add nothing to `before` (what
+/// this answer told so far) and to the sentence's clauses before them —
+/// every word of their own told already ("…is called Senna, and you
+/// remember that she is called Senna"): 0 for its first clause, else the
+/// byte index of the joint before the idle one, in order. A clause is idle
+/// only with two words of its own or more and no negation: "the guard is
+/// not there" tells something new with words told already.
+fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
+    let mut told = own_words(before);
+    let mut joints: Vec<(usize, usize)> = INNER_JOINTS
+        .iter()
+        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
+        .collect();
+    joints.sort_unstable();
+    // Each clause: the joint before it (0 for the first), where it starts and ends.
+    let mut clauses = Vec::new();
+    let (mut joint, mut from) = (0, 0);
+    for (at, len) in joints {
+        if at >= from {
+            clauses.push((joint, from, at));
+            (joint, from) = (at, at + len);
+        }
+    }
+    clauses.push((joint, from, sentence.len()));
+    let mut idle = Vec::new();
+    for (joint, from, to) in clauses {
+        let clause = &sentence[from..to];
+        let words = own_words(clause);
+        if words.len() >= 2 && !negates(clause) && words.is_subset(&told) {
+            idle.push(joint);
+        }
+        told.extend(words);
+    }
+    idle
+}
+
+/// Whether `clause` says something is not so ("the guard is not there"):
+/// a negation adds to words told already.
+fn negates(clause: &str) -> bool {
+    words_of(clause).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "not" | "no" | "never" | "nothing" | "nobody" | "none"
+        ) || w.ends_with("n't")
+    })
+}
+
+/// `sentence` ended at byte `at` with a full stop — unless that would leave
+/// a quotation open, when it is kept whole.
+fn ended_at(sentence: &str, at: usize) -> String {
+    let kept = &sentence[..at];
+    let open_quotes = kept.matches('"').count() % 2 == 1
+        || kept.matches('“').count() != kept.matches('”').count();
+    if open_quotes {
+        return sentence.to_string();
+    }
+    let trailing = &sentence[sentence.trim_end().len()..];
+    format!("{}.{trailing}", kept.trim_end())
+}
+
+/// `text` with each sentence ended before its first clause that adds
+/// nothing to what came before, and without the sentences that add nothing
+/// at all: a memory told back without the small model's echoes.
+pub(crate) fn without_idle_clauses(text: &str) -> String {
+    let mut kept = String::new();
+    let mut start = 0;
+    for end in sentence_ends(text, true) {
+        let sentence = &text[start..end];
+        start = end;
+        match idle_clauses(&kept, sentence).first() {
+            Some(0) => continue,
+            Some(&at) => kept.push_str(&ended_at(sentence, at)),
+            None => kept.push_str(sentence),
+        }
+    }
+    if start < text.len() && idle_clauses(&kept, &text[start..]).is_empty() {
+        kept.push_str(&text[start..]);
+    }
+    kept.trim().to_string()
 }
 
 /// A text's words, without case or punctuation.
@@ -803,6 +928,74 @@ mod tests {
         cut.push(" see a cold hearth,");
         assert_eq!(cut.finish(), " see a cold hearth.");
         assert_eq!(cut.text(), "You look around, and see a cold hearth.");
+    }
+
+    #[test]
+    fn a_clause_that_adds_nothing_ends_the_prose_before_it() {
+        // Played: the model told the rules' words back as its own.
+        let mut echo = SentenceStream::new()
+            .opened_with("You remember that the woman in grey is called Senna, and");
+        assert_eq!(echo.push(" you remember that she is called Senna. "), "");
+        assert!(echo.turned_down(), "its first clause adds nothing");
+        // Asked again, the first clause may add nothing; a later one may not.
+        let mut again = SentenceStream::new()
+            .opened_with("You hide in the shadows, and you go unseen, and")
+            .asked_again();
+        assert_eq!(
+            again.push(" the shadows hide you, and you hide in the shadows. "),
+            " the shadows hide you."
+        );
+        // A later clause that adds nothing is cut off, and so is all after it.
+        let mut later = SentenceStream::new().opened_with("You light the great lamp, and");
+        let told = later.push(
+            " the lamp casts a long shadow, and you see the shadow of the lamp. The sea is calm. ",
+        );
+        assert_eq!(told, " the lamp casts a long shadow.");
+        assert_eq!(later.finish(), "");
+        assert_eq!(
+            later.text(),
+            "You light the great lamp, and the lamp casts a long shadow."
+        );
+        // A later sentence that adds nothing is not told.
+        let (_, text) = stream(&[
+            "The door creaks open. ",
+            "The door is open. ",
+            "Rain falls.",
+        ]);
+        assert_eq!(text, "The door creaks open.");
+        // Anything new is kept: a negation, the outcome of a search, another thing seen.
+        let (_, text) =
+            stream(&["You are spotted by the guard. The guard is not there, and you flee. "]);
+        assert_eq!(
+            text,
+            "You are spotted by the guard. The guard is not there, and you flee."
+        );
+        let (_, text) = stream(&["You search the desk for the logbook, and you find it. "]);
+        assert_eq!(
+            text,
+            "You search the desk for the logbook, and you find it."
+        );
+        // A quotation is never cut open.
+        let (_, text) = stream(&["She says, \"I am Senna, and I am Senna.\" "]);
+        assert_eq!(text, "She says, \"I am Senna, and I am Senna.\"");
+    }
+
+    #[test]
+    fn a_memory_is_told_without_its_echoes() {
+        assert_eq!(
+            without_idle_clauses(
+                "You remember that the woman in grey is called Senna, and you remember that \
+                 she is called Senna. She is called Senna. The tide turns."
+            ),
+            "You remember that the woman in grey is called Senna. The tide turns."
+        );
+        assert_eq!(without_idle_clauses("You greet Mara."), "You greet Mara.");
+        assert_eq!(
+            without_idle_clauses(
+                "You remember that the woman in grey is called Senna, and you remember that she is called Senna."
+            ),
+            "You remember that the woman in grey is called Senna."
+        );
     }
 
     #[test]
