@@ -271,13 +271,16 @@ pub fn run(
     }
 }
 
-/// The opening try number `tries` (from 1) gives the model: from the second
-/// try on, an opening that ends at a joint (", and", ":") goes on with "the",
-/// so the model's words tell the world rather than "you" again. `None`: the
-/// opening as it is.
+/// The opening try number `tries` (from 1) gives the model: on the tries
+/// between the first and the last, an opening that ends at a joint (", and",
+/// ":") goes on with "the", so the model's words tell the world rather than
+/// "you" again. The last try has the opening as it is: a steered opening
+/// may be what leaves the model with nothing to add (it stopped at "…, and
+/// the" on both of a turn's steered tries). `None`: the opening as it is.
 fn steered(opens: bool, opening: &str, tries: u32) -> Option<String> {
     let at_a_joint = opening.ends_with(", and") || opening.ends_with(':');
-    (opens && tries >= 2 && at_a_joint).then(|| format!("{opening} the"))
+    let between = (2..TRIES_WHEN_BARE).contains(&tries);
+    (opens && between && at_a_joint).then(|| format!("{opening} the"))
 }
 
 /// Whether an answer says something past the rules' opening: a model that
@@ -460,6 +463,7 @@ mod tests {
             steered(true, "You try, but it goes badly wrong:", 3).as_deref(),
             Some("You try, but it goes badly wrong: the")
         );
+        assert_eq!(steered(true, open, TRIES_WHEN_BARE), None, "the last try");
         assert_eq!(steered(true, "You", 2), None);
         assert_eq!(steered(false, open, 2), None);
     }

@@ -23,8 +23,9 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
         "Action: I search the grain sacks for the stolen ledger\n\
          What happened:\n- Search the sacks: it fails.\n\
          Narrate what happens next.",
-        "You try to search the grain sacks for the stolen ledger, but there is \
-         only barley and dust. Somewhere above, a floorboard creaks.",
+        "You try to search the grain sacks for the stolen ledger, but you find \
+         nothing, and dust drifts from the torn sacks. Somewhere above, a \
+         floorboard creaks.",
     ),
     (
         "Story so far:\nAction: I walk to the gate\n\
