@@ -21,7 +21,7 @@ use narratoria_skills_builtin::host::AskError;
 use narratoria_skills_builtin::{LogLevel, SkillError};
 use narratoria_storyteller::fallback::{run, Job, Sink};
 use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
-use narratoria_storyteller::providers::host::{Host, NAME as HOST};
+use narratoria_storyteller::providers::host::{Host, NAME as HOST, STOPS};
 use narratoria_storyteller::{StoryConfig, Style};
 use serde_json::json;
 
@@ -196,15 +196,8 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
                 wrong.push(format!("repeats the previous narration: {run:?}"));
             }
         }
-        for marker in [
-            "<|im_start|>",
-            "<|im_end|>",
-            "Player:",
-            "Narrator:",
-            "Action:",
-            "The player",
-            "the player",
-        ] {
+        let markers = ["<|im_start|>", "<|im_end|>", "Player:"];
+        for marker in markers.into_iter().chain(STOPS.into_iter().skip(1)) {
             if text.contains(marker) {
                 wrong.push(format!("carries {marker:?}"));
             }

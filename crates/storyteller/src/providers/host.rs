@@ -112,9 +112,25 @@ pub fn generate(
         })
 }
 
+/// The texts where an answer ends (see [`stops`]).
+pub const STOPS: [&str; 11] = [
+    "\n",
+    "Action:",
+    "Narrator:",
+    "The player",
+    "the player",
+    "story goes",
+    "story continues",
+    "your story",
+    "Your story",
+    "narrative",
+    "Narrative",
+];
+
 /// Where the answer ends: at a line break (past one a small model starts a
-/// new speaker), at the prompt's labels or talk of "the player" (it has left
-/// the story), and before the rules' words for a critical result, which only
+/// new speaker), at the prompt's labels, talk of "the player" or of the
+/// story itself ("and the story goes", "you are back in the narrative
+/// state": it has left the story), and before the rules' words for a critical result, which only
 /// the rules may say (the model copied "it goes better than you could have
 /// hoped" from one turn into a failed one).
 fn stops() -> Vec<String> {
@@ -129,7 +145,7 @@ fn stops() -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join(" ")
         });
-    ["\n", "Action:", "Narrator:", "The player", "the player"]
+    STOPS
         .map(String::from)
         .into_iter()
         .chain(outcome_words)
