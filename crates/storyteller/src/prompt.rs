@@ -167,8 +167,12 @@ fn remembered(memories: &[String]) -> Option<String> {
         .find(|m| !m.is_empty() && !m.starts_with("You wonder"))?;
     // Without a small model's echoes ("…is called Senna, and you remember
     // that she is called Senna"), kept in accounts written before they were cut.
-    let memory = without_idle_clauses(memory);
-    let memory = memory.as_str();
+    let cleaned = without_idle_clauses(memory);
+    let memory = if cleaned.is_empty() {
+        memory
+    } else {
+        cleaned.as_str()
+    };
     // Its whole sentences within the budget: the first tells the deed, the
     // next ones what came of it ("She says she is Senna.").
     let ends = sentence_ends(memory, true);

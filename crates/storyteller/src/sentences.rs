@@ -337,8 +337,9 @@ impl SentenceStream {
         self
     }
 
-    /// Whether the limit refuses `sentence` as sentence number `index`.
-    fn refuses(&self, index: usize, sentence: &str) -> bool {
+    /// Whether the limit refuses `sentence` as sentence number `index`,
+    /// after `before` (everything told so far).
+    fn refuses(&self, index: usize, sentence: &str, before: &str) -> bool {
         let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = index > 0 || (self.opened && !self.repeats_allowed_first);
@@ -361,7 +362,7 @@ impl SentenceStream {
         // The model's first clause adds nothing to what this answer told
         // ("…called Senna, and | you remember that she is called Senna").
         let idle = (index > 0 || (self.opened && !self.idle_allowed_first))
-            && idle_clauses(&self.text, sentence).first() == Some(&0);
+            && idle_clauses(before, sentence).first() == Some(&0);
         let allowed = self.limit.allows(index, sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
@@ -413,7 +414,7 @@ impl SentenceStream {
         let rest = std::mem::take(&mut self.held);
         let rest = without_a_loose_end(&rest);
         if self.told == 0 && !rest.is_empty() {
-            if self.refuses(0, rest) {
+            if self.refuses(0, rest, &self.text) {
                 self.closed = true;
                 return String::new();
             }
@@ -444,18 +445,21 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            if self.refuses(self.told, sentence) {
+            let told_so_far = format!("{}{out}", self.text);
+            if self.refuses(self.told, sentence, &told_so_far) {
                 self.closed = true;
                 self.held.clear();
                 break;
             }
-            // A later clause that adds nothing ends the sentence before it,
-            // and the model's words after it are not told either.
-            let told_so_far = format!("{}{out}", self.text);
+            // A later clause of the model's that adds nothing ends the
+            // sentence before it, and the model's words after it are not
+            // told either. (A first sentence with no opening is the model's
+            // whole: a local model's own start of it stays.)
+            let models_clauses = self.opened || self.told > 0;
             let kept = idle_clauses(&told_so_far, sentence)
                 .into_iter()
-                .find(|&at| at > 0)
-                .map(|at| ended_at(sentence, at));
+                .find(|&at| at > 0 && models_clauses)
+                .and_then(|at| ended_at(&told_so_far, sentence, at));
             let sentence = kept.as_deref().unwrap_or(sentence);
             let sentence = if self.text.is_empty() && out.is_empty() {
                 sentence.trim_start()
@@ -672,41 +676,54 @@ fn negates(clause: &str) -> bool {
     words_of(clause).iter().any(|w| {
         matches!(
             w.as_str(),
-            "not" | "no" | "never" | "nothing" | "nobody" | "none"
+            "not"
+                | "no"
+                | "never"
+                | "nothing"
+                | "nobody"
+                | "none"
+                | "cannot"
+                | "nor"
+                | "neither"
+                | "without"
         ) || w.ends_with("n't")
     })
 }
 
-/// `sentence` ended at byte `at` with a full stop — unless that would leave
-/// a quotation open, when it is kept whole.
-fn ended_at(sentence: &str, at: usize) -> String {
-    let kept = &sentence[..at];
+/// `sentence` ended at byte `at` with a full stop — `None` when that would
+/// leave a quotation open, counting from `before` (what was told ahead of it).
+fn ended_at(before: &str, sentence: &str, at: usize) -> Option<String> {
+    let kept = format!("{before}{}", &sentence[..at]);
     let open_quotes = kept.matches('"').count() % 2 == 1
-        || kept.matches('“').count() != kept.matches('”').count();
+        || kept.matches('“').count() != kept.matches('”').count()
+        || kept.matches('«').count() != kept.matches('»').count();
     if open_quotes {
-        return sentence.to_string();
+        return None;
     }
     let trailing = &sentence[sentence.trim_end().len()..];
-    format!("{}.{trailing}", kept.trim_end())
+    Some(format!("{}.{trailing}", sentence[..at].trim_end()))
 }
 
 /// `text` with each sentence ended before its first clause that adds
 /// nothing to what came before, and without the sentences that add nothing
-/// at all: a memory told back without the small model's echoes.
+/// at all: a memory told back without the small model's echoes. Unlike the
+/// stream, later sentences that add something stay.
 pub(crate) fn without_idle_clauses(text: &str) -> String {
     let mut kept = String::new();
     let mut start = 0;
-    for end in sentence_ends(text, true) {
+    let ends = sentence_ends(text, true);
+    let last = (ends.last() != Some(&text.len())).then_some(text.len());
+    for end in ends.into_iter().chain(last) {
         let sentence = &text[start..end];
         start = end;
         match idle_clauses(&kept, sentence).first() {
-            Some(0) => continue,
-            Some(&at) => kept.push_str(&ended_at(sentence, at)),
+            Some(0) => {}
+            Some(&at) => {
+                let cut = ended_at(&kept, sentence, at);
+                kept.push_str(cut.as_deref().unwrap_or(sentence));
+            }
             None => kept.push_str(sentence),
         }
-    }
-    if start < text.len() && idle_clauses(&kept, &text[start..]).is_empty() {
-        kept.push_str(&text[start..]);
     }
     kept.trim().to_string()
 }
@@ -975,9 +992,20 @@ mod tests {
             text,
             "You search the desk for the logbook, and you find it."
         );
-        // A quotation is never cut open.
-        let (_, text) = stream(&["She says, \"I am Senna, and I am Senna.\" "]);
-        assert_eq!(text, "She says, \"I am Senna, and I am Senna.\"");
+        // The same however the text comes in pieces.
+        let (_, text) = stream(&["The door creaks open. The door is open. Rain falls."]);
+        assert_eq!(text, "The door creaks open.");
+        // A quotation is never cut open, nor one a sentence before opened.
+        let quoted = "She says, \"I am Senna, and I am Senna.\"";
+        assert_eq!(stream(&[quoted, " "]).1, quoted);
+        let across = "She says, \"Come in. The fire is warm, and the fire is warm.\" Rain falls.";
+        assert_eq!(stream(&[across]).1, across);
+        // A model's own first sentence, with no opening from the rules, stays whole.
+        let (_, text) = stream(&["You sneak past the gate guard, and you sneak past the guard."]);
+        assert_eq!(
+            text,
+            "You sneak past the gate guard, and you sneak past the guard."
+        );
     }
 
     #[test]
@@ -990,6 +1018,14 @@ mod tests {
             "You remember that the woman in grey is called Senna. The tide turns."
         );
         assert_eq!(without_idle_clauses("You greet Mara."), "You greet Mara.");
+        assert_eq!(
+            without_idle_clauses("You greet Mara, and you greet Mara"),
+            "You greet Mara."
+        );
+        assert_eq!(
+            without_idle_clauses("You see the guard. You cannot see the guard."),
+            "You see the guard. You cannot see the guard."
+        );
         assert_eq!(
             without_idle_clauses(
                 "You remember that the woman in grey is called Senna, and you remember that she is called Senna."
