@@ -42,14 +42,6 @@ impl Limit {
         leave_the_deeds_to_the_player: true,
         known_people_only: false,
     };
-
-    /// Whether sentence number `index` (from 0) may be told.
-    fn allows(&self, index: usize, sentence: &str) -> bool {
-        if self.most.is_some_and(|most| index >= most) {
-            return false;
-        }
-        !(self.leave_the_deeds_to_the_player && index > 0 && acts_for_the_player(sentence))
-    }
 }
 
 /// Words naming a kind of person, in their singular form. A small model
@@ -214,6 +206,10 @@ pub struct SentenceStream {
     told_clauses: Vec<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
+    /// How many whole sentences the rules' opening holds ("You wonder who
+    /// she is. You think back: you greet Senna by the well." holds two, "You
+    /// wonder who she is, and" none).
+    opening_sentences: usize,
     /// A sentence was refused: nothing more is released.
     closed: bool,
     /// The singular words of the story's text (see [`SentenceStream::grounded_in`]).
@@ -288,6 +284,7 @@ impl SentenceStream {
     pub fn opened_with(mut self, opening: &str) -> SentenceStream {
         self.text = opening.trim_start().to_string();
         self.opened = true;
+        self.opening_sentences = sentence_ends(opening.trim(), true).len();
         self
     }
 
@@ -340,9 +337,13 @@ impl SentenceStream {
     /// Whether the limit refuses `sentence` as sentence number `index`,
     /// after `before` (everything told so far).
     fn refuses(&self, index: usize, sentence: &str, before: &str) -> bool {
-        let repeated = index > 0 && self.told_before.contains(&first_words(sentence));
+        // The model's sentence `index` is the answer's sentence `at`: the
+        // rules' whole sentences come first, and after a whole opening the
+        // model's first sentence is a later one.
+        let at = index + self.opening_sentences;
+        let repeated = at > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
-        let own = index > 0 || (self.opened && !self.repeats_allowed_first);
+        let own = at > 0 || (self.opened && !self.repeats_allowed_first);
         let phrased = |run: &[String]| {
             self.told_phrasings
                 .get(run)
@@ -361,9 +362,13 @@ impl SentenceStream {
         };
         // The model's first clause adds nothing to what this answer told
         // ("…called Senna, and | you remember that she is called Senna").
-        let idle = (index > 0 || (self.opened && !self.idle_allowed_first))
+        let idle = (at > 0 || (self.opened && !self.idle_allowed_first))
             && idle_clauses(before, sentence).first() == Some(&0);
-        let allowed = self.limit.allows(index, sentence);
+        // The rules' whole sentences count toward the most, but the model
+        // may always add one of its own.
+        let past_most = index > 0 && self.limit.most.is_some_and(|most| at >= most);
+        let acts =
+            self.limit.leave_the_deeds_to_the_player && at > 0 && acts_for_the_player(sentence);
         let stranger = self.limit.known_people_only && brings_in_someone(sentence, &self.known);
         let contra = self
             .check
@@ -372,9 +377,9 @@ impl SentenceStream {
         // Past the player's own deed (told by the rules' opening, or by the
         // first sentence of a model that writes it all), no words of theirs.
         let speaks = self.limit.leave_the_deeds_to_the_player
-            && (index > 0 || self.opened)
+            && (at > 0 || self.opened)
             && speaks_for_the_player(sentence);
-        repeated || echoed || idle || !allowed || stranger || contra || speaks
+        repeated || echoed || idle || past_most || acts || stranger || contra || speaks
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -1062,6 +1067,35 @@ mod tests {
         shown.push(s.finish());
         assert_eq!(shown.concat(), s.text());
         s.text().to_string()
+    }
+
+    #[test]
+    fn the_rules_whole_sentences_count_toward_the_most() {
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL).opened_with(
+            "You wonder who the barkeep is. You think back: you remember that he is called Oswin.",
+        );
+        assert_eq!(
+            s.push(" The fire crackles. The barkeep smiles. "),
+            " The fire crackles."
+        );
+        // After a whole opening the model's first sentence is a later one:
+        // it may not act for the player, nor add nothing.
+        for added in [" You ask him where he lives. ", " He is called Oswin. "] {
+            let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+                .opened_with(
+                    "You wonder who he is. You think back: you remember that he is called Oswin.",
+                )
+                .asked_again();
+            assert_eq!(s.push(added), "", "{added}");
+            assert!(s.turned_down());
+        }
+        // An opening mid-sentence leaves the model its two.
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You look around, and");
+        s.push(" the fire crackles. The barkeep smiles. The door bangs. ");
+        assert_eq!(
+            s.text(),
+            "You look around, and the fire crackles. The barkeep smiles."
+        );
     }
 
     #[test]
