@@ -113,7 +113,7 @@ pub fn generate(
 }
 
 /// The texts where an answer ends (see [`stops`]).
-pub const STOPS: [&str; 11] = [
+pub const STOPS: [&str; 13] = [
     "\n",
     "Action:",
     "Narrator:",
@@ -123,6 +123,8 @@ pub const STOPS: [&str; 11] = [
     "The story goes",
     "the story continues",
     "The story continues",
+    "the story ends",
+    "The story ends",
     "narrative",
     "Narrative",
 ];
