@@ -204,6 +204,9 @@ pub struct SentenceStream {
     /// The earlier turns' whole clauses that say something of their own
     /// ([`told_clause`]).
     told_clauses: Vec<Vec<String>>,
+    /// The words of their own ([`own_of`]) of each clause of the earlier
+    /// turns' narration holding at least [`RETOLD_WORDS`].
+    told_clause_words: Vec<HashSet<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// How many whole sentences the rules' opening holds ("You wonder who
@@ -263,8 +266,15 @@ impl SentenceStream {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
             self.told_clause_starts.extend(starts);
+            let text_clauses = clauses(text);
+            self.told_clause_words.extend(
+                text_clauses
+                    .iter()
+                    .map(|c| own_of(c))
+                    .filter(|own| own.len() >= RETOLD_WORDS),
+            );
             self.told_clauses
-                .extend(clauses(text).into_iter().filter(|c| told_clause(c)));
+                .extend(text_clauses.into_iter().filter(|c| told_clause(c)));
             let mut rest = text;
             while !rest.trim().is_empty() {
                 let cut = first_sentence_end(rest).unwrap_or(rest.len());
@@ -334,6 +344,19 @@ impl SentenceStream {
         self
     }
 
+    /// Whether a clause (its words) retells one of an earlier turn's: at
+    /// least [`RETOLD_WORDS`] words of its own, all of them that clause's
+    /// ("a beam of light spills out, illuminating your reflection" told, and
+    /// a turn later "the light spills out and illuminates your reflection").
+    fn retells(&self, clause: &[String]) -> bool {
+        let own = own_of(clause);
+        own.len() >= RETOLD_WORDS
+            && self
+                .told_clause_words
+                .iter()
+                .any(|told| own.is_subset(told))
+    }
+
     /// Whether the limit refuses `sentence` as sentence number `index`,
     /// after `before` (everything told so far).
     fn refuses(&self, index: usize, sentence: &str, before: &str) -> bool {
@@ -355,9 +378,9 @@ impl SentenceStream {
                 .windows(SAME_RUN_WORDS)
                 .any(|run| self.told_runs.contains(run) || phrased(run))
                 || starts.iter().any(|s| self.told_clause_starts.contains(s))
-                || clauses(sentence)
-                    .iter()
-                    .any(|c| self.told_clauses.iter().any(|told| c.starts_with(told)))
+                || clauses(sentence).iter().any(|c| {
+                    self.told_clauses.iter().any(|told| c.starts_with(told)) || self.retells(c)
+                })
                 || phrasing_starts.iter().any(|s| phrased(s))
         };
         // The model's first clause adds nothing to what this answer told
@@ -629,15 +652,39 @@ fn told_clause(words: &[String]) -> bool {
 const INNER_JOINTS: [&str; 6] = [", and ", ", but ", ", so ", ", then ", "; ", ": "];
 
 /// A clause's words of its own: not [`FUNCTION_WORDS`], nor the words of
-/// being and perceiving ([`YOU_MAY`]), in their singular form.
+/// being and perceiving ([`YOU_MAY`]), each by its [`stem`].
 fn own_words(text: &str) -> HashSet<String> {
-    words_of(text)
-        .into_iter()
-        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
-        .map(|w| singular(&w))
-        .filter(|w| !w.is_empty())
+    own_of(&words_of(text))
+}
+
+/// [`own_words`] of words already split by [`words_of`].
+fn own_of(words: &[String]) -> HashSet<String> {
+    words
+        .iter()
+        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+        .map(|w| stem(w))
+        .filter(|w| !w.is_empty() && !YOU_MAY.iter().any(|may| stem(may) == *w))
         .collect()
 }
+
+/// A word without its endings of number and tense, so that "illuminates",
+/// "illuminating" and "illuminate" are one ("illuminat"), as are "spills"
+/// and "spilled". Only for telling words apart, never shown.
+fn stem(word: &str) -> String {
+    let w = singular(word);
+    let w = ["ing", "ed"]
+        .iter()
+        .find_map(|end| w.strip_suffix(end).filter(|rest| rest.len() >= 3))
+        .unwrap_or(&w);
+    w.strip_suffix('e')
+        .filter(|rest| rest.len() >= 3)
+        .unwrap_or(w)
+        .to_string()
+}
+
+/// How many words of its own make a clause that may not retell an earlier
+/// turn's: fewer ("the door opens") come back in any story.
+const RETOLD_WORDS: usize = 3;
 
 /// Where the clauses of `sentence` start that add nothing to `before` (what
 /// this answer told so far) and to the sentence's clauses before them —
@@ -1209,6 +1256,35 @@ mod tests {
             tell(" the light is out, and it flickers."),
             " the light is out, and it flickers."
         );
+    }
+
+    #[test]
+    fn a_clause_may_not_retell_an_earlier_turns_in_other_words() {
+        // Played: the third turn told the second's light again.
+        let earlier =
+            ["You force the rusted door open, and a beam of light spills out, illuminating your reflection."];
+        let tell = |answer: &str| {
+            let mut s = SentenceStream::new().told_before(earlier).opened_with(
+                "You wonder what you remember about the keeper, but nothing comes to mind, and",
+            );
+            let mut text = s.push(answer);
+            text.push_str(&s.finish());
+            text
+        };
+        assert_eq!(
+            tell(" the light spills out and illuminates your reflection."),
+            ""
+        );
+        assert_eq!(
+            tell(" the wind howls. Your reflection spills light out. "),
+            " the wind howls."
+        );
+        // New words, or a short clause of told ones, are no retelling.
+        assert_eq!(
+            tell(" the keeper's lamp hangs cold above the stairs."),
+            " the keeper's lamp hangs cold above the stairs."
+        );
+        assert_eq!(tell(" the light dims."), " the light dims.");
     }
 
     #[test]
