@@ -8,6 +8,9 @@
 //! (docs/storyteller.md, "What the model may tell").
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
 
 use narratoria_core::narration::{contradicts, Verdict};
 
@@ -358,8 +361,8 @@ impl SentenceStream {
     }
 
     /// Whether the limit refuses `sentence` as sentence number `index`,
-    /// after `before` (everything told so far).
-    fn refuses(&self, index: usize, sentence: &str, before: &str) -> bool {
+    /// whose clauses starting at `idle` add nothing ([`idle_clauses`]).
+    fn refuses(&self, index: usize, sentence: &str, idle: &[usize]) -> bool {
         // The model's sentence `index` is the answer's sentence `at`: the
         // rules' whole sentences come first, and after a whole opening the
         // model's first sentence is a later one.
@@ -385,8 +388,8 @@ impl SentenceStream {
         };
         // The model's first clause adds nothing to what this answer told
         // ("…called Senna, and | you remember that she is called Senna").
-        let idle = (at > 0 || (self.opened && !self.idle_allowed_first))
-            && idle_clauses(before, sentence).first() == Some(&0);
+        let idle =
+            (at > 0 || (self.opened && !self.idle_allowed_first)) && idle.first() == Some(&0);
         // The rules' whole sentences count toward the most, but the model
         // may always add one of its own.
         let past_most = index > 0 && self.limit.most.is_some_and(|most| at >= most);
@@ -442,7 +445,7 @@ impl SentenceStream {
         let rest = std::mem::take(&mut self.held);
         let rest = without_a_loose_end(&rest);
         if self.told == 0 && !rest.is_empty() {
-            if self.refuses(0, rest, &self.text) {
+            if self.refuses(0, rest, &idle_clauses(&self.text, rest)) {
                 self.closed = true;
                 return String::new();
             }
@@ -474,7 +477,8 @@ impl SentenceStream {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
             let told_so_far = format!("{}{out}", self.text);
-            if self.refuses(self.told, sentence, &told_so_far) {
+            let idle = idle_clauses(&told_so_far, sentence);
+            if self.refuses(self.told, sentence, &idle) {
                 self.closed = true;
                 self.held.clear();
                 break;
@@ -484,7 +488,7 @@ impl SentenceStream {
             // told either. (A first sentence with no opening is the model's
             // whole: a local model's own start of it stays.)
             let models_clauses = self.opened || self.told > 0;
-            let kept = idle_clauses(&told_so_far, sentence)
+            let kept = idle
                 .into_iter()
                 .find(|&at| at > 0 && models_clauses)
                 .and_then(|at| ended_at(&told_so_far, sentence, at));
@@ -663,24 +667,21 @@ fn own_of(words: &[String]) -> HashSet<String> {
         .iter()
         .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
         .map(|w| stem(w))
-        .filter(|w| !w.is_empty() && !YOU_MAY.iter().any(|may| stem(may) == *w))
+        .filter(|w| !w.is_empty() && !YOU_MAY_STEMS.contains(w))
         .collect()
 }
 
-/// A word without its endings of number and tense, so that "illuminates",
-/// "illuminating" and "illuminate" are one ("illuminat"), as are "spills"
-/// and "spilled". Only for telling words apart, never shown.
+/// A word by its English stem, irregular plurals first made singular:
+/// "illuminates", "illuminating" and "illuminate" are one, as are "spills"
+/// and "spilled", "men" and "man". Only for telling words apart, never shown.
 fn stem(word: &str) -> String {
-    let w = singular(word);
-    let w = ["ing", "ed"]
-        .iter()
-        .find_map(|end| w.strip_suffix(end).filter(|rest| rest.len() >= 3))
-        .unwrap_or(&w);
-    w.strip_suffix('e')
-        .filter(|rest| rest.len() >= 3)
-        .unwrap_or(w)
-        .to_string()
+    static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+    ENGLISH.stem(&singular(word)).into_owned()
 }
+
+/// The stems of [`YOU_MAY`].
+static YOU_MAY_STEMS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| YOU_MAY.iter().map(|w| stem(w)).collect());
 
 /// How many words of its own make a clause that may not retell an earlier
 /// turn's: fewer ("the door opens") come back in any story.
@@ -745,10 +746,9 @@ fn negates(clause: &str) -> bool {
 /// `sentence` ended at byte `at` with a full stop — `None` when that would
 /// leave a quotation open, counting from `before` (what was told ahead of it).
 fn ended_at(before: &str, sentence: &str, at: usize) -> Option<String> {
-    let kept = format!("{before}{}", &sentence[..at]);
-    let open_quotes = kept.matches('"').count() % 2 == 1
-        || kept.matches('“').count() != kept.matches('”').count()
-        || kept.matches('«').count() != kept.matches('»').count();
+    let kept = &sentence[..at];
+    let count = |c: char| before.matches(c).count() + kept.matches(c).count();
+    let open_quotes = count('"') % 2 == 1 || count('“') != count('”') || count('«') != count('»');
     if open_quotes {
         return None;
     }
