@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use narratoria_core::narration::{contradicts, Verdict};
+use narratoria_core::narration::{contradicts, has_negation, Verdict};
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -726,21 +726,8 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
 /// Whether `clause` says something is not so ("the guard is not there"):
 /// a negation adds to words told already.
 fn negates(clause: &str) -> bool {
-    words_of(clause).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "not"
-                | "no"
-                | "never"
-                | "nothing"
-                | "nobody"
-                | "none"
-                | "cannot"
-                | "nor"
-                | "neither"
-                | "without"
-        ) || w.ends_with("n't")
-    })
+    let words = words_of(clause);
+    has_negation(&words) || words.iter().any(|w| w == "nobody" || w == "none")
 }
 
 /// `sentence` ended at byte `at` with a full stop — `None` when that would

@@ -396,8 +396,9 @@ fn words_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `words` hold a negation ("not", "never", "can't", …).
-fn has_negation(words: &[String]) -> bool {
+/// Whether `words` (lower case, straight apostrophes) hold a negation
+/// ("not", "never", "can't", …).
+pub fn has_negation(words: &[String]) -> bool {
     words
         .iter()
         .any(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))

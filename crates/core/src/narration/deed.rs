@@ -1,6 +1,7 @@
 //! The player's words as something the character does: "I open the door" →
 //! "You open the door."
 
+use super::facts::sentence_case;
 use super::question::wondered;
 
 /// "You [action]." from the player's words. Promises a sentence starting with
@@ -42,13 +43,6 @@ pub fn deed(action: &str) -> String {
     } else {
         format!("{said}.")
     }
-}
-
-fn sentence_case(word: &str) -> String {
-    let mut c = word.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 /// What the player's words say the character does, as a verb phrase in the
