@@ -582,6 +582,12 @@ fn says_something_of_its_own(run: &[String]) -> bool {
         >= 2
 }
 
+/// Whether `word` (lower case) is a clause's own: not a function word, nor a
+/// word of being and perceiving.
+fn is_own(word: &str) -> bool {
+    !FUNCTION_WORDS.contains(&word) && !YOU_MAY.contains(&word)
+}
+
 /// How many first words make two clauses start alike.
 const SAME_CLAUSE_START_WORDS: usize = 4;
 
@@ -600,10 +606,7 @@ const CLAUSE_JOINTS: [&str; 9] = [
 fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
     let mut starts = (Vec::new(), Vec::new());
     for words in clause_openings(text) {
-        let own = words
-            .iter()
-            .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
-            .count();
+        let own = words.iter().filter(|w| is_own(w)).count();
         match own {
             0 => {}
             1 => starts.1.push(words),
@@ -643,17 +646,8 @@ fn clauses(text: &str) -> Vec<Vec<String>> {
 /// the first turn and "the light flickers again" in the third). A shorter
 /// one, or one of function words, is a way of speaking.
 fn told_clause(words: &[String]) -> bool {
-    words.len() >= 3
-        && words
-            .iter()
-            .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()) && !YOU_MAY.contains(&w.as_str()))
-            .count()
-            >= 2
+    words.len() >= 3 && words.iter().filter(|w| is_own(w)).count() >= 2
 }
-
-/// Joints inside a sentence where a clause may be cut off, ending the
-/// sentence before it.
-const INNER_JOINTS: [&str; 6] = [", and ", ", but ", ", so ", ", then ", "; ", ": "];
 
 /// A clause's words of its own: not [`FUNCTION_WORDS`], nor the words of
 /// being and perceiving ([`YOU_MAY`]), each by its [`stem`].
@@ -696,7 +690,8 @@ const RETOLD_WORDS: usize = 3;
 /// not there" tells something new with words told already.
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     let mut told = own_words(before);
-    let mut joints: Vec<(usize, usize)> = INNER_JOINTS
+    // The joints inside a sentence: all but its ends.
+    let mut joints: Vec<(usize, usize)> = CLAUSE_JOINTS[3..]
         .iter()
         .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
         .collect();
