@@ -490,12 +490,7 @@ mod tests {
 
     #[test]
     fn a_missing_key_and_model_end_at_the_template_with_reasons() {
-        let prompt = Prompt {
-            system: "s".into(),
-            user: "u".into(),
-            opening: "You".into(),
-            ..Prompt::default()
-        };
+        let prompt = opened("You");
         let config = StoryConfig {
             provider: Provider::OpenAi,
             ..StoryConfig::default()
@@ -525,6 +520,32 @@ mod tests {
         asked: usize,
     }
 
+    impl Answers {
+        /// A host model that answers `words[i]` to its i-th request (the last
+        /// one again after that).
+        fn new(words: Vec<&'static str>) -> Answers {
+            Answers {
+                model: narratoria_protocol::HostModel {
+                    model: "m.gguf".into(),
+                    context_tokens: 2048,
+                    max_tokens: 100,
+                },
+                words,
+                asked: 0,
+            }
+        }
+    }
+
+    /// A prompt whose answer starts with `opening`.
+    fn opened(opening: &str) -> Prompt {
+        Prompt {
+            system: "s".into(),
+            user: "u".into(),
+            opening: opening.into(),
+            ..Prompt::default()
+        }
+    }
+
     impl Host for Answers {
         fn model(&self) -> &narratoria_protocol::HostModel {
             &self.model
@@ -543,23 +564,10 @@ mod tests {
 
     #[test]
     fn an_answer_that_stops_at_its_opening_is_told_by_the_template() {
-        let prompt = Prompt {
-            system: "s".into(),
-            user: "u".into(),
-            opening: "You look around the hall, and".into(),
-            ..Prompt::default()
-        };
+        let prompt = opened("You look around the hall, and");
         let config = StoryConfig::default();
         let told = |words: Vec<&'static str>| {
-            let mut host = Answers {
-                model: narratoria_protocol::HostModel {
-                    model: "m.gguf".into(),
-                    context_tokens: 2048,
-                    max_tokens: 100,
-                },
-                words,
-                asked: 0,
-            };
+            let mut host = Answers::new(words);
             let mut rec = Recorder::default();
             let answer = run(&config, &job(&prompt), &mut rec, Some(&mut host));
             (answer, rec.events, host.asked)
@@ -627,21 +635,8 @@ mod tests {
 
     #[test]
     fn a_whole_opening_is_told_alone_when_the_model_adds_nothing() {
-        let prompt = Prompt {
-            system: "s".into(),
-            user: "u".into(),
-            opening: "You wonder who she is. You think back: you greet Senna by the well.".into(),
-            ..Prompt::default()
-        };
-        let mut host = Answers {
-            model: narratoria_protocol::HostModel {
-                model: "m.gguf".into(),
-                context_tokens: 2048,
-                max_tokens: 100,
-            },
-            words: vec![""],
-            asked: 0,
-        };
+        let prompt = opened("You wonder who she is. You think back: you greet Senna by the well.");
+        let mut host = Answers::new(vec![""]);
         let mut rec = Recorder::default();
         let answer = run(
             &StoryConfig::default(),
