@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use narratoria_core::narration::{contradicts, has_negation, Verdict};
+use narratoria_core::narration::{contradicts, has_negation, Verdict, TITLES};
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -804,7 +804,13 @@ pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
             }
             let end = chars.get(j).map_or(s.len(), |(b, _)| *b);
             let followed_by_space = chars.get(j).is_some_and(|(_, c)| c.is_whitespace());
-            if followed_by_space || (at_end && j == chars.len()) {
+            // "Dr." and its like end no sentence (core `narration::TITLES`).
+            let word = s[..chars[i].0]
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or("");
+            let title = chars[i].1 == '.' && TITLES.contains(&word.to_lowercase().as_str());
+            if !title && (followed_by_space || (at_end && j == chars.len())) {
                 found.push(end);
             }
             i = j;
@@ -1373,6 +1379,17 @@ mod tests {
             s.push("\"Open up,\" you say, knocking. "),
             "\"Open up,\" you say, knocking."
         );
+    }
+
+    #[test]
+    fn a_title_ends_no_sentence() {
+        let text = "You ask Dr. Venn about the plague. Mr. Hale nods.";
+        let plague = text.find("plague.").unwrap() + "plague.".len();
+        assert_eq!(sentence_ends(text, true), vec![plague, text.len()]);
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+            .opened_with("You ask Dr. Venn about the plague, and");
+        // The opening holds no whole sentence: the model's first is its end.
+        assert_eq!(s.push(" he frowns. "), " he frowns.");
     }
 
     #[test]

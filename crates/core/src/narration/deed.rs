@@ -181,8 +181,8 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-/// Words a full stop follows without ending a sentence.
-const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "st", "mt", "sgt", "capt"];
+/// Words (lower case) a full stop follows without ending a sentence.
+pub const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "st", "mt", "sgt", "capt"];
 
 /// Whether `sentence` has the player for its subject, first or after a lead.
 fn has_the_players_subject(sentence: &str) -> bool {
