@@ -368,24 +368,53 @@ const NEGATIONS: &[&str] = &[
     "not", "no", "nothing", "never", "cannot", "nor", "neither", "without",
 ];
 
+/// Words that join two clauses of one sentence: a negation in one clause
+/// does not turn the other round ("it is not a ravine, but you manage it").
+const CLAUSE_JOINTS: &[&str] = &["and", "but", "yet", "then", "while"];
+
 /// Whether `sentence` tells the checked deed `act` the other way round from
 /// `verdict`: done after a failure ("…, and the door slides open"), or gone
-/// wrong after a success. Read by the words of the deed's kind and of any
-/// deed; a sentence with a negation is not read as either.
+/// wrong after a success. Read clause by clause, by the words of the deed's
+/// kind and of any deed; a clause with a negation, or one that also tells
+/// the verdict's own way, is not read as either.
 pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
     let kind = Kind::of(attempted(act.trim()));
-    let words = words_of(sentence);
-    if has_negation(&words) {
-        return false;
-    }
-    let (general, own) = if verdict.succeeded() {
-        (FAILED, kind.failed_words())
+    let (other_way, other_own, same_way, same_own) = if verdict.succeeded() {
+        (FAILED, kind.failed_words(), DONE, kind.done_words())
     } else {
-        (DONE, kind.done_words())
+        (DONE, kind.done_words(), FAILED, kind.failed_words())
     };
-    words
-        .iter()
-        .any(|w| general.contains(&w.as_str()) || own.contains(&w.as_str()))
+    let tells = |words: &[String], general: &[&str], own: &[&str]| {
+        words
+            .iter()
+            .any(|w| general.contains(&w.as_str()) || own.contains(&w.as_str()))
+    };
+    clauses_of(sentence).iter().any(|clause| {
+        !has_negation(clause)
+            && !tells(clause, same_way, same_own)
+            && tells(clause, other_way, other_own)
+    })
+}
+
+/// `sentence`'s clauses, each as its words ([`words_of`]): split at commas,
+/// semicolons, colons, dashes and [`CLAUSE_JOINTS`].
+fn clauses_of(sentence: &str) -> Vec<Vec<String>> {
+    sentence
+        .split([',', ';', ':', '—', '–'])
+        .flat_map(|part| {
+            let words = words_of(part);
+            let mut clauses = vec![Vec::new()];
+            for w in words {
+                if CLAUSE_JOINTS.contains(&w.as_str()) {
+                    clauses.push(Vec::new());
+                } else if let Some(last) = clauses.last_mut() {
+                    last.push(w);
+                }
+            }
+            clauses
+        })
+        .filter(|c| !c.is_empty())
+        .collect()
 }
 
 /// `text`'s words, lowercase, with their apostrophes.
@@ -604,6 +633,37 @@ mod tests {
             "search the desk",
             Failure,
             " you can't find a thing."
+        ));
+    }
+
+    #[test]
+    fn a_negation_turns_round_only_its_own_clause() {
+        use Verdict::{Failure, Success};
+        let stone = "throw a stone to scare it off";
+        assert!(contradicts(
+            stone,
+            Failure,
+            " it is not a ravine, but you manage to do so."
+        ));
+        assert!(contradicts(
+            "force the door open",
+            Failure,
+            " nothing stirs; the door swings open."
+        ));
+        assert!(!contradicts(
+            "force the door open",
+            Failure,
+            " you fail to open it, and rust flakes off."
+        ));
+        assert!(!contradicts(
+            "attack the goblin",
+            Success,
+            " it never saw you coming, and it dies."
+        ));
+        assert!(contradicts(
+            "attack the goblin",
+            Success,
+            " it does not flinch, and you miss."
         ));
     }
 }
