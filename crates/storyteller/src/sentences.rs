@@ -152,11 +152,47 @@ const SPEECH: [&str; 16] = [
 /// it. Others' words ("'What do you say?' the keeper asks") and speech
 /// without a quotation ("you say nothing") are not the player's.
 fn speaks_for_the_player(sentence: &str) -> bool {
+    let words = quoted_words(sentence);
+    (0..words.len().saturating_sub(1)).any(|i| {
+        let (you, verb) = (&words[i], &words[i + 1]);
+        let spoken = !you.quoted
+            && !verb.quoted
+            && you.letters == "you"
+            && SPEECH.contains(&verb.letters.as_str());
+        let quote_after = words[i + 2..].iter().take(2).any(|w| w.opens);
+        let quote_before = i > 0 && words[i - 1].closes;
+        spoken && (quote_after || quote_before)
+    })
+}
+
+/// Whether `sentence` speaks as "I" outside any quotation: the narration
+/// tells the player's story to "you", and an "I" of its own is the model
+/// talking ("…, and I am left alone").
+fn speaks_as_i(sentence: &str) -> bool {
+    quoted_words(sentence).iter().any(|w| {
+        !w.quoted && ["i", "i'm", "i've", "i'd", "i'll"].contains(&w.letters.as_str())
+    })
+}
+
+/// One word of a sentence, and where it stands to the sentence's quotations.
+struct QuotedWord {
+    /// Its letters, lowercase.
+    letters: String,
+    /// It is inside a quotation.
+    quoted: bool,
+    /// A quotation opens with it.
+    opens: bool,
+    /// A quotation closes with it.
+    closes: bool,
+}
+
+/// `sentence`'s words, each with where it stands to the quotations (an
+/// apostrophe ending a plural possessive, "the guards'", closes none).
+fn quoted_words(sentence: &str) -> Vec<QuotedWord> {
     const OPEN: [char; 5] = ['"', '“', '«', '‘', '\''];
     const CLOSE: [char; 5] = ['"', '”', '»', '’', '\''];
     let mut inside = false;
-    // Per word: its letters, whether it is quoted, where a quotation opens or closes.
-    let mut words: Vec<(String, bool, bool, bool)> = Vec::new();
+    let mut words = Vec::new();
     for w in sentence.split_whitespace() {
         let bare = w.trim_end_matches(|c: char| !c.is_alphanumeric() && !CLOSE.contains(&c));
         let possessive = bare.ends_with("s'") || bare.ends_with("s’");
@@ -169,16 +205,16 @@ fn speaks_for_the_player(sentence: &str) -> bool {
         }
         let letters = w
             .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
-        words.push((letters, quoted, opens, closes));
+            .to_lowercase()
+            .replace('’', "'");
+        words.push(QuotedWord {
+            letters,
+            quoted,
+            opens,
+            closes,
+        });
     }
-    (0..words.len().saturating_sub(1)).any(|i| {
-        let (you, verb) = (&words[i], &words[i + 1]);
-        let spoken = !you.1 && !verb.1 && you.0 == "you" && SPEECH.contains(&verb.0.as_str());
-        let quote_after = words[i + 2..].iter().take(2).any(|w| w.2);
-        let quote_before = i > 0 && words[i - 1].3;
-        spoken && (quote_after || quote_before)
-    })
+    words
 }
 
 /// Collects streamed prose and releases it sentence by sentence. Promises:
@@ -405,7 +441,8 @@ impl SentenceStream {
         let speaks = self.limit.leave_the_deeds_to_the_player
             && (at > 0 || self.opened)
             && speaks_for_the_player(sentence);
-        repeated || echoed || idle || past_most || acts || stranger || contra || speaks
+        let as_i = speaks_as_i(sentence);
+        repeated || echoed || idle || past_most || acts || stranger || contra || speaks || as_i
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -1343,6 +1380,18 @@ mod tests {
             tell(Limit::HOSTED_MODEL, " a figure stands before you."),
             (" a figure stands before you.".to_string(), false)
         );
+    }
+
+    #[test]
+    fn the_narration_never_speaks_as_i() {
+        assert!(speaks_as_i(" it succeeds brilliantly, and I am left alone."));
+        assert!(speaks_as_i(" I'm sure the keeper knows."));
+        assert!(!speaks_as_i(" the boy says, \"I'm sorry, I was lost.\""));
+        assert!(!speaks_as_i("‘I am the keeper,’ she whispers."));
+        assert!(!speaks_as_i(" the ink is thick with dust."));
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You knock, and");
+        assert_eq!(s.push(" I am left alone. "), "");
+        assert!(s.turned_down());
     }
 
     #[test]
