@@ -217,8 +217,11 @@ impl App {
         let kept = narration::remember::keep(
             &self.registry.snapshot(),
             &self.registry.state().permanently_failed(),
-            &turn.input,
-            &turn.narrative,
+            narration::remember::Account {
+                input: &turn.input,
+                narrative: &turn.narrative,
+                noted: narration::remember::noted(&turn.attempts),
+            },
             turn.state_after.clone(),
             &self.exec_options_at(story),
         )

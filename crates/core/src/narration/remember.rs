@@ -23,8 +23,14 @@ const GIST_CHARS: usize = 400;
 
 /// The memory of one turn: the deed, then the narration's first sentences —
 /// the narration alone when its first sentence already tells the deed (the
-/// rules' opening: "You try to pick the lock, but …").
-pub fn summary(input: &str, narrative: &str) -> String {
+/// rules' opening: "You try to pick the lock, but …"). A turn that `noted`
+/// something (the player asked to keep it) is remembered as the deed alone:
+/// what the player asked to keep, in their words, without what the
+/// narrator made of it.
+pub fn summary(input: &str, narrative: &str, noted: bool) -> String {
+    if noted {
+        return deed(input);
+    }
     let told = gist(narrative);
     let first = told
         .split(['.', '!', '?'])
@@ -59,9 +65,12 @@ pub fn keeps_accounts(catalog: &Catalog, disabled: &[String]) -> bool {
 /// in their words, where a planner's summary is written before anything
 /// happened and may be a guess (docs/stories.md, "Every turn is
 /// remembered"). Tools that waited on a removed write no longer wait.
-pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) {
+/// Returns whether the turn only noted something: a write was folded and
+/// nothing but narration is left (a turn that also rolled is remembered by
+/// how it went).
+pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) -> bool {
     if !keeps_accounts(catalog, &plan.disabled_skills) {
-        return;
+        return false;
     }
     let path = format!("{MEMORY}/{STORE}");
     let (writes, tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
@@ -73,17 +82,52 @@ pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) {
         tool.dependencies
             .retain(|d| !writes.iter().any(|w| &w.tool_id == d));
     }
+    !writes.is_empty()
+        && plan
+            .tools
+            .iter()
+            .all(|t| super::step::is_narration_tool(catalog, t))
+}
+
+/// Whether the turn `attempts` record only noted something: the router
+/// chose the memory skill's store alone for its last plan (the plan itself
+/// no longer holds the write, see [`fold_writes`]).
+pub fn noted(attempts: &[crate::store::AttemptRecord]) -> bool {
+    attempts
+        .iter()
+        .rev()
+        .find(|a| a.plan.is_some())
+        .and_then(|a| a.routing.as_ref())
+        .is_some_and(|r| {
+            let mut chosen = r.skills.iter().filter(|s| s.chosen);
+            chosen
+                .next()
+                .is_some_and(|s| s.skill == MEMORY && s.script == STORE)
+                && chosen.next().is_none()
+        })
+}
+
+/// The turn being remembered: the player's input, how it was told, and
+/// whether it noted something ([`summary`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Account<'a> {
+    pub input: &'a str,
+    pub narrative: &'a str,
+    pub noted: bool,
 }
 
 /// A one-tool plan storing the turn's memory, when the memory skill can
 /// store now (see [`keeps_accounts`]).
-pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str) -> Option<Plan> {
+pub fn plan(catalog: &Catalog, disabled: &[String], account: Account<'_>) -> Option<Plan> {
     if !keeps_accounts(catalog, disabled) {
         return None;
     }
     let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
     tool.input
-        .insert("summary".into(), json!(summary(input, narrative)));
+        .insert(
+            "summary".into(),
+            json!(summary(account.input, account.narrative, account.noted)),
+        );
     tool.input
         .insert("metadata".into(), json!({"importance": 3}));
     tool.input.insert("turnAccount".into(), json!(true));
@@ -94,18 +138,17 @@ pub fn plan(catalog: &Catalog, disabled: &[String], input: &str, narrative: &str
     Some(plan)
 }
 
-/// Keeps the account of the turn `opts.story` names (its player's `input`
-/// and `narrative`) with the memory skill, from `state`; `None` when the
-/// memory skill cannot store now. A failure is in the result, never fatal.
+/// Keeps the account of the turn `opts.story` names with the memory skill,
+/// from `state`; `None` when the memory skill cannot store now. A failure
+/// is in the result, never fatal.
 pub async fn keep(
     catalog: &Catalog,
     disabled: &[String],
-    input: &str,
-    narrative: &str,
+    account: Account<'_>,
     state: Map<String, Value>,
     opts: &ExecutorOptions,
 ) -> Option<ExecutionResult> {
-    let plan = plan(catalog, disabled, input, narrative)?;
+    let plan = plan(catalog, disabled, account)?;
     Some(execute(&plan, catalog, state, opts, None).await)
 }
 
@@ -131,7 +174,8 @@ mod tests {
         assert_eq!(
             summary(
                 "I greet the stranger by the well",
-                "She nods. Her name is Mira."
+                "She nods. Her name is Mira.",
+                false
             ),
             "You greet the stranger by the well. She nods. Her name is Mira."
         );
@@ -139,7 +183,8 @@ mod tests {
         assert_eq!(
             summary(
                 "I try to pick the lock",
-                "You try to pick the lock, but it holds. A dog barks."
+                "You try to pick the lock, but it holds. A dog barks.",
+                false
             ),
             "You try to pick the lock, but it holds. A dog barks."
         );
@@ -147,23 +192,45 @@ mod tests {
         assert_eq!(
             summary(
                 "I try to pick the lock",
-                "You pick the lock, and the door swings in."
+                "You pick the lock, and the door swings in.",
+                false
             ),
             "You pick the lock, and the door swings in."
         );
         assert_eq!(
-            summary("Who are they?", "You wonder who they are, and Mara shrugs."),
+            summary(
+                "Who are they?",
+                "You wonder who they are, and Mara shrugs.",
+                false
+            ),
             "You wonder who they are, and Mara shrugs."
         );
         let long = "The hall is vast and cold. ".repeat(40);
-        let s = summary("I look", &long);
+        let s = summary("I look", &long, false);
         assert!(s.len() < GIST_CHARS + 40 && s.ends_with('.'), "{s}");
+    }
+
+    #[test]
+    fn a_noted_turn_is_remembered_as_the_players_note() {
+        assert_eq!(
+            summary(
+                "Remember that the boy is called Pip.",
+                "You remember that the boy is called Pip, and you tell him where to find it.",
+                true
+            ),
+            "You remember that the boy is called Pip."
+        );
     }
 
     #[test]
     fn no_memory_skill_no_plan() {
         let dir = tempfile::tempdir().unwrap();
         let c = crate::skills::discover(&[dir.path().to_path_buf()]).unwrap();
-        assert!(plan(&c, &[], "I look", "You see.").is_none());
+        let account = Account {
+            input: "I look",
+            narrative: "You see.",
+            noted: false,
+        };
+        assert!(plan(&c, &[], account).is_none());
     }
 }

@@ -148,9 +148,10 @@ pub async fn play_turn(
         attempts: Vec::new(),
         health_changes: Vec::new(),
     };
-    let mut ready: Option<(Plan, Transcript, Option<Routing>)> = None;
+    let mut ready: Option<(Plan, bool, Transcript, Option<Routing>)> = None;
     let mut last_result: Option<ExecutionResult> = None;
     let mut last_disabled: Vec<String> = Vec::new();
+    let mut last_noted = false;
     loop {
         let done = matches!(replan.phase(), Phase::Succeeded { .. });
         if opts.exec.stop.is_stopped() && !done {
@@ -173,8 +174,8 @@ pub async fn play_turn(
                 };
                 match generated {
                     Ok(outcome) => {
-                        let plan = turn.shaped(replan.planned(outcome.plan));
-                        ready = Some((plan, outcome.transcript, outcome.routing));
+                        let (plan, noted) = turn.shaped(replan.planned(outcome.plan));
+                        ready = Some((plan, noted, outcome.transcript, outcome.routing));
                     }
                     Err(no_plan) => {
                         let failure = replan.plan_failed(&no_plan);
@@ -192,8 +193,10 @@ pub async fn play_turn(
                 }
             }
             Phase::Executing { attempt, .. } => {
-                let (plan, transcript, routing) = ready.take().expect("a plan is ready to execute");
+                let (plan, noted, transcript, routing) =
+                    ready.take().expect("a plan is ready to execute");
                 last_disabled = plan.disabled_skills.clone();
+                last_noted = noted;
                 let plan_json = serde_json::to_value(&plan).expect("plan serialises");
                 let lore = turn.lore_told(&plan);
                 turn.send(TurnEvent::PlanReady {
@@ -228,7 +231,7 @@ pub async fn play_turn(
             Phase::Replanning { .. } => replan.replan(),
             Phase::Succeeded { .. } => {
                 let result = last_result.expect("the plan that succeeded has a result");
-                let result = turn.remembered(result, &last_disabled).await;
+                let result = turn.remembered(result, &last_disabled, last_noted).await;
                 return turn.told(result, log);
             }
             Phase::FellBack => {
@@ -303,10 +306,11 @@ impl Turn<'_> {
     /// `plan` in the turn's shape: the planner's own narrative and narration
     /// steps give way to one narration step the host adds after every
     /// mechanics tool, so nothing is told before the rules decide; its memory
-    /// writes give way to the turn's account the host keeps once it is told.
-    fn shaped(&self, mut plan: Plan) -> Plan {
+    /// writes give way to the turn's account the host keeps once it is told
+    /// (the flag: whether it had one, so the turn noted something).
+    fn shaped(&self, mut plan: Plan) -> (Plan, bool) {
         plan.narrative = None;
-        narration::remember::fold_writes(&mut plan, &self.catalog);
+        let noted = narration::remember::fold_writes(&mut plan, &self.catalog);
         narration::shape(
             &mut plan,
             &self.catalog,
@@ -317,7 +321,7 @@ impl Turn<'_> {
                 opening: narration::opening_told(&self.state, &self.recent),
             },
         );
-        plan
+        (plan, noted)
     }
 
     /// The lore entries `plan`'s narration step is told (none without one).
@@ -339,13 +343,17 @@ impl Turn<'_> {
         &self,
         mut result: ExecutionResult,
         disabled: &[String],
+        noted: bool,
     ) -> ExecutionResult {
         let narrative = result.narrative.clone().unwrap_or_default();
         let Some(kept) = narration::remember::keep(
             &self.catalog,
             disabled,
-            self.input,
-            &narrative,
+            narration::remember::Account {
+                input: self.input,
+                narrative: &narrative,
+                noted,
+            },
             result.final_state.clone(),
             &self.opts.exec,
         )

@@ -293,4 +293,6 @@ async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
     assert_eq!(stored[0]["input"]["turnAccount"], true);
     let summary = stored[0]["input"]["summary"].as_str().unwrap();
     assert!(summary.contains("his name is Tobin"), "{summary}");
+    // What the player noted is kept without what the narrator made of it.
+    assert!(!summary.contains("goblin"), "{summary}");
 }
