@@ -92,6 +92,13 @@ pub struct Routing {
     pub threshold: f32,
     /// A skill after the best is used when its score reaches this too.
     pub further_threshold: f32,
+    /// The narration-only class's score for the input: the best skill is
+    /// used only when its score reaches this plus `narration_margin` (absent
+    /// in plans routed before the class was weighed).
+    #[serde(default)]
+    pub narration: Option<f32>,
+    #[serde(default)]
+    pub narration_margin: Option<f32>,
     /// Best score first.
     pub skills: Vec<SkillRouting>,
 }

@@ -28,6 +28,11 @@ pub struct Calibration {
     pub threshold: f32,
     /// A skill after the first needs at least this score.
     pub further_threshold: f32,
+    /// The best skill must also score at least the narration-only class's
+    /// score plus this (see [`crate::ExampleIndex::narration_score`]): an
+    /// input more like narration-only input than like any skill's examples
+    /// needs narration only.
+    pub narration_margin: f32,
     /// Most skills one turn uses.
     pub max_skills: usize,
     /// Whether each clause of the input is scored on its own too.
@@ -51,6 +56,7 @@ impl Default for Calibration {
             example_weight: 20.0,
             threshold: -0.4,
             further_threshold: 1.6,
+            narration_margin: -1.0,
             max_skills: 2,
             clauses: true,
             further_wins_a_clause: true,
@@ -119,10 +125,11 @@ pub struct ScoreParts {
 }
 
 /// The skills the turn uses, best first: the best one when it scores at
-/// least the threshold, then others scoring at least `further_threshold`
-/// (and, with `further_wins_a_clause`, scoring best on one of the input's
-/// clauses), at most `max_skills`. None: narration only.
-pub fn decide(skills: &[SkillScore], cal: &Calibration) -> Vec<Routed> {
+/// least the threshold and at least `narration` (the narration-only
+/// class's score) plus the margin, then others scoring at least
+/// `further_threshold` (and, with `further_wins_a_clause`, scoring best on
+/// one of the input's clauses), at most `max_skills`. None: narration only.
+pub fn decide(skills: &[SkillScore], narration: f32, cal: &Calibration) -> Vec<Routed> {
     let whole = |s: &SkillScore| s.per_text.first().copied().unwrap_or(f32::MIN);
     let mut ranked: Vec<&SkillScore> = skills.iter().collect();
     ranked.sort_by(|a, b| whole(b).total_cmp(&whole(a)));
@@ -142,7 +149,7 @@ pub fn decide(skills: &[SkillScore], cal: &Calibration) -> Vec<Routed> {
         .filter(|(i, s)| {
             let score = whole(s);
             if *i == 0 {
-                score >= cal.threshold
+                score >= cal.threshold && score >= narration + cal.narration_margin
             } else {
                 score >= cal.threshold
                     && score >= cal.further_threshold
@@ -189,6 +196,9 @@ pub fn top_k_mean(values: &mut [f32], k: usize) -> f32 {
 mod tests {
     use super::*;
 
+    /// A narration-only score no skill has to beat.
+    const NO_NARRATION: f32 = f32::MIN;
+
     fn s(skill: &str, per_text: &[f32]) -> SkillScore {
         SkillScore {
             skill: skill.into(),
@@ -209,6 +219,7 @@ mod tests {
         };
         let got = decide(
             &[s("memory", &[1.0]), s("dice", &[3.0]), s("rep", &[2.5])],
+            NO_NARRATION,
             &cal,
         );
         assert_eq!(
@@ -219,19 +230,32 @@ mod tests {
         );
         // Under the further threshold: one skill.
         assert_eq!(
-            decide(&[s("dice", &[3.0]), s("rep", &[1.5])], &cal).len(),
+            decide(&[s("dice", &[3.0]), s("rep", &[1.5])], NO_NARRATION, &cal).len(),
             1
         );
         // The best one under the threshold: narration only.
-        assert!(decide(&[s("dice", &[-0.5]), s("rep", &[-1.0])], &cal).is_empty());
+        assert!(decide(&[s("dice", &[-0.5]), s("rep", &[-1.0])], NO_NARRATION, &cal).is_empty());
         let one = Calibration {
             max_skills: 1,
             ..cal
         };
         assert_eq!(
-            decide(&[s("dice", &[3.0]), s("rep", &[2.5])], &one).len(),
+            decide(&[s("dice", &[3.0]), s("rep", &[2.5])], NO_NARRATION, &one).len(),
             1
         );
+    }
+
+    #[test]
+    fn the_best_skill_must_beat_narration_only_by_the_margin() {
+        let cal = Calibration {
+            threshold: 0.0,
+            narration_margin: -1.0,
+            ..Calibration::default()
+        };
+        let skills = [s("dice", &[3.0]), s("rep", &[0.5])];
+        assert_eq!(decide(&skills, 3.5, &cal).len(), 1);
+        // "I put my sword away": more like narration-only input than like a skill's.
+        assert!(decide(&skills, 4.5, &cal).is_empty());
     }
 
     #[test]
@@ -244,10 +268,10 @@ mod tests {
         };
         // "I attack the bandit and remember his face": each clause has its skill.
         let two = [s("dice", &[3.0, 4.0, -1.0]), s("memory", &[2.0, -2.0, 3.0])];
-        assert_eq!(decide(&two, &cal).len(), 2);
+        assert_eq!(decide(&two, NO_NARRATION, &cal).len(), 2);
         // One clause wins for dice only: memory stays out.
         let one = [s("dice", &[3.0, 4.0]), s("memory", &[2.0, 1.0])];
-        assert_eq!(decide(&one, &cal).len(), 1);
+        assert_eq!(decide(&one, NO_NARRATION, &cal).len(), 1);
     }
 
     #[test]

@@ -45,6 +45,8 @@ pub struct ExampleIndex {
     /// sibling scripts' (`None` for a skill's only script).
     script_classifiers: Vec<Option<Linear>>,
     narration: Vec<Vec<f32>>,
+    /// The narration-only class against every script's examples.
+    narration_classifier: Linear,
     keywords: KeywordIndex,
 }
 
@@ -86,7 +88,16 @@ impl ExampleIndex {
         }
         let narration_texts: Vec<String> = NARRATION_ONLY.iter().map(|s| s.to_string()).collect();
         let narration = vectors(&narration_texts)?;
+        let narration_classifier = {
+            let positives: Vec<&[f32]> = narration.iter().map(Vec::as_slice).collect();
+            let negatives: Vec<&[f32]> = scripts
+                .iter()
+                .flat_map(|s| s.examples.iter().map(Vec::as_slice))
+                .collect();
+            Linear::fit(&positives, &negatives, l2)
+        };
         Ok(ExampleIndex {
+            narration_classifier,
             classifiers: fit_classifiers(&scripts, &narration, l2),
             script_classifiers: fit_script_classifiers(&scripts, l2),
             scripts,
@@ -201,6 +212,33 @@ impl ExampleIndex {
 }
 
 impl ExampleIndex {
+    /// How much the whole input (`texts[0]`, whose `signals` these are)
+    /// calls for narration only, on the scale of a skill's score: the
+    /// narration class's classifier's log-odds plus `cal.example_weight`
+    /// times how much more like narration-only input it is than like the
+    /// likest script's examples.
+    pub fn narration_score(
+        &self,
+        signals: &[ScriptSignals],
+        texts: &[Vec<f32>],
+        cal: &Calibration,
+    ) -> f32 {
+        let Some(whole) = texts.first() else {
+            return f32::MIN;
+        };
+        let likest = signals
+            .iter()
+            .filter_map(|s| s.per_text.first())
+            .map(|s| s.examples)
+            .fold(0.0, f32::max);
+        let narration = signals
+            .iter()
+            .find_map(|s| s.per_text.first())
+            .map_or(0.0, |s| s.narration);
+        self.narration_classifier.logit(whole)
+            + cal.example_weight * (narration - cal.narration_weight * likest)
+    }
+
     /// The log-odds that `text` calls for `script` rather than one of its
     /// sibling scripts (0 for a skill's only script).
     fn script_logit(&self, script: &ScriptSignals, text: &[f32]) -> f32 {

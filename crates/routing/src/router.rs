@@ -24,6 +24,9 @@ pub struct Decision {
     pub skills: Vec<Routed>,
     /// Every routable skill's score, in catalog order.
     pub scores: Vec<SkillScore>,
+    /// The narration-only class's score, which the best skill must beat by
+    /// the calibration's margin.
+    pub narration: f32,
     /// The calibration the decision was made under (its thresholds).
     pub calibration: Calibration,
 }
@@ -49,6 +52,8 @@ impl Decision {
         Routing {
             threshold: self.calibration.threshold,
             further_threshold: self.calibration.further_threshold,
+            narration: Some(self.narration),
+            narration_margin: Some(self.calibration.narration_margin),
             skills,
         }
     }
@@ -202,24 +207,27 @@ impl Router {
     ) -> Result<Decision, RouteError> {
         let index = self.prepare(catalog)?;
         let cal = &self.calibration;
+        // Each skill's scores, and the narration-only class's, for `texts`.
         let scored = |texts: &[Vec<f32>]| {
             let signals: Vec<ScriptSignals> = index
                 .signals(input, texts, cal.top_k)
                 .into_iter()
                 .filter(|s| !disabled.contains(&s.skill))
                 .collect();
-            index.skill_scores(&signals, texts, cal)
+            let narration = index.narration_score(&signals, texts, cal);
+            (index.skill_scores(&signals, texts, cal), narration)
         };
         let mut texts = self.input_vectors(input)?;
-        let mut scores = scored(&texts);
+        let (mut scores, narration) = scored(&texts);
         // The clauses are embedded only when they can change the decision.
         if cal.clauses && clauses_can_decide(&scores, cal) {
             texts.extend(self.embed_clauses(input)?);
-            scores = scored(&texts);
+            scores = scored(&texts).0;
         }
         Ok(Decision {
-            skills: decide(&scores, &self.calibration),
+            skills: decide(&scores, narration, &self.calibration),
             scores,
+            narration,
             calibration: self.calibration,
         })
     }

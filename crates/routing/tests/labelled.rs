@@ -42,6 +42,8 @@ fn the_router_chooses_the_skills_players_need() {
     report("shipped skills, held-out half", &heldout);
     let fresh = score(&router, &shipped, &support::fresh());
     report("shipped skills, fresh set", &fresh);
+    let fresh2 = score(&router, &shipped, &support::fresh2());
+    report("shipped skills, second fresh set", &fresh2);
     let (_b, reworded) = support::reworded_skills();
     let other = score(&router, &reworded, &support::heldout());
     report("reworded skills, held-out half", &other);
@@ -54,6 +56,11 @@ fn the_router_chooses_the_skills_players_need() {
     );
     assert!(other.accuracy() >= 0.75, "reworded: {}", other.line());
     assert!(fresh.accuracy() >= 0.75, "fresh set: {}", fresh.line());
+    assert!(
+        fresh2.accuracy() >= 0.7,
+        "second fresh set: {}",
+        fresh2.line()
+    );
 }
 
 #[test]
@@ -66,6 +73,7 @@ fn scripts_are_chosen_within_a_skill() {
         ("tuning half", support::tune()),
         ("held-out half", support::heldout()),
         ("fresh set", support::fresh()),
+        ("second fresh set", support::fresh2()),
     ] {
         let (mut right, mut total) = (0, 0);
         for item in set.iter().filter(|i| i.tools.len() == 1) {

@@ -8,6 +8,26 @@ mod support;
 use narratoria_routing::decision::decide;
 use narratoria_routing::{Calibration, SkillScore};
 
+/// The narration-only margins tried (no margin first: every input may use a skill).
+const NARRATION_MARGINS: [f32; 9] = [
+    f32::NEG_INFINITY,
+    -4.0,
+    -3.0,
+    -2.0,
+    -1.5,
+    -1.0,
+    -0.5,
+    0.0,
+    1.0,
+];
+
+/// Every (threshold, further threshold, narration margin) step tried.
+fn grid() -> impl Iterator<Item = (usize, usize, usize)> {
+    (0..11).flat_map(|t| {
+        (0..16).flat_map(move |f| (0..NARRATION_MARGINS.len()).map(move |m| (t, f, m)))
+    })
+}
+
 #[test]
 #[ignore = "a search over calibrations; prints the best, changes nothing"]
 fn search_calibrations_on_the_tuning_half() {
@@ -32,30 +52,36 @@ fn search_calibrations_on_the_tuning_half() {
                 example_weight,
                 ..base
             };
-            let scores: Vec<Vec<SkillScore>> = items
+            let scores: Vec<(Vec<SkillScore>, f32)> = items
                 .iter()
                 .zip(&vectors)
                 .map(|(i, v)| {
                     let signals = index.signals(&i.input, v, weighed.top_k);
-                    index.skill_scores(&signals, v, &weighed)
+                    (
+                        index.skill_scores(&signals, v, &weighed),
+                        index.narration_score(&signals, v, &weighed),
+                    )
                 })
                 .collect();
             for further_wins_a_clause in [false, true] {
-                for t in 0..11 {
+                for (t, f, m) in grid() {
                     let threshold = -1.6 + 0.4 * t as f32;
-                    for f in 0..16 {
+                    {
                         let cal = Calibration {
                             further_wins_a_clause,
                             threshold,
                             further_threshold: threshold + 0.5 * f as f32,
+                            narration_margin: NARRATION_MARGINS[m],
                             ..weighed
                         };
                         let exact = items
                             .iter()
                             .zip(&scores)
-                            .filter(|(item, s)| {
-                                let mut got: Vec<String> =
-                                    decide(s, &cal).into_iter().map(|r| r.skill).collect();
+                            .filter(|(item, (s, narration))| {
+                                let mut got: Vec<String> = decide(s, *narration, &cal)
+                                    .into_iter()
+                                    .map(|r| r.skill)
+                                    .collect();
                                 got.sort();
                                 let mut want = item.skills.clone();
                                 want.sort();

@@ -169,9 +169,9 @@ fn speaks_for_the_player(sentence: &str) -> bool {
 /// tells the player's story to "you", and an "I" of its own is the model
 /// talking ("…, and I am left alone").
 fn speaks_as_i(sentence: &str) -> bool {
-    quoted_words(sentence).iter().any(|w| {
-        !w.quoted && ["i", "i'm", "i've", "i'd", "i'll"].contains(&w.letters.as_str())
-    })
+    quoted_words(sentence)
+        .iter()
+        .any(|w| !w.quoted && ["i", "i'm", "i've", "i'd", "i'll"].contains(&w.letters.as_str()))
 }
 
 /// One word of a sentence, and where it stands to the sentence's quotations.
@@ -1384,7 +1384,9 @@ mod tests {
 
     #[test]
     fn the_narration_never_speaks_as_i() {
-        assert!(speaks_as_i(" it succeeds brilliantly, and I am left alone."));
+        assert!(speaks_as_i(
+            " it succeeds brilliantly, and I am left alone."
+        ));
         assert!(speaks_as_i(" I'm sure the keeper knows."));
         assert!(!speaks_as_i(" the boy says, \"I'm sorry, I was lost.\""));
         assert!(!speaks_as_i("‘I am the keeper,’ she whispers."));

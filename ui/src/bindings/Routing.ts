@@ -15,6 +15,12 @@ threshold: number,
  */
 furtherThreshold: number, 
 /**
+ * The narration-only class's score for the input: the best skill is
+ * used only when its score reaches this plus `narration_margin` (absent
+ * in plans routed before the class was weighed).
+ */
+narration: number | null, narrationMargin: number | null, 
+/**
  * Best score first.
  */
 skills: Array<SkillRouting>, };

@@ -142,6 +142,12 @@ function SkillsChosen({ routing }: { routing?: Routing | null }) {
       <p className="muted small">
         Used from {n(routing.threshold)} (a second skill from {n(routing.furtherThreshold)}); score = model + weight × (meaning + keywords).
       </p>
+      {routing.narration != null && routing.narrationMargin != null && (
+        <p className="muted small" data-testid="narration-only-score">
+          Narration only scores {n(routing.narration)}: the best skill is used only from{" "}
+          {n(routing.narration + routing.narrationMargin)}.
+        </p>
+      )}
     </div>
   );
 }

@@ -123,11 +123,10 @@ pub fn plan(catalog: &Catalog, disabled: &[String], account: Account<'_>) -> Opt
         return None;
     }
     let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
-    tool.input
-        .insert(
-            "summary".into(),
-            json!(summary(account.input, account.narrative, account.noted)),
-        );
+    tool.input.insert(
+        "summary".into(),
+        json!(summary(account.input, account.narrative, account.noted)),
+    );
     tool.input
         .insert("metadata".into(), json!({"importance": 3}));
     tool.input.insert("turnAccount".into(), json!(true));

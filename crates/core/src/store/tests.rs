@@ -31,6 +31,8 @@ fn turn(input: &str, state: Value) -> NewTurn {
             routing: Some(crate::planner::Routing {
                 threshold: -0.4,
                 further_threshold: 1.6,
+                narration: Some(-3.0),
+                narration_margin: Some(-1.0),
                 skills: vec![crate::planner::SkillRouting {
                     skill: "dice-roller".into(),
                     script: "roll-dice".into(),
