@@ -174,6 +174,36 @@ fn speaks_as_i(sentence: &str) -> bool {
         .any(|w| !w.quoted && ["i", "i'm", "i've", "i'd", "i'll"].contains(&w.letters.as_str()))
 }
 
+/// Talk of the story itself, or of its player, rather than of its world
+/// ("…, and the story is over."): the host's answer stops at each
+/// (`providers::host::STOPS`), and a sentence that still holds one, begun
+/// by the rules' opening ("…, and the" + " story is over."), is not told.
+pub const TALK_OF_THE_STORY: [&str; 6] = [
+    "the player",
+    "the story goes",
+    "the story continues",
+    "the story ends",
+    "the story is",
+    "narrative",
+];
+
+/// Whether `sentence`, after the text told before it ending in `before`,
+/// talks of the story itself ([`TALK_OF_THE_STORY`]).
+fn talks_of_the_story(before: &str, sentence: &str) -> bool {
+    // The longest phrase may begin this many characters before the sentence.
+    const REACH: usize = 20;
+    let start = before
+        .char_indices()
+        .rev()
+        .nth(REACH - 1)
+        .map_or(0, |(i, _)| i);
+    let text = format!("{}{sentence}", &before[start..]).to_lowercase();
+    TALK_OF_THE_STORY.iter().any(|talk| {
+        text.match_indices(talk)
+            .any(|(at, _)| at + talk.len() > text.len().saturating_sub(sentence.len()))
+    })
+}
+
 /// One word of a sentence, and where it stands to the sentence's quotations.
 struct QuotedWord {
     /// Its letters, lowercase.
@@ -515,7 +545,9 @@ impl SentenceStream {
             let (sentence, after) = rest.split_at(cut);
             let told_so_far = format!("{}{out}", self.text);
             let idle = idle_clauses(&told_so_far, sentence);
-            if self.refuses(self.told, sentence, &idle) {
+            if self.refuses(self.told, sentence, &idle)
+                || talks_of_the_story(&told_so_far, sentence)
+            {
                 self.closed = true;
                 self.held.clear();
                 break;
@@ -1380,6 +1412,22 @@ mod tests {
             tell(Limit::HOSTED_MODEL, " a figure stands before you."),
             (" a figure stands before you.".to_string(), false)
         );
+    }
+
+    #[test]
+    fn talk_of_the_story_is_not_told_even_when_the_opening_began_it() {
+        assert!(talks_of_the_story("You haggle, and the", " story is over."));
+        assert!(talks_of_the_story("", " The story goes on."));
+        assert!(!talks_of_the_story(
+            "You haggle, and the",
+            " storm is over."
+        ));
+        // Told before this sentence, the phrase is not this sentence's.
+        assert!(!talks_of_the_story("the story is long.", " Rain falls."));
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+            .opened_with("You haggle with the ferryman over the fare, and the");
+        assert_eq!(s.push(" story is over. "), "");
+        assert!(s.turned_down());
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub fn generate(
 }
 
 /// The texts where an answer ends (see [`stops`]).
-pub const STOPS: [&str; 13] = [
+pub const STOPS: [&str; 15] = [
     "\n",
     "Action:",
     "Narrator:",
@@ -125,14 +125,16 @@ pub const STOPS: [&str; 13] = [
     "The story continues",
     "the story ends",
     "The story ends",
+    "the story is",
+    "The story is",
     "narrative",
     "Narrative",
 ];
 
 /// Where the answer ends: at a line break (past one a small model starts a
 /// new speaker), at the prompt's labels, talk of "the player" or of the
-/// story itself ("and the story goes", "you are back in the narrative
-/// state": it has left the story), and before the rules' words for a critical result, which only
+/// story itself ("and the story goes", "the story is about …", "you are
+/// back in the narrative state": it has left the story), and before the rules' words for a critical result, which only
 /// the rules may say (the model copied "it goes better than you could have
 /// hoped" from one turn into a failed one).
 fn stops() -> Vec<String> {
@@ -174,6 +176,18 @@ fn messages(prompt: &Prompt) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_talk_of_the_story_is_a_stop() {
+        use crate::sentences::TALK_OF_THE_STORY;
+        for talk in TALK_OF_THE_STORY {
+            let upper = narratoria_core::narration::sentence_case(talk);
+            assert!(
+                STOPS.contains(&talk) && STOPS.contains(&upper.as_str()),
+                "{talk}"
+            );
+        }
+    }
 
     #[test]
     fn the_answer_stops_before_the_rules_own_words() {
