@@ -165,6 +165,21 @@ fn speaks_for_the_player(sentence: &str) -> bool {
     })
 }
 
+/// Whether `sentence` has someone speak and then say nothing: a verb of
+/// speech that ends the sentence or its clause, in a sentence quoting
+/// nothing ("…, and the barkeep says.", "the barkeep says, and you look at
+/// him"). "You say nothing" and "she tells you the way" say something.
+fn says_nothing(sentence: &str) -> bool {
+    let words = quoted_words(sentence);
+    !words.iter().any(|w| w.opens)
+        && words.iter().enumerate().any(|(i, w)| {
+            SPEECH.contains(&w.letters.as_str())
+                && words
+                    .get(i + 1)
+                    .is_none_or(|n| ["and", "but", "then", "while"].contains(&n.letters.as_str()))
+        })
+}
+
 /// Whether `sentence` speaks as "I" outside any quotation: the narration
 /// tells the player's story to "you", and an "I" of its own is the model
 /// talking ("…, and I am left alone").
@@ -547,6 +562,7 @@ impl SentenceStream {
             let idle = idle_clauses(&told_so_far, sentence);
             if self.refuses(self.told, sentence, &idle)
                 || talks_of_the_story(&told_so_far, sentence)
+                || says_nothing(sentence)
             {
                 self.closed = true;
                 self.held.clear();
@@ -1427,6 +1443,20 @@ mod tests {
         let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
             .opened_with("You haggle with the ferryman over the fare, and the");
         assert_eq!(s.push(" story is over. "), "");
+        assert!(s.turned_down());
+    }
+
+    #[test]
+    fn no_one_speaks_to_say_nothing() {
+        assert!(says_nothing(" the barkeep says."));
+        assert!(says_nothing(" the barkeep says, and you look at him."));
+        assert!(!says_nothing(" the barkeep says, \"Ferry's closed.\""));
+        assert!(!says_nothing("\"Ferry's closed,\" the barkeep says."));
+        assert!(!says_nothing(" you say nothing."));
+        assert!(!says_nothing(" she tells you the way."));
+        let mut s =
+            SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You sit by the fire, and");
+        assert_eq!(s.push(" the barkeep says. "), "");
         assert!(s.turned_down());
     }
 
