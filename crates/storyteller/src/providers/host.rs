@@ -113,7 +113,7 @@ pub fn generate(
 }
 
 /// The texts where an answer ends (see [`stops`]).
-pub const STOPS: [&str; 15] = [
+pub const STOPS: [&str; 19] = [
     "\n",
     "Action:",
     "Narrator:",
@@ -129,12 +129,19 @@ pub const STOPS: [&str; 15] = [
     "The story is",
     "narrative",
     "Narrative",
+    "you are left",
+    "You are left",
+    "you're left",
+    "You're left",
 ];
 
 /// Where the answer ends: at a line break (past one a small model starts a
 /// new speaker), at the prompt's labels, talk of "the player" or of the
 /// story itself ("and the story goes", "the story is about …", "you are
-/// back in the narrative state": it has left the story), and before the rules' words for a critical result, which only
+/// back in the narrative state": it has left the story), at "you are
+/// left" (the small model's filler after a check, "…, and you are left with
+/// the only option to reach the other side", about one check in four), and
+/// before the rules' words for a critical result, which only
 /// the rules may say (the model copied "it goes better than you could have
 /// hoped" from one turn into a failed one).
 fn stops() -> Vec<String> {
