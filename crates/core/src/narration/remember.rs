@@ -89,22 +89,14 @@ pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) -> bool {
             .all(|t| super::step::is_narration_tool(catalog, t))
 }
 
-/// Whether the turn `attempts` record only noted something: the router
-/// chose the memory skill's store alone for its last plan (the plan itself
-/// no longer holds the write, see [`fold_writes`]).
+/// Whether the turn `attempts` record only noted something (the flag
+/// [`fold_writes`] gave its last plan, kept with the attempt).
 pub fn noted(attempts: &[crate::store::AttemptRecord]) -> bool {
     attempts
         .iter()
         .rev()
         .find(|a| a.plan.is_some())
-        .and_then(|a| a.routing.as_ref())
-        .is_some_and(|r| {
-            let mut chosen = r.skills.iter().filter(|s| s.chosen);
-            chosen
-                .next()
-                .is_some_and(|s| s.skill == MEMORY && s.script == STORE)
-                && chosen.next().is_none()
-        })
+        .is_some_and(|a| a.noted)
 }
 
 /// The turn being remembered: the player's input, how it was told, and

@@ -232,8 +232,8 @@ fn insert_attempts(
 ) -> Result<(), StoreError> {
     for a in attempts {
         tx.execute(
-            "INSERT INTO plan_attempts (turn_id, attempt, plan, result, error, lore, routing)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO plan_attempts (turn_id, attempt, plan, result, error, lore, routing, noted)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 turn_id,
                 a.attempt,
@@ -241,7 +241,8 @@ fn insert_attempts(
                 a.result.as_ref().map(to_json),
                 a.error,
                 (!a.lore.is_empty()).then(|| to_json(&a.lore)),
-                a.routing.as_ref().map(to_json)
+                a.routing.as_ref().map(to_json),
+                a.noted
             ],
         )?;
         if let Some(tr) = &a.transcript {

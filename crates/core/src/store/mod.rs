@@ -106,6 +106,10 @@ pub struct AttemptRecord {
     /// Why its plan uses the skills it uses, when a router chose them.
     #[serde(default)]
     pub routing: Option<Routing>,
+    /// Its turn only noted something: the turn's account is the player's
+    /// note (see `narration::remember::summary`).
+    #[serde(default)]
+    pub noted: bool,
 }
 
 /// A turn as stored.
@@ -504,7 +508,7 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
 
 fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT attempt, plan, result, error, lore, routing FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
+        "SELECT attempt, plan, result, error, lore, routing, noted FROM plan_attempts WHERE turn_id = ?1 ORDER BY id",
     )?;
     type Row = (
         u32,
@@ -513,6 +517,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
         Option<String>,
         Option<String>,
         Option<String>,
+        bool,
     );
     let rows: Vec<Row> = stmt
         .query_map(params![turn_id], |r| {
@@ -523,6 +528,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
                 r.get(3)?,
                 r.get(4)?,
                 r.get(5)?,
+                r.get(6)?,
             ))
         })?
         .collect::<Result<_, _>>()?;
@@ -549,7 +555,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
         })?
         .collect::<Result<_, _>>()?;
     rows.into_iter()
-        .map(|(attempt, plan, result, error, lore, routing)| {
+        .map(|(attempt, plan, result, error, lore, routing, noted)| {
             Ok(AttemptRecord {
                 attempt,
                 plan: plan.map(|p| from_json(&p, "plan")).transpose()?,
@@ -559,6 +565,7 @@ fn attempts(conn: &Connection, turn_id: i64) -> Result<Vec<AttemptRecord>, Store
                     .transpose()?
                     .unwrap_or_default(),
                 routing: routing.map(|r| from_json(&r, "routing")).transpose()?,
+                noted,
                 error,
                 transcript: transcripts
                     .iter()

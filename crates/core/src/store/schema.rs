@@ -117,6 +117,11 @@ const LORE_TOLD: &str = "ALTER TABLE plan_attempts ADD COLUMN lore TEXT;";
 /// object; NULL for attempts saved before or planned without a router).
 const ROUTING_WHY: &str = "ALTER TABLE plan_attempts ADD COLUMN routing TEXT;";
 
+/// Sixth step: whether each attempt's turn only noted something (its plan's
+/// one mechanics tool was a memory write the host folded into the turn's
+/// account, docs/stories.md); 0 for attempts saved before.
+const NOTED: &str = "ALTER TABLE plan_attempts ADD COLUMN noted INTEGER NOT NULL DEFAULT 0;";
+
 /// Every step of the schema.
 pub(super) fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -125,6 +130,7 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(BY_TURN),
         M::up(LORE_TOLD),
         M::up(ROUTING_WHY),
+        M::up(NOTED),
     ])
 }
 

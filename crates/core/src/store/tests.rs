@@ -43,6 +43,7 @@ fn turn(input: &str, state: Value) -> NewTurn {
                     chosen: true,
                 }],
             }),
+            noted: true,
         }],
     }
 }
@@ -88,6 +89,10 @@ fn turns_commit_resume_rewind_and_export() {
     assert_eq!(turns[1].attempts[0].lore[0].name, "Rats");
     assert_eq!(turns[1].attempts[0].lore[0].similarity, Some(0.5));
     // So does why its plan used its skills.
+    assert!(
+        turns[1].attempts[0].noted,
+        "whether the turn only noted is kept"
+    );
     let routing = turns[1].attempts[0].routing.as_ref().expect("routing kept");
     assert_eq!(
         (routing.skills[0].skill.as_str(), routing.skills[0].model),

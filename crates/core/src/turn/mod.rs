@@ -187,6 +187,7 @@ pub async fn play_turn(
                             transcript: None,
                             lore: Vec::new(),
                             routing: None,
+                            noted: false,
                         });
                         turn.send(failure.into());
                     }
@@ -214,6 +215,7 @@ pub async fn play_turn(
                     transcript: Some(transcript),
                     lore,
                     routing,
+                    noted,
                 });
                 if opts.exec.stop.is_stopped() {
                     // Ended by the player, not failed: no skill's health changes.

@@ -293,6 +293,8 @@ async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
     assert_eq!(stored[0]["input"]["turnAccount"], true);
     let summary = stored[0]["input"]["summary"].as_str().unwrap();
     assert!(summary.contains("his name is Tobin"), "{summary}");
-    // What the player noted is kept without what the narrator made of it.
+    // What the player noted is kept without what the narrator made of it,
+    // and the turn says so for its account to be kept alike when retold.
     assert!(!summary.contains("goblin"), "{summary}");
+    assert!(narration::remember::noted(&out.turn.attempts));
 }
