@@ -442,7 +442,8 @@ impl SentenceStream {
     }
 
     /// Whether the limit refuses `sentence` as sentence number `index`,
-    /// whose clauses starting at `idle` add nothing ([`idle_clauses`]).
+    /// told after [`SentenceStream::text`], whose clauses starting at `idle`
+    /// add nothing ([`idle_clauses`]).
     fn refuses(&self, index: usize, sentence: &str, idle: &[usize]) -> bool {
         // The model's sentence `index` is the answer's sentence `at`: the
         // rules' whole sentences come first, and after a whole opening the
@@ -487,7 +488,19 @@ impl SentenceStream {
             && (at > 0 || self.opened)
             && speaks_for_the_player(sentence);
         let as_i = speaks_as_i(sentence);
-        repeated || echoed || idle || past_most || acts || stranger || contra || speaks || as_i
+        // Talk of the story may have begun in what was told before it.
+        let meta = talks_of_the_story(&self.text, sentence);
+        repeated
+            || echoed
+            || idle
+            || past_most
+            || acts
+            || stranger
+            || contra
+            || speaks
+            || as_i
+            || meta
+            || says_nothing(sentence)
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -558,12 +571,8 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            let told_so_far = format!("{}{out}", self.text);
-            let idle = idle_clauses(&told_so_far, sentence);
-            if self.refuses(self.told, sentence, &idle)
-                || talks_of_the_story(&told_so_far, sentence)
-                || says_nothing(sentence)
-            {
+            let idle = idle_clauses(&self.text, sentence);
+            if self.refuses(self.told, sentence, &idle) {
                 self.closed = true;
                 self.held.clear();
                 break;
@@ -576,13 +585,14 @@ impl SentenceStream {
             let kept = idle
                 .into_iter()
                 .find(|&at| at > 0 && models_clauses)
-                .and_then(|at| ended_at(&told_so_far, sentence, at));
+                .and_then(|at| ended_at(&self.text, sentence, at));
             let sentence = kept.as_deref().unwrap_or(sentence);
-            let sentence = if self.text.is_empty() && out.is_empty() {
+            let sentence = if self.text.is_empty() {
                 sentence.trim_start()
             } else {
                 sentence
             };
+            self.text.push_str(sentence);
             out.push_str(sentence);
             self.told += 1;
             if kept.is_some() {
@@ -592,7 +602,6 @@ impl SentenceStream {
             }
             rest = after;
         }
-        self.text.push_str(&out);
         out
     }
 }
@@ -1444,6 +1453,10 @@ mod tests {
             .opened_with("You haggle with the ferryman over the fare, and the");
         assert_eq!(s.push(" story is over. "), "");
         assert!(s.turned_down());
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL)
+            .opened_with("You haggle with the ferryman over the fare, and the");
+        assert_eq!(s.push(" story is over"), "");
+        assert_eq!(s.finish(), "");
     }
 
     #[test]
@@ -1458,6 +1471,10 @@ mod tests {
             SentenceStream::limited(Limit::SMALL_MODEL).opened_with("You sit by the fire, and");
         assert_eq!(s.push(" the barkeep says. "), "");
         assert!(s.turned_down());
+        // Nor when the answer was cut short and its loose end trimmed.
+        let mut s = SentenceStream::limited(Limit::SMALL_MODEL);
+        assert_eq!(s.push("The barkeep says, and"), "");
+        assert_eq!(s.finish(), "");
     }
 
     #[test]
