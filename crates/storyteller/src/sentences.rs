@@ -191,7 +191,7 @@ fn speaks_as_i(sentence: &str) -> bool {
 
 /// Talk of the story itself, or of its player, rather than of its world
 /// ("…, and the story is over."): the host's answer stops at each
-/// (`providers::host::STOPS`), and a sentence that still holds one, begun
+/// (`providers::host::stop_texts`), and a sentence that still holds one, begun
 /// by the rules' opening ("…, and the" + " story is over."), is not told.
 pub const TALK_OF_THE_STORY: [&str; 6] = [
     "the player",
@@ -206,11 +206,11 @@ pub const TALK_OF_THE_STORY: [&str; 6] = [
 /// talks of the story itself ([`TALK_OF_THE_STORY`]).
 fn talks_of_the_story(before: &str, sentence: &str) -> bool {
     // The longest phrase may begin this many characters before the sentence.
-    const REACH: usize = 20;
+    let reach = TALK_OF_THE_STORY.iter().map(|t| t.len()).max().unwrap_or(0);
     let start = before
         .char_indices()
         .rev()
-        .nth(REACH - 1)
+        .nth(reach.saturating_sub(1))
         .map_or(0, |(i, _)| i);
     let text = format!("{}{sentence}", &before[start..]).to_lowercase();
     TALK_OF_THE_STORY.iter().any(|talk| {

@@ -21,7 +21,7 @@ use narratoria_skills_builtin::host::AskError;
 use narratoria_skills_builtin::{LogLevel, SkillError};
 use narratoria_storyteller::fallback::{run, Job, Sink};
 use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
-use narratoria_storyteller::providers::host::{Host, NAME as HOST, STOPS};
+use narratoria_storyteller::providers::host::{stop_texts, Host, NAME as HOST};
 use narratoria_storyteller::{StoryConfig, Style};
 use serde_json::json;
 
@@ -197,7 +197,11 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             }
         }
         let markers = ["<|im_start|>", "<|im_end|>", "Player:"];
-        for marker in markers.into_iter().chain(STOPS.into_iter().skip(1)) {
+        let stops = stop_texts();
+        for marker in markers
+            .into_iter()
+            .chain(stops.iter().skip(1).map(String::as_str))
+        {
             if text.contains(marker) {
                 wrong.push(format!("carries {marker:?}"));
             }

@@ -4,13 +4,14 @@
 
 use std::io::Write;
 
-use narratoria_core::narration::Verdict;
+use narratoria_core::narration::{sentence_case, Verdict};
 use narratoria_protocol::{FailureCode, GenerateRequest, HostModel, Message, Role};
 use narratoria_skills_builtin::host::{ask, AskError};
 use narratoria_skills_builtin::Events;
 
 use crate::error::ProviderError;
 use crate::prompt::Prompt;
+use crate::sentences::TALK_OF_THE_STORY;
 
 pub const NAME: &str = "host";
 
@@ -112,28 +113,31 @@ pub fn generate(
         })
 }
 
-/// The texts where an answer ends (see [`stops`]).
-pub const STOPS: [&str; 19] = [
+/// Where an answer ends, besides talk of the story
+/// ([`TALK_OF_THE_STORY`]): a line break first, then the prompt's labels
+/// and the small model's filler after a check.
+const ENDS: [&str; 7] = [
     "\n",
     "Action:",
     "Narrator:",
-    "The player",
-    "the player",
-    "the story goes",
-    "The story goes",
-    "the story continues",
-    "The story continues",
-    "the story ends",
-    "The story ends",
-    "the story is",
-    "The story is",
-    "narrative",
-    "Narrative",
     "you are left",
     "You are left",
     "you're left",
     "You're left",
 ];
+
+/// The texts where an answer ends, line break first: [`ENDS`], then each
+/// talk of the story as written and at a sentence's start.
+pub fn stop_texts() -> Vec<String> {
+    ENDS.iter()
+        .map(|e| e.to_string())
+        .chain(
+            TALK_OF_THE_STORY
+                .iter()
+                .flat_map(|talk| [talk.to_string(), sentence_case(talk)]),
+        )
+        .collect()
+}
 
 /// Where the answer ends: at a line break (past one a small model starts a
 /// new speaker), at the prompt's labels, talk of "the player" or of the
@@ -156,11 +160,7 @@ fn stops() -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join(" ")
         });
-    STOPS
-        .map(String::from)
-        .into_iter()
-        .chain(outcome_words)
-        .collect()
+    stop_texts().into_iter().chain(outcome_words).collect()
 }
 
 /// The conversation: the rules, the worked turns, the real turn, and the
@@ -186,11 +186,11 @@ mod tests {
 
     #[test]
     fn every_talk_of_the_story_is_a_stop() {
-        use crate::sentences::TALK_OF_THE_STORY;
+        let stops = stop_texts();
         for talk in TALK_OF_THE_STORY {
-            let upper = narratoria_core::narration::sentence_case(talk);
+            let upper = sentence_case(talk);
             assert!(
-                STOPS.contains(&talk) && STOPS.contains(&upper.as_str()),
+                stops.iter().any(|s| s == talk) && stops.contains(&upper),
                 "{talk}"
             );
         }
