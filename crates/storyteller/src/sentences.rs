@@ -146,13 +146,12 @@ const SPEECH: [&str; 16] = [
     "exclaimed",
 ];
 
-/// Whether `sentence` quotes words as the player's ("You say, 'I am the
+/// Whether a sentence (its [`quoted_words`]) quotes words as the player's ("You say, 'I am the
 /// keeper.'", "'Who goes there?' you ask"): "you" and a verb of speech
 /// outside any quotation, with a quotation right after it or right before
 /// it. Others' words ("'What do you say?' the keeper asks") and speech
 /// without a quotation ("you say nothing") are not the player's.
-fn speaks_for_the_player(sentence: &str) -> bool {
-    let words = quoted_words(sentence);
+fn speaks_for_the_player(words: &[QuotedWord]) -> bool {
     (0..words.len().saturating_sub(1)).any(|i| {
         let (you, verb) = (&words[i], &words[i + 1]);
         let spoken = !you.quoted
@@ -165,12 +164,11 @@ fn speaks_for_the_player(sentence: &str) -> bool {
     })
 }
 
-/// Whether `sentence` has someone speak and then say nothing: a verb of
+/// Whether a sentence (its [`quoted_words`]) has someone speak and then say nothing: a verb of
 /// speech that ends the sentence or its clause, in a sentence quoting
 /// nothing ("…, and the barkeep says.", "the barkeep says, and you look at
 /// him"). "You say nothing" and "she tells you the way" say something.
-fn says_nothing(sentence: &str) -> bool {
-    let words = quoted_words(sentence);
+fn says_nothing(words: &[QuotedWord]) -> bool {
     !words.iter().any(|w| w.opens)
         && words.iter().enumerate().any(|(i, w)| {
             SPEECH.contains(&w.letters.as_str())
@@ -180,11 +178,11 @@ fn says_nothing(sentence: &str) -> bool {
         })
 }
 
-/// Whether `sentence` speaks as "I" outside any quotation: the narration
+/// Whether a sentence (its [`quoted_words`]) speaks as "I" outside any quotation: the narration
 /// tells the player's story to "you", and an "I" of its own is the model
 /// talking ("…, and I am left alone").
-fn speaks_as_i(sentence: &str) -> bool {
-    quoted_words(sentence)
+fn speaks_as_i(words: &[QuotedWord]) -> bool {
+    words
         .iter()
         .any(|w| !w.quoted && ["i", "i'm", "i've", "i'd", "i'll"].contains(&w.letters.as_str()))
 }
@@ -449,6 +447,7 @@ impl SentenceStream {
         // rules' whole sentences come first, and after a whole opening the
         // model's first sentence is a later one.
         let at = index + self.opening_sentences;
+        let words = quoted_words(sentence);
         let repeated = at > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = at > 0 || (self.opened && !self.repeats_allowed_first);
@@ -486,8 +485,8 @@ impl SentenceStream {
         // first sentence of a model that writes it all), no words of theirs.
         let speaks = self.limit.leave_the_deeds_to_the_player
             && (at > 0 || self.opened)
-            && speaks_for_the_player(sentence);
-        let as_i = speaks_as_i(sentence);
+            && speaks_for_the_player(&words);
+        let as_i = speaks_as_i(&words);
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
         repeated
@@ -500,7 +499,7 @@ impl SentenceStream {
             || speaks
             || as_i
             || meta
-            || says_nothing(sentence)
+            || says_nothing(&words)
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -918,6 +917,17 @@ pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The checks on one sentence's words, from the sentence itself.
+    fn speaks_for_the_player(sentence: &str) -> bool {
+        super::speaks_for_the_player(&quoted_words(sentence))
+    }
+    fn says_nothing(sentence: &str) -> bool {
+        super::says_nothing(&quoted_words(sentence))
+    }
+    fn speaks_as_i(sentence: &str) -> bool {
+        super::speaks_as_i(&quoted_words(sentence))
+    }
 
     fn stream(pieces: &[&str]) -> (Vec<String>, String) {
         let mut s = SentenceStream::new();
