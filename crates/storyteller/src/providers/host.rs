@@ -126,7 +126,7 @@ const ENDS: [&str; 7] = [
     "You're left",
 ];
 
-/// The texts where an answer ends, line break first: [`ENDS`], then each
+/// The texts where an answer ends, line break first: the prompt's labels and the filler after a check, then each
 /// talk of the story as written and at a sentence's start.
 pub fn stop_texts() -> Vec<String> {
     ENDS.iter()
