@@ -342,13 +342,13 @@ impl SentenceStream {
                     phrasings.insert(run.to_vec());
                 }
             }
-            let (starts, phrasing_starts) = clause_starts(text);
+            let text_clauses = clauses(text);
+            let (starts, phrasing_starts) = clause_starts(&text_clauses);
             phrasings.extend(phrasing_starts);
             for run in phrasings {
                 *self.told_phrasings.entry(run).or_default() += 1;
             }
             self.told_clause_starts.extend(starts);
-            let text_clauses = clauses(text);
             self.told_clause_words.extend(
                 text_clauses
                     .iter()
@@ -457,12 +457,13 @@ impl SentenceStream {
                 .is_some_and(|&turns| turns >= SAME_PHRASING_TURNS)
         };
         let echoed = own && {
-            let (starts, phrasing_starts) = clause_starts(sentence);
+            let sentence_clauses = clauses(sentence);
+            let (starts, phrasing_starts) = clause_starts(&sentence_clauses);
             words_of(sentence)
                 .windows(SAME_RUN_WORDS)
                 .any(|run| self.told_runs.contains(run) || phrased(run))
                 || starts.iter().any(|s| self.told_clause_starts.contains(s))
-                || clauses(sentence).iter().any(|c| {
+                || sentence_clauses.iter().any(|c| {
                     self.told_clauses.iter().any(|told| c.starts_with(told)) || self.retells(c)
                 })
                 || phrasing_starts.iter().any(|s| phrased(s))
@@ -696,9 +697,9 @@ const CLAUSE_JOINTS: [&str; 9] = [
 /// after turn begins with it ("you're left with the door's own end", "…
 /// the shore's end"). Function words and the words of being and perceiving
 /// after "you" ("you can see the") are not a clause's own.
-fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+fn clause_starts(clauses: &[Vec<String>]) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
     let mut starts = (Vec::new(), Vec::new());
-    for words in clause_openings(text) {
+    for words in clause_openings(clauses) {
         let own = words.iter().filter(|w| is_own(w)).count();
         match own {
             0 => {}
@@ -709,15 +710,13 @@ fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
     starts
 }
 
-/// The first [`SAME_CLAUSE_START_WORDS`] words of each clause of `text`
+/// The first [`SAME_CLAUSE_START_WORDS`] words of each of `clauses`
 /// (clauses shorter than that have none).
-fn clause_openings(text: &str) -> Vec<Vec<String>> {
-    clauses(text)
-        .into_iter()
-        .filter_map(|mut words| {
-            words.truncate(SAME_CLAUSE_START_WORDS);
-            (words.len() == SAME_CLAUSE_START_WORDS).then_some(words)
-        })
+fn clause_openings(clauses: &[Vec<String>]) -> Vec<Vec<String>> {
+    clauses
+        .iter()
+        .filter(|words| words.len() >= SAME_CLAUSE_START_WORDS)
+        .map(|words| words[..SAME_CLAUSE_START_WORDS].to_vec())
         .collect()
 }
 
@@ -927,6 +926,9 @@ mod tests {
     }
     fn speaks_as_i(sentence: &str) -> bool {
         super::speaks_as_i(&quoted_words(sentence))
+    }
+    fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+        super::clause_starts(&clauses(text))
     }
 
     fn stream(pieces: &[&str]) -> (Vec<String>, String) {
