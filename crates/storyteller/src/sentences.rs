@@ -690,7 +690,7 @@ const CLAUSE_JOINTS: [&str; 9] = [
     ". ", "! ", "? ", ": ", "; ", ", and ", ", but ", ", so ", ", then ",
 ];
 
-/// How the clauses of `text` start (their first [`SAME_CLAUSE_START_WORDS`]
+/// How `clauses` start (their first [`SAME_CLAUSE_START_WORDS`]
 /// words): those holding two words of their own ("you're not sure if": a
 /// small model began seven turns of twelve with it, each going on another
 /// way), then those holding one, a way of speaking once and a loop when turn
