@@ -66,30 +66,28 @@ fn search_calibrations_on_the_tuning_half() {
             for further_wins_a_clause in [false, true] {
                 for (t, f, m) in grid() {
                     let threshold = -1.6 + 0.4 * t as f32;
-                    {
-                        let cal = Calibration {
-                            further_wins_a_clause,
-                            threshold,
-                            further_threshold: threshold + 0.5 * f as f32,
-                            narration_margin: NARRATION_MARGINS[m],
-                            ..weighed
-                        };
-                        let exact = items
-                            .iter()
-                            .zip(&scores)
-                            .filter(|(item, (s, narration))| {
-                                let mut got: Vec<String> = decide(s, *narration, &cal)
-                                    .into_iter()
-                                    .map(|r| r.skill)
-                                    .collect();
-                                got.sort();
-                                let mut want = item.skills.clone();
-                                want.sort();
-                                got == want
-                            })
-                            .count();
-                        best.push((exact, cal));
-                    }
+                    let cal = Calibration {
+                        further_wins_a_clause,
+                        threshold,
+                        further_threshold: threshold + 0.5 * f as f32,
+                        narration_margin: NARRATION_MARGINS[m],
+                        ..weighed
+                    };
+                    let exact = items
+                        .iter()
+                        .zip(&scores)
+                        .filter(|(item, (s, narration))| {
+                            let mut got: Vec<String> = decide(s, *narration, &cal)
+                                .into_iter()
+                                .map(|r| r.skill)
+                                .collect();
+                            got.sort();
+                            let mut want = item.skills.clone();
+                            want.sort();
+                            got == want
+                        })
+                        .count();
+                    best.push((exact, cal));
                 }
             }
         }
