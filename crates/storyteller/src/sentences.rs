@@ -778,10 +778,12 @@ const RETOLD_WORDS: usize = 3;
 /// every word of their own told already ("…is called Senna, and you
 /// remember that she is called Senna"): 0 for its first clause, else the
 /// byte index of the joint before the idle one, in order. A clause is idle
-/// only with two words of its own or more and no negation: "the guard is
-/// not there" tells something new with words told already.
+/// only with two words of its own or more and no new negation: "the guard
+/// is not there" tells something new with words told already, but after
+/// "…, but it will not give", "the door will not open" does not.
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     let mut told = own_words(before);
+    let mut told_negation = negates(before);
     // The joints inside a sentence: all but its ends.
     let mut joints: Vec<(usize, usize)> = CLAUSE_JOINTS[3..]
         .iter()
@@ -802,10 +804,12 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     for (joint, from, to) in clauses {
         let clause = &sentence[from..to];
         let words = own_words(clause);
-        if words.len() >= 2 && !negates(clause) && words.is_subset(&told) {
+        let negation = negates(clause);
+        if words.len() >= 2 && !(negation && !told_negation) && words.is_subset(&told) {
             idle.push(joint);
         }
         told.extend(words);
+        told_negation |= negation;
     }
     idle
 }
@@ -1091,6 +1095,18 @@ mod tests {
         cut.push(" see a cold hearth,");
         assert_eq!(cut.finish(), " see a cold hearth.");
         assert_eq!(cut.text(), "You look around, and see a cold hearth.");
+    }
+
+    #[test]
+    fn a_negation_told_again_adds_nothing() {
+        let opening = "You try to force the rusted door open, but it will not give, and";
+        assert_eq!(idle_clauses(opening, " the door will not open."), [0]);
+        // A negation after a success is news.
+        assert!(idle_clauses(
+            "You sneak past the gate guard, and",
+            " the gate guard does not stir."
+        )
+        .is_empty());
     }
 
     #[test]
