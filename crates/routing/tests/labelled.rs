@@ -44,6 +44,8 @@ fn the_router_chooses_the_skills_players_need() {
     report("shipped skills, fresh set", &fresh);
     let fresh2 = score(&router, &shipped, &support::fresh2());
     report("shipped skills, second fresh set", &fresh2);
+    let fresh3 = score(&router, &shipped, &support::fresh3());
+    report("shipped skills, third fresh set", &fresh3);
     let (_b, reworded) = support::reworded_skills();
     let other = score(&router, &reworded, &support::heldout());
     report("reworded skills, held-out half", &other);
@@ -74,6 +76,7 @@ fn scripts_are_chosen_within_a_skill() {
         ("held-out half", support::heldout()),
         ("fresh set", support::fresh()),
         ("second fresh set", support::fresh2()),
+        ("third fresh set", support::fresh3()),
     ] {
         let (mut right, mut total) = (0, 0);
         for item in set.iter().filter(|i| i.tools.len() == 1) {

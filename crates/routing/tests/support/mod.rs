@@ -93,6 +93,12 @@ pub fn fresh2() -> Vec<Labelled> {
     labelled("fresh2.jsonl")
 }
 
+/// The third fresh set, written after the second fresh set's misses were
+/// read and before the next change (README beside it); never tuned on.
+pub fn fresh3() -> Vec<Labelled> {
+    labelled("fresh3.jsonl")
+}
+
 /// A temporary skills folder with the built-in skills' `skill.json` and
 /// `prompt.md` as shipped (storyteller included), with stub scripts.
 pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
