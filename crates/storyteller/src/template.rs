@@ -6,31 +6,34 @@ use serde_json::{Map, Value};
 
 use crate::config::Style;
 
+/// Flavour lines, one set per style. They name no place, weather or
+/// object: the template knows nothing of the scene, so it must not invent
+/// one (a door creaking in the middle of a desert).
 const TERSE: &[&str] = &[
-    "Nothing stirs.",
+    "That is that.",
     "The moment passes.",
     "It is done.",
     "The world waits.",
-    "Silence follows.",
+    "Then, a pause.",
     "So be it.",
 ];
 
 const VIVID: &[&str] = &[
-    "Somewhere nearby, a door creaks and falls still.",
-    "The air smells of rain and old stone.",
-    "Torchlight flickers across the walls as you move.",
-    "A cold wind tugs at your cloak.",
-    "Gravel crunches underfoot; a distant bell answers.",
-    "Dust drifts through a shaft of pale light.",
+    "For a moment, everything is very still.",
+    "You let out the breath you were holding.",
+    "You take a moment to gather yourself.",
+    "The moment stretches, then passes.",
+    "You steady yourself and look ahead.",
+    "Whatever comes next, it starts here.",
 ];
 
 const POETIC: &[&str] = &[
     "The hour leans close, listening.",
-    "Shadows gather like unspoken words.",
-    "The wind carries your deed into the dark, a seed on the water.",
-    "Stars turn slowly overhead, keeping their counsel.",
+    "What comes next is not yet written.",
+    "Time takes a breath and moves on.",
     "Somewhere, a story turns its page.",
     "The silence after is a held breath.",
+    "The moment settles, and is gone.",
 ];
 
 /// The fallback narrative. Promises a non-empty text starting with "You",
