@@ -2,7 +2,9 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{act, checked, facts_of, sentence_case, wondered, Fact, Verdict};
+use narratoria_core::narration::{
+    act, checked, ends_in_words_said, facts_of, sentence_case, wondered, Fact, Verdict,
+};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -104,6 +106,8 @@ fn opening_of(
 ) -> String {
     let Some(verdict) = verdict else {
         return match (done, looked.standing) {
+            // Words said end their sentence: the model tells what follows.
+            (Some(a), _) if ends_in_words_said(&a) => format!("You {a}"),
             (Some(a), _) => format!("You {a}, and"),
             (None, Some(s)) => sentence_case(&format!("{s}, and")),
             (None, None) => match (wondered(action), looked.recalled) {
@@ -506,6 +510,12 @@ mod tests {
             assert_eq!(opening(deps, "What did she say?"), "You");
             assert_eq!(opening(deps, "\"Hello there.\""), "You");
             assert_eq!(opening(deps, "  "), "You");
+            // Words said, then the saying: the words end the opening's
+            // sentence, and the model tells what follows.
+            assert_eq!(
+                opening(deps, "\"Where are we headed?\" I ask the driver."),
+                "You ask the driver, \"Where are we headed?\""
+            );
         }
     }
 

@@ -13,11 +13,11 @@ pub fn deed(action: &str) -> String {
     if a.is_empty() {
         return "You pause.".into();
     }
+    if let Some(done) = act(a) {
+        return format!("You {}", ended(&done));
+    }
     if a.starts_with('"') || a.starts_with('“') {
         return format!("You say {a}");
-    }
-    if let Some(done) = act(a) {
-        return format!("You {done}.");
     }
     if a.ends_with('?') {
         // Told in indirect speech, never quoted back (docs/storyteller.md).
@@ -50,12 +50,17 @@ pub fn deed(action: &str) -> String {
 /// a short lead before the subject goes after the deed ("At dawn I leave" →
 /// "leave at dawn"). Of several sentences, the deeds are those whose
 /// subject is the player ("A woman waits. I ask her name." → "ask her
-/// name"). `None` for a question, a quote, a sentence about someone or
+/// name"); words said, then the player saying them, are the saying with the
+/// words after it (`"Where to?" I ask him.` → `ask him, "Where to?"`).
+/// `None` for a question, a bare quote, a sentence about someone or
 /// something else ("The door opens") or no words.
 pub fn act(action: &str) -> Option<String> {
     let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
     let a = a.trim();
-    if a.is_empty() || a.starts_with('"') || a.starts_with('“') {
+    if a.starts_with('"') || a.starts_with('“') {
+        return said_then_saying(a);
+    }
+    if a.is_empty() {
         return None;
     }
     let sentences = sentences(a);
@@ -115,6 +120,60 @@ pub fn act(action: &str) -> Option<String> {
         }
     }
     (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// `"Where to?" I ask him.` as `ask him, "Where to?"`: the player's deed
+/// after the quote that opens `a`, the quote after the deed's first clause;
+/// `None` when no deed of the player's follows the quote.
+fn said_then_saying(a: &str) -> Option<String> {
+    let close = a
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| matches!(c, '"' | '”'))
+        .map(|(i, c)| i + c.len_utf8())?;
+    let (quote, rest) = a.split_at(close);
+    let rest = rest.trim_start_matches([',', ' ']);
+    if rest.is_empty() || !has_the_players_subject(rest) {
+        return None;
+    }
+    let saying = act(rest)?;
+    // `"Hello," I say` ends its words with a comma that now ends the sentence.
+    let quote = match quote.strip_suffix(",\"") {
+        Some(words) => format!("{words}.\""),
+        None => match quote.strip_suffix(",”") {
+            Some(words) => format!("{words}.”"),
+            None => quote.to_string(),
+        },
+    };
+    // The words go with the first clause's saying ("shout, "Stay back!",
+    // and you raise your torch").
+    let head = [", ", " and "]
+        .iter()
+        .filter_map(|joint| saying.find(joint))
+        .min()
+        .unwrap_or(saying.len());
+    let (head, tail) = saying.split_at(head);
+    Some(format!("{head}, {quote}{tail}"))
+}
+
+/// Whether a deed from [`act`] ends with words said that end their own
+/// sentence (`ask him, "Where to?"`), so that nothing may follow it in
+/// that sentence.
+pub fn ends_in_words_said(done: &str) -> bool {
+    done.ends_with(['"', '”'])
+        && done
+            .trim_end_matches(['"', '”'])
+            .ends_with(['.', '!', '?', '…'])
+}
+
+/// `done` as the end of a sentence: a full stop after it, unless it ends
+/// in words said that end their own sentence.
+fn ended(done: &str) -> String {
+    if ends_in_words_said(done) {
+        done.to_string()
+    } else {
+        format!("{done}.")
+    }
 }
 
 /// A first-person word in the second person ("my" → "your", "us" → "you");
@@ -289,8 +348,32 @@ mod tests {
             "You wonder what that noise is."
         );
         assert_eq!(deed("\"Who goes there?\""), "You say \"Who goes there?\"");
+        assert_eq!(
+            deed("\"How long until we reach the oasis?\" I ask him."),
+            "You ask him, \"How long until we reach the oasis?\""
+        );
         assert_eq!(deed("   "), "You pause.");
         assert_eq!(deed("Ask the NPC"), "You ask the NPC.");
+    }
+
+    #[test]
+    fn words_said_then_the_saying_are_told_as_the_saying_then_the_words() {
+        assert_eq!(
+            act("\"How long until we reach the oasis?\" I ask him."),
+            Some("ask him, \"How long until we reach the oasis?\"".into())
+        );
+        assert_eq!(
+            act("“Hello there,” I say to the old man"),
+            Some("say to the old man, “Hello there.”".into())
+        );
+        assert_eq!(
+            act("\"Stay back!\" we shout, and I raise my torch."),
+            Some("shout, \"Stay back!\", and you raise your torch".into())
+        );
+        // No deed of the player's after the quote: nothing to tell as one.
+        assert_eq!(act("\"Who goes there?\""), None);
+        assert_eq!(act("\"Who goes there?\" the guard asks."), None);
+        assert_eq!(act("\"Unclosed, I say"), None);
     }
 
     #[test]
