@@ -230,11 +230,12 @@ struct QuotedWord {
 }
 
 /// `sentence`'s words, each with where it stands to the quotations (an
-/// apostrophe ending a plural possessive, "the guards'", closes none).
-fn quoted_words(sentence: &str) -> Vec<QuotedWord> {
+/// apostrophe ending a plural possessive, "the guards'", closes none);
+/// `inside`: the sentence starts within a quotation an earlier one opened.
+fn quoted_words(sentence: &str, inside: bool) -> Vec<QuotedWord> {
     const OPEN: [char; 5] = ['"', '“', '«', '‘', '\''];
     const CLOSE: [char; 5] = ['"', '”', '»', '’', '\''];
-    let mut inside = false;
+    let mut inside = inside;
     let mut words = Vec::new();
     for w in sentence.split_whitespace() {
         let bare = w.trim_end_matches(|c: char| !c.is_alphanumeric() && !CLOSE.contains(&c));
@@ -447,7 +448,7 @@ impl SentenceStream {
         // rules' whole sentences come first, and after a whole opening the
         // model's first sentence is a later one.
         let at = index + self.opening_sentences;
-        let words = quoted_words(sentence);
+        let words = quoted_words(sentence, open_quotation(&self.text).is_some());
         let repeated = at > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = at > 0 || (self.opened && !self.repeats_allowed_first);
@@ -488,6 +489,8 @@ impl SentenceStream {
             && (at > 0 || self.opened)
             && speaks_for_the_player(&words);
         let as_i = speaks_as_i(&words);
+        // A later sentence of the model's that only tells what you are.
+        let vacant = index > 0 && tells_only_what_you_are(sentence);
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
         repeated
@@ -499,6 +502,7 @@ impl SentenceStream {
             || contra
             || speaks
             || as_i
+            || vacant
             || meta
             || says_nothing(&words)
     }
@@ -522,10 +526,19 @@ impl SentenceStream {
     /// an unfinished one is dropped — unless nothing was released yet, when
     /// it is released with a full stop so that there is an answer at all. A
     /// last sentence that trails off in an ellipsis is always dropped.
+    /// A quotation the told text leaves open is closed.
     pub fn finish(&mut self) -> String {
-        if self.closed {
-            return String::new();
-        }
+        let mut out = if self.closed {
+            String::new()
+        } else {
+            self.finish_sentences()
+        };
+        out.push_str(&self.close_quotation());
+        out
+    }
+
+    /// [`SentenceStream::finish`]'s sentences.
+    fn finish_sentences(&mut self) -> String {
         // A last sentence that trails off ("and the Drowned Lan...") was cut
         // by the model itself: it is dropped, even when it is the only one.
         if let Some(end) = releasable_end(&self.held, true) {
@@ -552,6 +565,17 @@ impl SentenceStream {
         String::new()
     }
 
+    /// The closing mark of a quotation the told text leaves open, now told
+    /// too (empty when none is open): a stream closed after a sentence
+    /// inside a quotation ends it there.
+    fn close_quotation(&mut self) -> String {
+        let Some(closer) = open_quotation(&self.text) else {
+            return String::new();
+        };
+        self.text.push(closer);
+        closer.to_string()
+    }
+
     /// Everything released so far.
     pub fn text(&self) -> &str {
         &self.text
@@ -575,6 +599,7 @@ impl SentenceStream {
             if self.refuses(self.told, sentence, &idle) {
                 self.closed = true;
                 self.held.clear();
+                out.push_str(&self.close_quotation());
                 break;
             }
             // A later clause of the model's that adds nothing ends the
@@ -598,6 +623,7 @@ impl SentenceStream {
             if kept.is_some() {
                 self.closed = true;
                 self.held.clear();
+                out.push_str(&self.close_quotation());
                 break;
             }
             rest = after;
@@ -780,7 +806,11 @@ const RETOLD_WORDS: usize = 3;
 /// byte index of the joint before the idle one, in order. A clause is idle
 /// only with two words of its own or more and no new negation: "the guard
 /// is not there" tells something new with words told already, but after
-/// "…, but it will not give", "the door will not open" does not.
+/// "…, but it will not give", "the door will not open" does not. A later
+/// clause that only tells what you are ([`tells_only_what_you_are`]) adds
+/// nothing either. (A first one is left to [`SentenceStream::refuses`]:
+/// refusing a first sentence for it asks the model again, and a small model
+/// writes "you're …" so often that a turn took twice the tries.)
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     let mut told = own_words(before);
     let mut told_negation = negates(before);
@@ -805,7 +835,9 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
         let clause = &sentence[from..to];
         let words = own_words(clause);
         let negation = negates(clause);
-        if words.len() >= 2 && !(negation && !told_negation) && words.is_subset(&told) {
+        let told_already =
+            words.len() >= 2 && !(negation && !told_negation) && words.is_subset(&told);
+        if told_already || (joint > 0 && tells_only_what_you_are(clause)) {
             idle.push(joint);
         }
         told.extend(words);
@@ -813,6 +845,28 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     }
     idle
 }
+
+/// Whether `clause` only tells what you are or feel, with at most one word
+/// of its own, nothing perceived and no negation ("you're happy", "you're
+/// on your own", "you feel relieved"; not "you're not alone"): it tells
+/// nothing of the world, and how the player's character feels is the
+/// player's to say.
+fn tells_only_what_you_are(clause: &str) -> bool {
+    let words = words_of(clause);
+    let being = match words.as_slice() {
+        [first, ..] if first == "you're" || first == "youre" => 1,
+        [first, second, ..] if first == "you" && BEING.contains(&second.as_str()) => 2,
+        _ => return false,
+    };
+    let rest = &words[being..];
+    let perceives = rest
+        .iter()
+        .any(|w| YOU_MAY.contains(&w.as_str()) && !BEING.contains(&w.as_str()));
+    !perceives && !has_negation(rest) && rest.iter().filter(|w| is_own(w)).count() <= 1
+}
+
+/// The verbs of being and feeling after "you" in [`tells_only_what_you_are`].
+const BEING: [&str; 5] = ["are", "were", "feel", "seem", "look"];
 
 /// Whether `clause` says something is not so ("the guard is not there"):
 /// a negation adds to words told already.
@@ -824,10 +878,7 @@ fn negates(clause: &str) -> bool {
 /// `sentence` ended at byte `at` with a full stop — `None` when that would
 /// leave a quotation open, counting from `before` (what was told ahead of it).
 fn ended_at(before: &str, sentence: &str, at: usize) -> Option<String> {
-    let kept = &sentence[..at];
-    let count = |c: char| before.matches(c).count() + kept.matches(c).count();
-    let open_quotes = count('"') % 2 == 1 || count('“') != count('”') || count('«') != count('»');
-    if open_quotes {
+    if open_quotation(&format!("{before}{}", &sentence[..at])).is_some() {
         return None;
     }
     let trailing = &sentence[sentence.trim_end().len()..];
@@ -856,6 +907,21 @@ pub(crate) fn without_idle_clauses(text: &str) -> String {
         }
     }
     kept.trim().to_string()
+}
+
+/// The mark that closes the quotation `text` leaves open, if it leaves one
+/// (double quotes and guillemets; a single quote may be an apostrophe).
+fn open_quotation(text: &str) -> Option<char> {
+    let count = |c: char| text.matches(c).count();
+    if count('"') % 2 == 1 {
+        Some('"')
+    } else if count('“') > count('”') {
+        Some('”')
+    } else if count('«') > count('»') {
+        Some('»')
+    } else {
+        None
+    }
 }
 
 /// A text's words, without case or punctuation.
@@ -923,13 +989,13 @@ mod tests {
 
     // The checks on one sentence's words, from the sentence itself.
     fn speaks_for_the_player(sentence: &str) -> bool {
-        super::speaks_for_the_player(&quoted_words(sentence))
+        super::speaks_for_the_player(&quoted_words(sentence, false))
     }
     fn says_nothing(sentence: &str) -> bool {
-        super::says_nothing(&quoted_words(sentence))
+        super::says_nothing(&quoted_words(sentence, false))
     }
     fn speaks_as_i(sentence: &str) -> bool {
-        super::speaks_as_i(&quoted_words(sentence))
+        super::speaks_as_i(&quoted_words(sentence, false))
     }
     fn clause_starts(text: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
         super::clause_starts(&clauses(text))
@@ -1110,6 +1176,38 @@ mod tests {
     }
 
     #[test]
+    fn a_clause_that_only_tells_what_you_are_ends_the_prose_before_it() {
+        // Played: "…, and you find something, and you're happy."
+        for (added, kept) in [
+            (" you find a ring, and you're happy. ", " you find a ring."),
+            (
+                " the raider falls, and you are on your own. ",
+                " the raider falls.",
+            ),
+            (" the wind dies, and you feel relieved. ", " the wind dies."),
+        ] {
+            let mut s = SentenceStream::new().opened_with("You search the body, and");
+            assert_eq!(s.push(added), kept, "{added}");
+        }
+        // What you perceive, or are in, or have done to you, is the world's.
+        for added in [
+            " you feel a cold wind on your neck. ",
+            " you are in a narrow cave. ",
+            " you are seized by the guards. ",
+            " you hear a bell. ",
+        ] {
+            let mut s = SentenceStream::new().opened_with("You search the body, and");
+            assert_eq!(s.push(added), added.trim_end(), "{added}");
+        }
+        // A later sentence of it alone is not told.
+        let mut s = SentenceStream::new().opened_with("You search the body, and");
+        assert_eq!(
+            s.push(" you find a ring. You're pleased. "),
+            " you find a ring."
+        );
+    }
+
+    #[test]
     fn a_clause_that_adds_nothing_ends_the_prose_before_it() {
         // Played: the model told the rules' words back as its own.
         let mut echo = SentenceStream::new()
@@ -1252,6 +1350,51 @@ mod tests {
         assert_eq!(
             s.text(),
             "You look around, and the fire crackles. The barkeep smiles."
+        );
+    }
+
+    #[test]
+    fn a_quotation_left_open_when_the_prose_ends_is_closed() {
+        // Past the most sentences, inside the driver's words.
+        let text = limited(
+            Limit::SMALL_MODEL,
+            &["You ask him, and he says, \"We ride at dawn. We rest now. Sleep.\" "],
+        );
+        assert_eq!(
+            text,
+            "You ask him, and he says, \"We ride at dawn. We rest now.\""
+        );
+        let text = limited(
+            Limit::SMALL_MODEL,
+            &["He smiles. “The oasis is near. It is green. Trust me.” "],
+        );
+        assert_eq!(text, "He smiles. “The oasis is near.”");
+        // The model stops inside the quotation.
+        let (shown, text) = stream(&["She says, \"Go home. Now", ""]);
+        assert_eq!(text, "She says, \"Go home.\"");
+        assert_eq!(shown.last().map(String::as_str), Some("\""));
+        // Closed quotations are left alone.
+        assert_eq!(
+            stream(&["She says, \"Go.\" He nods. "]).1,
+            "She says, \"Go.\" He nods."
+        );
+    }
+
+    #[test]
+    fn a_sentence_inside_a_quotation_speaks_for_whoever_opened_it() {
+        // "I" inside the driver's words is the driver's, not the narrator's.
+        let text = limited(
+            Limit::SMALL_MODEL,
+            &["You ask the way, and he says, \"North. I will take you,\" and smiles. "],
+        );
+        assert!(text.ends_with("and smiles."), "{text}");
+        let text = limited(
+            Limit::SMALL_MODEL,
+            &["You ask the way, and he says, \"It is far. I will take you.\" "],
+        );
+        assert_eq!(
+            text,
+            "You ask the way, and he says, \"It is far. I will take you.\""
         );
     }
 
