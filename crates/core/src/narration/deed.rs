@@ -89,6 +89,18 @@ pub fn act(action: &str) -> Option<String> {
     if a.ends_with('?') || about_others {
         return None;
     }
+    // Something else first, then the player: "The storm passes and I look
+    // out at the sea" → "look out at the sea".
+    if ABOUT_OTHERS.contains(&first_word(a).as_str()) {
+        let words: Vec<&str> = a.split(' ').collect();
+        let after_a_joint = |k: usize| {
+            let before = words[k - 1].trim_end_matches(',').to_lowercase();
+            is_subject(words[k]) && ["and", "then", "so", "but"].contains(&before.as_str())
+        };
+        if let Some(k) = (1..words.len()).find(|&k| after_a_joint(k)) {
+            return act(&words[k..].join(" "));
+        }
+    }
     let body = a.trim_end_matches(['.', '!', '?', ';', ',', ' ']);
     let mut words: Vec<&str> = body.split(' ').collect();
     if let Some(k) = subject_after_a_lead(&words) {
@@ -354,6 +366,24 @@ mod tests {
         );
         assert_eq!(deed("   "), "You pause.");
         assert_eq!(deed("Ask the NPC"), "You ask the NPC.");
+    }
+
+    #[test]
+    fn something_else_then_the_player_is_told_as_the_players_deed() {
+        assert_eq!(
+            act("The storm passes and I look out at the sea."),
+            Some("look out at the sea".into())
+        );
+        assert_eq!(
+            act("The guard turns away, then we slip inside"),
+            Some("slip inside".into())
+        );
+        // A lead of time is still the deed's.
+        assert_eq!(
+            act("The next morning I leave"),
+            Some("leave the next morning".into())
+        );
+        assert_eq!(act("The door opens and the wind blows"), None);
     }
 
     #[test]
