@@ -101,11 +101,13 @@ fn brings_in_someone(sentence: &str, known: &[String]) -> bool {
 }
 
 /// Words that may follow a sentence's opening "You" without deciding what
-/// the player does: being, perceiving, knowing. Not "find" or "have": "You
-/// have a bit of luck, and you find a way past them" overturned a failure.
-const YOU_MAY: [&str; 21] = [
-    "are", "were", "can", "could", "cannot", "can't", "feel", "see", "hear", "notice", "smell",
-    "sense", "spot", "realize", "realise", "know", "remember", "watch", "taste", "catch", "wonder",
+/// the player does: being, perceiving, knowing ("able", as in "are able
+/// to", is "can"). Not "find" or "have": "You have a bit of luck, and you
+/// find a way past them" overturned a failure.
+const YOU_MAY: [&str; 22] = [
+    "are", "were", "can", "could", "cannot", "can't", "able", "feel", "see", "hear", "notice",
+    "smell", "sense", "spot", "realize", "realise", "know", "remember", "watch", "taste", "catch",
+    "wonder",
 ];
 
 /// Whether `sentence` starts by telling something "you" do ("You use your
@@ -427,6 +429,19 @@ impl SentenceStream {
         self
     }
 
+    /// Where the clauses of `sentence` start that add nothing: to what was
+    /// told ([`idle_clauses`]) or, after a failed check, to its failure
+    /// ([`failure_told_again`]).
+    fn idle_in(&self, sentence: &str) -> Vec<usize> {
+        let mut idle = idle_clauses(&self.text, sentence);
+        if let Some((deed, verdict)) = &self.check {
+            idle.extend(failure_told_again(deed, *verdict, sentence));
+            idle.sort_unstable();
+            idle.dedup();
+        }
+        idle
+    }
+
     /// Whether a clause (its words) retells one of an earlier turn's: at
     /// least [`RETOLD_WORDS`] words of its own, all of them that clause's
     /// ("a beam of light spills out, illuminating your reflection" told, and
@@ -473,6 +488,13 @@ impl SentenceStream {
         // ("…called Senna, and | you remember that she is called Senna").
         let idle =
             (at > 0 || (self.opened && !self.idle_allowed_first)) && idle.first() == Some(&0);
+        // The model's first clause tells the failure the rules told: refused
+        // on every try but the last, since a retry steered to the world
+        // mostly finds what follows from it.
+        let failure_again = (at > 0 || (self.opened && !self.repeats_allowed_first))
+            && self.check.as_ref().is_some_and(|(deed, verdict)| {
+                failure_told_again(deed, *verdict, sentence).first() == Some(&0)
+            });
         // The rules' whole sentences count toward the most, but the model
         // may always add one of its own.
         let past_most = index > 0 && self.limit.most.is_some_and(|most| at >= most);
@@ -496,6 +518,7 @@ impl SentenceStream {
         repeated
             || echoed
             || idle
+            || failure_again
             || past_most
             || acts
             || stranger
@@ -553,7 +576,7 @@ impl SentenceStream {
         let rest = std::mem::take(&mut self.held);
         let rest = without_a_loose_end(&rest);
         if self.told == 0 && !rest.is_empty() {
-            if self.refuses(0, rest, &idle_clauses(&self.text, rest)) {
+            if self.refuses(0, rest, &self.idle_in(rest)) {
                 self.closed = true;
                 return String::new();
             }
@@ -595,7 +618,7 @@ impl SentenceStream {
         while !rest.trim().is_empty() {
             let cut = first_sentence_end(rest).unwrap_or(rest.len());
             let (sentence, after) = rest.split_at(cut);
-            let idle = idle_clauses(&self.text, sentence);
+            let idle = self.idle_in(sentence);
             if self.refuses(self.told, sentence, &idle) {
                 self.closed = true;
                 self.held.clear();
@@ -814,25 +837,8 @@ const RETOLD_WORDS: usize = 3;
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
     let mut told = own_words(before);
     let mut told_negation = negates(before);
-    // The joints inside a sentence: all but its ends.
-    let mut joints: Vec<(usize, usize)> = CLAUSE_JOINTS[3..]
-        .iter()
-        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
-        .collect();
-    joints.sort_unstable();
-    // Each clause: the joint before it (0 for the first), where it starts and ends.
-    let mut clauses = Vec::new();
-    let (mut joint, mut from) = (0, 0);
-    for (at, len) in joints {
-        if at >= from {
-            clauses.push((joint, from, at));
-            (joint, from) = (at, at + len);
-        }
-    }
-    clauses.push((joint, from, sentence.len()));
     let mut idle = Vec::new();
-    for (joint, from, to) in clauses {
-        let clause = &sentence[from..to];
+    for (joint, clause) in clause_spans(sentence) {
         let words = own_words(clause);
         let negation = negates(clause);
         let told_already =
@@ -844,6 +850,44 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
         told_negation |= negation;
     }
     idle
+}
+
+/// The clauses of one sentence, each with the byte index of the joint
+/// before it (0 for the first): cut at the joints inside a sentence (all of
+/// [`CLAUSE_JOINTS`] but its ends).
+fn clause_spans(sentence: &str) -> Vec<(usize, &str)> {
+    let mut joints: Vec<(usize, usize)> = CLAUSE_JOINTS[3..]
+        .iter()
+        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
+        .collect();
+    joints.sort_unstable();
+    let mut clauses = Vec::new();
+    let (mut joint, mut from) = (0, 0);
+    for (at, len) in joints {
+        if at >= from {
+            clauses.push((joint, &sentence[from..at]));
+            (joint, from) = (at, at + len);
+        }
+    }
+    clauses.push((joint, &sentence[from..]));
+    clauses
+}
+
+/// Where the clauses of `sentence` start that tell a failed `deed`'s
+/// failure again: a negation about something the deed names ("the door
+/// will not allow you" after "You try to force the rusted door open, but
+/// it will not give"). The rules told the failure; the model is to tell
+/// what follows from it. Empty after a success.
+fn failure_told_again(deed: &str, verdict: Verdict, sentence: &str) -> Vec<usize> {
+    if verdict.succeeded() {
+        return Vec::new();
+    }
+    let named = own_words(deed);
+    clause_spans(sentence)
+        .into_iter()
+        .filter(|(_, clause)| negates(clause) && !own_words(clause).is_disjoint(&named))
+        .map(|(joint, _)| joint)
+        .collect()
 }
 
 /// Whether `clause` only tells what you are or feel, with at most one word
@@ -1132,6 +1176,60 @@ mod tests {
         assert_eq!(
             s.push(" rust flakes onto your boots. "),
             " rust flakes onto your boots."
+        );
+    }
+
+    #[test]
+    fn a_failure_the_rules_told_is_not_told_again() {
+        // Played: "…, but it will not give, and the door will not allow you."
+        let failed = Some(("force the rusted door open".to_string(), Verdict::Failure));
+        let opening = "You try to force the rusted door open, but it will not give, and";
+        for again in [
+            " the door will not allow you. ",
+            " the door will not be able to open. ",
+            " you cannot open it. ",
+        ] {
+            let mut s = SentenceStream::new()
+                .opened_with(opening)
+                .keeping_to(failed.clone());
+            assert_eq!(s.push(again), "", "{again}");
+            assert!(s.turned_down(), "{again}");
+        }
+        // Asked again it is still refused; on the last try it is the lesser
+        // fault than no words of the model's.
+        let again = " the door will not allow you. ";
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed.clone())
+            .asked_again();
+        assert_eq!(s.push(again), "");
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed.clone())
+            .asked_again()
+            .last_chance();
+        assert_eq!(s.push(again), again.trim_end());
+        // A later clause saying it again is cut; what follows from the
+        // failure, even with a negation, is told.
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed.clone());
+        assert_eq!(
+            s.push(" rust flakes off, and the door does not move. "),
+            " rust flakes off."
+        );
+        let mut s = SentenceStream::new()
+            .opened_with(opening)
+            .keeping_to(failed);
+        assert_eq!(s.push(" nobody answers. "), " nobody answers.");
+        // After a success, nothing is held to it.
+        let done = Some(("force the rusted door open".to_string(), Verdict::Success));
+        let mut s = SentenceStream::new()
+            .opened_with("You force the rusted door open, and")
+            .keeping_to(done);
+        assert_eq!(
+            s.push(" the door does not creak. "),
+            " the door does not creak."
         );
     }
 
