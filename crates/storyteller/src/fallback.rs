@@ -145,7 +145,8 @@ pub fn run(
             sink.delta(opening.trim_start());
         }
         // A model that stopped at once, or whose first sentence was refused,
-        // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all.
+        // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all
+        // (and once more when the last try stopped at once).
         let mut fresh = SentenceStream::limited(step.limit())
             .told_before(job.told_before.iter().map(String::as_str))
             .grounded_in(&job.prompt.story)
@@ -158,7 +159,7 @@ pub fn run(
             tries += 1;
             let mut stream = match tries {
                 1 => fresh.clone(),
-                TRIES_WHEN_BARE => fresh.clone().asked_again().last_chance(),
+                t if t >= TRIES_WHEN_BARE => fresh.clone().asked_again().last_chance(),
                 _ => fresh.clone().asked_again(),
             };
             // The answer repeats the opening first; the stream already has it.
@@ -213,7 +214,10 @@ pub fn run(
                 }
             }
             let refused = result.is_ok() && stream.turned_down();
-            if !((bare || refused) && stream.no_sentence_yet() && tries < TRIES_WHEN_BARE) {
+            // A last try that stopped at once is one more draw of the same
+            // last chance (the small model did, after three refused tries).
+            let tries_left = tries < TRIES_WHEN_BARE || (bare && tries == TRIES_WHEN_BARE);
+            if !((bare || refused) && stream.no_sentence_yet() && tries_left) {
                 break (stream, result);
             }
         };
@@ -316,7 +320,8 @@ fn is_whole(opening: &str) -> bool {
 const MIN_OWN_WORDS: usize = 2;
 
 /// How often one provider is asked when its answers stop at the opening or
-/// their first sentence is refused (a small model's next answer, sampled
+/// their first sentence is refused (once more when the last one stopped at
+/// the opening) (a small model's next answer, sampled
 /// anew, often passes; a retry is held to
 /// [`RETRY_MOST_TOKENS`], about 0.8 s on this machine).
 const TRIES_WHEN_BARE: u32 = 4;
@@ -575,8 +580,9 @@ mod tests {
         for bare in ["", ".", " nothing."] {
             let (answer, events, asked) = told(vec![bare]);
             assert_eq!(
-                asked, TRIES_WHEN_BARE as usize,
-                "a bare answer is asked again, up to the tries allowed"
+                asked,
+                TRIES_WHEN_BARE as usize + 1,
+                "a bare answer is asked again, up to the tries allowed and one more last try"
             );
             assert_eq!(answer.provider, "template", "{bare:?}: {events:?}");
             assert_eq!(answer.narrative, "You wait. Nothing stirs.");
