@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use narratoria_core::narration::{contradicts, has_negation, Verdict, TITLES};
+use narratoria_core::narration::{contradicts, has_negation, Verdict, JOINING_WORDS, TITLES};
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -176,7 +176,7 @@ fn says_nothing(words: &[QuotedWord]) -> bool {
             SPEECH.contains(&w.letters.as_str())
                 && words
                     .get(i + 1)
-                    .is_none_or(|n| ["and", "but", "then", "while"].contains(&n.letters.as_str()))
+                    .is_none_or(|n| JOINING_WORDS.contains(&n.letters.as_str()))
         })
 }
 
@@ -734,10 +734,11 @@ fn is_own(word: &str) -> bool {
 /// How many first words make two clauses start alike.
 const SAME_CLAUSE_START_WORDS: usize = 4;
 
-/// Where a clause starts after a sentence end or a joint.
-const CLAUSE_JOINTS: [&str; 9] = [
-    ". ", "! ", "? ", ": ", "; ", ", and ", ", but ", ", so ", ", then ",
-];
+/// Where a sentence ends and the next one's first clause starts.
+const SENTENCE_JOINTS: [&str; 3] = [". ", "! ", "? "];
+
+/// Where a clause starts inside a sentence.
+const INNER_JOINTS: [&str; 6] = [": ", "; ", ", and ", ", but ", ", so ", ", then "];
 
 /// How `clauses` start (their first [`SAME_CLAUSE_START_WORDS`]
 /// words): those holding two words of their own ("you're not sure if": a
@@ -772,7 +773,7 @@ fn clause_openings(clauses: &[Vec<String>]) -> Vec<Vec<String>> {
 /// The words of each clause of `text`, cut after a sentence end or a joint.
 fn clauses(text: &str) -> Vec<Vec<String>> {
     let mut marked = text.to_string();
-    for joint in CLAUSE_JOINTS {
+    for joint in SENTENCE_JOINTS.iter().chain(&INNER_JOINTS) {
         marked = marked.replace(joint, &format!("{}\n", joint.trim_end()));
     }
     marked
@@ -853,10 +854,9 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
 }
 
 /// The clauses of one sentence, each with the byte index of the joint
-/// before it (0 for the first): cut at the joints inside a sentence (all of
-/// [`CLAUSE_JOINTS`] but its ends).
+/// before it (0 for the first): cut at the [`INNER_JOINTS`].
 fn clause_spans(sentence: &str) -> Vec<(usize, &str)> {
-    let mut joints: Vec<(usize, usize)> = CLAUSE_JOINTS[3..]
+    let mut joints: Vec<(usize, usize)> = INNER_JOINTS
         .iter()
         .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
         .collect();

@@ -370,7 +370,7 @@ const NEGATIONS: &[&str] = &[
 
 /// Words that join two clauses of one sentence: a negation in one clause
 /// does not turn the other round ("it is not a ravine, but you manage it").
-const CLAUSE_JOINTS: &[&str] = &["and", "but", "yet", "then", "while"];
+pub const JOINING_WORDS: &[&str] = &["and", "but", "yet", "then", "while"];
 
 /// Whether `sentence` tells the checked deed `act` the other way round from
 /// `verdict`: done after a failure ("…, and the door slides open"), or gone
@@ -397,7 +397,7 @@ pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
 }
 
 /// `sentence`'s clauses, each as its words ([`words_of`]): split at commas,
-/// semicolons, colons, dashes and [`CLAUSE_JOINTS`].
+/// semicolons, colons, dashes and [`JOINING_WORDS`].
 fn clauses_of(sentence: &str) -> Vec<Vec<String>> {
     sentence
         .split([',', ';', ':', '—', '–'])
@@ -405,7 +405,7 @@ fn clauses_of(sentence: &str) -> Vec<Vec<String>> {
             let words = words_of(part);
             let mut clauses = vec![Vec::new()];
             for w in words {
-                if CLAUSE_JOINTS.contains(&w.as_str()) {
+                if JOINING_WORDS.contains(&w.as_str()) {
                     clauses.push(Vec::new());
                 } else if let Some(last) = clauses.last_mut() {
                     last.push(w);

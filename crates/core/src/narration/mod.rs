@@ -11,7 +11,7 @@ pub mod remember;
 pub mod step;
 pub mod template;
 
-pub use checked::{checked, contradicts, has_negation};
+pub use checked::{checked, contradicts, has_negation, JOINING_WORDS};
 pub use deed::{act, deed, ends_in_words_said, TITLES};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use question::wondered;
