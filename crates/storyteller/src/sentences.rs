@@ -272,6 +272,10 @@ fn quoted_words(sentence: &str, inside: bool) -> Vec<QuotedWord> {
 #[derive(Debug, Default, Clone)]
 pub struct SentenceStream {
     text: String,
+    /// The words of their own of `text` ([`own_words`]), and whether it
+    /// holds a negation: kept as `text` grows, for [`idle_clauses_after`].
+    text_own: HashSet<String>,
+    text_negates: bool,
     held: String,
     limit: Limit,
     /// Sentences released so far.
@@ -377,7 +381,8 @@ impl SentenceStream {
     /// the rules wrote, certain before the model says anything. The pieces
     /// pushed next continue that sentence.
     pub fn opened_with(mut self, opening: &str) -> SentenceStream {
-        self.text = opening.trim_start().to_string();
+        self.text.clear();
+        self.tell(opening.trim_start());
         self.opened = true;
         self.opening_sentences = sentence_ends(opening.trim(), true).len();
         self
@@ -433,7 +438,7 @@ impl SentenceStream {
     /// told ([`idle_clauses`]) or, after a failed check, to its failure
     /// ([`failure_told_again`]).
     fn idle_in(&self, sentence: &str) -> Vec<usize> {
-        let mut idle = idle_clauses(&self.text, sentence);
+        let mut idle = idle_clauses_after(&self.text_own, self.text_negates, sentence);
         if let Some((deed, verdict)) = &self.check {
             idle.extend(failure_told_again(deed, *verdict, sentence));
             idle.sort_unstable();
@@ -581,7 +586,7 @@ impl SentenceStream {
                 return String::new();
             }
             let out = format!("{rest}.");
-            self.text.push_str(&out);
+            self.tell(&out);
             self.told += 1;
             return out;
         }
@@ -595,8 +600,16 @@ impl SentenceStream {
         let Some(closer) = open_quotation(&self.text) else {
             return String::new();
         };
-        self.text.push(closer);
-        closer.to_string()
+        let closer = closer.to_string();
+        self.tell(&closer);
+        closer
+    }
+
+    /// Adds `piece` to the told text.
+    fn tell(&mut self, piece: &str) {
+        self.text.push_str(piece);
+        self.text_own.extend(own_words(piece));
+        self.text_negates |= negates(piece);
     }
 
     /// Everything released so far.
@@ -640,7 +653,7 @@ impl SentenceStream {
             } else {
                 sentence
             };
-            self.text.push_str(sentence);
+            self.tell(sentence);
             out.push_str(sentence);
             self.told += 1;
             if kept.is_some() {
@@ -836,8 +849,18 @@ const RETOLD_WORDS: usize = 3;
 /// refusing a first sentence for it asks the model again, and a small model
 /// writes "you're …" so often that a turn took twice the tries.)
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
-    let mut told = own_words(before);
-    let mut told_negation = negates(before);
+    idle_clauses_after(&own_words(before), negates(before), sentence)
+}
+
+/// [`idle_clauses`] after a text whose words of their own are `before_own`
+/// and which holds a negation when `before_negates`.
+fn idle_clauses_after(
+    before_own: &HashSet<String>,
+    before_negates: bool,
+    sentence: &str,
+) -> Vec<usize> {
+    let mut told = before_own.clone();
+    let mut told_negation = before_negates;
     let mut idle = Vec::new();
     for (joint, clause) in clause_spans(sentence) {
         let words = own_words(clause);
