@@ -151,7 +151,6 @@ pub async fn play_turn(
     let mut ready: Option<(Plan, bool, Transcript, Option<Routing>)> = None;
     let mut last_result: Option<ExecutionResult> = None;
     let mut last_disabled: Vec<String> = Vec::new();
-    let mut last_noted = false;
     loop {
         let done = matches!(replan.phase(), Phase::Succeeded { .. });
         if opts.exec.stop.is_stopped() && !done {
@@ -197,7 +196,6 @@ pub async fn play_turn(
                 let (plan, noted, transcript, routing) =
                     ready.take().expect("a plan is ready to execute");
                 last_disabled = plan.disabled_skills.clone();
-                last_noted = noted;
                 let plan_json = serde_json::to_value(&plan).expect("plan serialises");
                 let lore = turn.lore_told(&plan);
                 turn.send(TurnEvent::PlanReady {
@@ -233,7 +231,8 @@ pub async fn play_turn(
             Phase::Replanning { .. } => replan.replan(),
             Phase::Succeeded { .. } => {
                 let result = last_result.expect("the plan that succeeded has a result");
-                let result = turn.remembered(result, &last_disabled, last_noted).await;
+                let noted = narration::remember::noted(&log.attempts);
+                let result = turn.remembered(result, &last_disabled, noted).await;
                 return turn.told(result, log);
             }
             Phase::FellBack => {
@@ -309,7 +308,8 @@ impl Turn<'_> {
     /// steps give way to one narration step the host adds after every
     /// mechanics tool, so nothing is told before the rules decide; its memory
     /// writes give way to the turn's account the host keeps once it is told
-    /// (the flag: whether it had one, so the turn noted something).
+    /// (the flag: whether its memory writes were folded and only narration
+    /// is left, so the turn only noted something).
     fn shaped(&self, mut plan: Plan) -> (Plan, bool) {
         plan.narrative = None;
         let noted = narration::remember::fold_writes(&mut plan, &self.catalog);
