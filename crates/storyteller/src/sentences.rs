@@ -382,6 +382,8 @@ impl SentenceStream {
     /// pushed next continue that sentence.
     pub fn opened_with(mut self, opening: &str) -> SentenceStream {
         self.text.clear();
+        self.text_own.clear();
+        self.text_negates = false;
         self.tell(opening.trim_start());
         self.opened = true;
         self.opening_sentences = sentence_ends(opening.trim(), true).len();
