@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use narratoria_core::narration::ends_a_sentence;
 use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
@@ -224,7 +225,7 @@ pub fn run(
         // An opening that is a whole answer by itself (a memory recalled:
         // "… You think back: you greet Senna by the well.") is told alone
         // when the model adds nothing that may be told.
-        if opens && stream.no_sentence_yet() && is_whole(opening) {
+        if opens && stream.no_sentence_yet() && ends_a_sentence(opening) {
             return Answer {
                 narrative: opening.trim().to_string(),
                 provider: step.name(),
@@ -309,11 +310,6 @@ fn says_something(written: &str, opening: &str, step: Step) -> Result<(), Provid
             BadAnswer::Bare
         },
     })
-}
-
-/// Whether `opening` ends a sentence, so that it can be told alone.
-fn is_whole(opening: &str) -> bool {
-    opening.trim_end().ends_with(['.', '!', '?'])
 }
 
 /// The fewest words a model's answer must add to the opening.
@@ -658,5 +654,18 @@ mod tests {
             )
         );
         assert!(!rec.events.iter().any(|e| e == "reset"), "{:?}", rec.events);
+        // Words said end a whole opening too.
+        let prompt = opened("You ask him, \"Where are we headed?\"");
+        let mut host = Answers::new(vec![""]);
+        let answer = run(
+            &StoryConfig::default(),
+            &job(&prompt),
+            &mut Recorder::default(),
+            Some(&mut host),
+        );
+        assert_eq!(
+            (answer.narrative.as_str(), answer.provider),
+            ("You ask him, \"Where are we headed?\"", host::NAME)
+        );
     }
 }

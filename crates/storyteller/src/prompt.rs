@@ -3,7 +3,7 @@
 //! so far, the player's action and what the rules decided, in words.
 
 use narratoria_core::narration::{
-    act, checked, ends_in_words_said, facts_of, sentence_case, wondered, Fact, Verdict,
+    act, checked, ends_a_sentence, facts_of, sentence_case, wondered, Fact, Verdict,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -107,7 +107,7 @@ fn opening_of(
     let Some(verdict) = verdict else {
         return match (done, looked.standing) {
             // Words said end their sentence: the model tells what follows.
-            (Some(a), _) if ends_in_words_said(&a) => format!("You {a}"),
+            (Some(a), _) if ends_a_sentence(&a) => format!("You {a}"),
             (Some(a), _) => format!("You {a}, and"),
             (None, Some(s)) => sentence_case(&format!("{s}, and")),
             (None, None) => match (wondered(action), looked.recalled) {
@@ -192,7 +192,7 @@ fn remembered(memories: &[String]) -> Option<String> {
         Some(rest) => format!("you {rest}"),
         None => told.to_string(),
     };
-    Some(if told.ends_with(['.', '!', '?']) {
+    Some(if ends_a_sentence(&told) {
         told
     } else {
         format!("{told}.")

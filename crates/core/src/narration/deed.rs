@@ -168,20 +168,19 @@ fn said_then_saying(a: &str) -> Option<String> {
     Some(format!("{head}, {quote}{tail}"))
 }
 
-/// Whether a deed from [`act`] ends with words said that end their own
-/// sentence (`ask him, "Where to?"`), so that nothing may follow it in
-/// that sentence.
-pub fn ends_in_words_said(done: &str) -> bool {
-    done.ends_with(['"', '”'])
-        && done
-            .trim_end_matches(['"', '”'])
-            .ends_with(['.', '!', '?', '…'])
+/// Whether `text` ends a sentence: with ".", "!", "?" or "…", closing
+/// quotes after it aside (`ask him, "Where to?"` ends one; nothing may
+/// follow it in that sentence).
+pub fn ends_a_sentence(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches(['"', '”', '’', '\'', ')', '»'])
+        .ends_with(['.', '!', '?', '…'])
 }
 
 /// `done` as the end of a sentence: a full stop after it, unless it ends
-/// in words said that end their own sentence.
+/// one already (in words said that end their own sentence).
 fn ended(done: &str) -> String {
-    if ends_in_words_said(done) {
+    if ends_a_sentence(done) {
         done.to_string()
     } else {
         format!("{done}.")
