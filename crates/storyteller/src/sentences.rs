@@ -272,6 +272,9 @@ fn quoted_words(sentence: &str, inside: bool) -> Vec<QuotedWord> {
 #[derive(Debug, Default, Clone)]
 pub struct SentenceStream {
     text: String,
+    /// The words of their own of the checked deed when the check failed
+    /// ([`failure_told_again`]).
+    failed_deed_words: Option<HashSet<String>>,
     /// The words of their own of `text` ([`own_words`]), and whether it
     /// holds a negation: kept as `text` grows, for [`idle_clauses_after`].
     text_own: HashSet<String>,
@@ -414,6 +417,10 @@ impl SentenceStream {
     /// round from `verdict` ("…, but it will not give, and the door slides
     /// open"): the rules decided, the prose only tells it.
     pub fn keeping_to(mut self, check: Option<(String, Verdict)>) -> SentenceStream {
+        self.failed_deed_words = check
+            .as_ref()
+            .filter(|(_, verdict)| !verdict.succeeded())
+            .map(|(deed, _)| own_words(deed));
         self.check = check;
         self
     }
@@ -439,14 +446,18 @@ impl SentenceStream {
     /// Where the clauses of `sentence` start that add nothing: to what was
     /// told ([`idle_clauses`]) or, after a failed check, to its failure
     /// ([`failure_told_again`]).
-    fn idle_in(&self, sentence: &str) -> Vec<usize> {
-        let mut idle = idle_clauses_after(&self.text_own, self.text_negates, sentence);
-        if let Some((deed, verdict)) = &self.check {
-            idle.extend(failure_told_again(deed, *verdict, sentence));
-            idle.sort_unstable();
-            idle.dedup();
-        }
-        idle
+    fn idle_in(&self, sentence: &str) -> Idle {
+        let mut at = idle_clauses_after(&self.text_own, self.text_negates, sentence);
+        let failure = self
+            .failed_deed_words
+            .as_ref()
+            .map(|named| failure_told_again(named, sentence))
+            .unwrap_or_default();
+        let failure_first = failure.first() == Some(&0);
+        at.extend(failure);
+        at.sort_unstable();
+        at.dedup();
+        Idle { at, failure_first }
     }
 
     /// Whether a clause (its words) retells one of an earlier turn's: at
@@ -465,7 +476,7 @@ impl SentenceStream {
     /// Whether the limit refuses `sentence` as sentence number `index`,
     /// told after [`SentenceStream::text`], whose clauses starting at `idle`
     /// add nothing ([`idle_clauses`]).
-    fn refuses(&self, index: usize, sentence: &str, idle: &[usize]) -> bool {
+    fn refuses(&self, index: usize, sentence: &str, idle: &Idle) -> bool {
         // The model's sentence `index` is the answer's sentence `at`: the
         // rules' whole sentences come first, and after a whole opening the
         // model's first sentence is a later one.
@@ -493,15 +504,14 @@ impl SentenceStream {
         };
         // The model's first clause adds nothing to what this answer told
         // ("…called Senna, and | you remember that she is called Senna").
-        let idle =
-            (at > 0 || (self.opened && !self.idle_allowed_first)) && idle.first() == Some(&0);
+        let idle_first = idle.at.first() == Some(&0);
+        let failure_first = idle.failure_first;
+        let idle = (at > 0 || (self.opened && !self.idle_allowed_first)) && idle_first;
         // The model's first clause tells the failure the rules told: refused
         // on every try but the last, since a retry steered to the world
         // mostly finds what follows from it.
-        let failure_again = (at > 0 || (self.opened && !self.repeats_allowed_first))
-            && self.check.as_ref().is_some_and(|(deed, verdict)| {
-                failure_told_again(deed, *verdict, sentence).first() == Some(&0)
-            });
+        let failure_again =
+            (at > 0 || (self.opened && !self.repeats_allowed_first)) && failure_first;
         // The rules' whole sentences count toward the most, but the model
         // may always add one of its own.
         let past_most = index > 0 && self.limit.most.is_some_and(|most| at >= most);
@@ -646,6 +656,7 @@ impl SentenceStream {
             // whole: a local model's own start of it stays.)
             let models_clauses = self.opened || self.told > 0;
             let kept = idle
+                .at
                 .into_iter()
                 .find(|&at| at > 0 && models_clauses)
                 .and_then(|at| ended_at(&self.text, sentence, at));
@@ -878,6 +889,16 @@ fn idle_clauses_after(
     idle
 }
 
+/// The clauses of a sentence that add nothing ([`SentenceStream::idle_in`]).
+#[derive(Debug, Default)]
+struct Idle {
+    /// Where they start: 0 for the first clause, else the byte index of the
+    /// joint before it, in order.
+    at: Vec<usize>,
+    /// The first clause tells a failed check's failure again.
+    failure_first: bool,
+}
+
 /// The clauses of one sentence, each with the byte index of the joint
 /// before it (0 for the first): cut at the [`INNER_JOINTS`].
 fn clause_spans(sentence: &str) -> Vec<(usize, &str)> {
@@ -898,19 +919,15 @@ fn clause_spans(sentence: &str) -> Vec<(usize, &str)> {
     clauses
 }
 
-/// Where the clauses of `sentence` start that tell a failed `deed`'s
-/// failure again: a negation about something the deed names ("the door
-/// will not allow you" after "You try to force the rusted door open, but
-/// it will not give"). The rules told the failure; the model is to tell
-/// what follows from it. Empty after a success.
-fn failure_told_again(deed: &str, verdict: Verdict, sentence: &str) -> Vec<usize> {
-    if verdict.succeeded() {
-        return Vec::new();
-    }
-    let named = own_words(deed);
+/// Where the clauses of `sentence` start that tell a failed deed's failure
+/// again: a negation about something the deed names (`named`: its words of
+/// their own) — "the door will not allow you" after "You try to force the
+/// rusted door open, but it will not give". The rules told the failure;
+/// the model is to tell what follows from it.
+fn failure_told_again(named: &HashSet<String>, sentence: &str) -> Vec<usize> {
     clause_spans(sentence)
         .into_iter()
-        .filter(|(_, clause)| negates(clause) && !own_words(clause).is_disjoint(&named))
+        .filter(|(_, clause)| negates(clause) && !own_words(clause).is_disjoint(named))
         .map(|(joint, _)| joint)
         .collect()
 }
