@@ -879,7 +879,7 @@ fn idle_clauses_after(
         let words = own_words(clause);
         let negation = negates(clause);
         let told_already =
-            words.len() >= 2 && !(negation && !told_negation) && words.is_subset(&told);
+            words.len() >= 2 && (told_negation || !negation) && words.is_subset(&told);
         if told_already || (joint > 0 && tells_only_what_you_are(clause)) {
             idle.push(joint);
         }
