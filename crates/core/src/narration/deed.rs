@@ -84,18 +84,17 @@ pub fn act(action: &str) -> Option<String> {
             [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
         };
     }
-    let about_others =
-        ABOUT_OTHERS.contains(&first_word(a).as_str()) && !a.split(' ').any(is_subject);
-    if a.ends_with('?') || about_others {
+    let others_first = ABOUT_OTHERS.contains(&first_word(a).as_str());
+    if a.ends_with('?') || (others_first && !a.split(' ').any(is_subject)) {
         return None;
     }
     // Something else first, then the player: "The storm passes and I look
     // out at the sea" → "look out at the sea".
-    if ABOUT_OTHERS.contains(&first_word(a).as_str()) {
+    if others_first {
         let words: Vec<&str> = a.split(' ').collect();
         let after_a_joint = |k: usize| {
             let before = words[k - 1].trim_end_matches(',').to_lowercase();
-            is_subject(words[k]) && ["and", "then", "so", "but"].contains(&before.as_str())
+            is_subject(words[k]) && THEN_THE_PLAYER.contains(&before.as_str())
         };
         if let Some(k) = (1..words.len()).find(|&k| after_a_joint(k)) {
             return act(&words[k..].join(" "));
@@ -205,6 +204,10 @@ pub(super) fn second_person(lower: &str) -> Option<&'static str> {
 const SUBJECTS: [&str; 9] = [
     "i", "we", "let's", "lets", "i'm", "im", "we're", "i'll", "we'll",
 ];
+
+/// Words after which the player's own clause may follow one about
+/// something else ("The storm passes and I look out").
+const THEN_THE_PLAYER: [&str; 4] = ["and", "then", "so", "but"];
 
 /// First words of a sentence about someone or something other than the
 /// player's character.
