@@ -1,10 +1,13 @@
 //! Prose released a whole sentence at a time, so what the player has seen
 //! never needs taking back: a generation cut off by its length ends at the
-//! last complete sentence instead of mid-word. A [`Limit`] ends the prose
-//! early: after its most sentences, before a later sentence that decides
-//! what "you" do, before one that starts like a sentence told in an
-//! earlier turn, before one that brings in people the story has not met,
-//! or before one that tells the turn's check the other way round
+//! last complete sentence instead of mid-word. A [`Limit`] and the turn's
+//! words end the prose early: after its most sentences, before a sentence
+//! that decides what "you" do, speaks as "I", puts words in the player's
+//! mouth, has someone say nothing, talks of the story itself, starts like
+//! or retells an earlier turn's, brings in people the story has not met or
+//! tells the turn's check the other way round, and before a clause that
+//! adds nothing (told already, the check's failure again, or only what you
+//! are). A quotation left open when the prose ends is closed
 //! (docs/storyteller.md, "What the model may tell").
 
 use std::collections::{HashMap, HashSet};
