@@ -160,7 +160,7 @@ pub fn run(
             tries += 1;
             let mut stream = match tries {
                 1 => fresh.clone(),
-                t if t >= TRIES_WHEN_BARE => fresh.clone().asked_again().last_chance(),
+                t if is_last_try(t) => fresh.clone().asked_again().last_chance(),
                 _ => fresh.clone().asked_again(),
             };
             // The answer repeats the opening first; the stream already has it.
@@ -284,7 +284,7 @@ pub fn run(
 /// the" on both of a turn's steered tries). `None`: the opening as it is.
 fn steered(opens: bool, opening: &str, tries: u32) -> Option<String> {
     let at_a_joint = opening.ends_with(", and") || opening.ends_with(':');
-    let between = (2..TRIES_WHEN_BARE).contains(&tries);
+    let between = tries > 1 && !is_last_try(tries);
     (opens && between && at_a_joint).then(|| format!("{opening} the"))
 }
 
@@ -310,6 +310,12 @@ fn says_something(written: &str, opening: &str, step: Step) -> Result<(), Provid
             BadAnswer::Bare
         },
     })
+}
+
+/// Whether try number `tries` is a last one: the last of
+/// [`TRIES_WHEN_BARE`], or the one more after it when it stopped at once.
+fn is_last_try(tries: u32) -> bool {
+    tries >= TRIES_WHEN_BARE
 }
 
 /// The fewest words a model's answer must add to the opening.
