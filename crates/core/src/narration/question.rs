@@ -52,6 +52,39 @@ const STAYS_LAST: [&str; 7] = [
     "again", "now", "then", "today", "tonight", "exactly", "anyway",
 ];
 
+/// Words after the subject of a question with "be" that stay after the
+/// verb when it is told ("what the sailor was called", "who the letter is
+/// from"): participles and prepositions.
+const AFTER_THE_VERB: [&str; 35] = [
+    "called", "named", "found", "hidden", "kept", "taken", "stolen", "buried", "seen", "known",
+    "made", "built", "left", "lost", "killed", "sent", "written", "given", "sold", "told",
+    "locked", "guarded", "held", "born", "for", "from", "about", "like", "with", "to", "of",
+    "on", "in", "at", "by",
+];
+
+/// Misspellings of question words players type.
+const WH_TYPED: [&str; 3] = ["whats", "wat", "whos"];
+
+/// Whether `text` asks something: it ends with a question mark or opens
+/// with a question word or a helper verb ("what's…", "do I…", "is there…").
+pub fn is_question(text: &str) -> bool {
+    let text = text.trim();
+    if text.ends_with('?') {
+        return true;
+    }
+    let Some(first) = text.split_whitespace().next() else {
+        return false;
+    };
+    let first = first
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .to_lowercase();
+    let first = first
+        .strip_suffix("'s")
+        .or_else(|| first.strip_suffix("’s"))
+        .unwrap_or(&first);
+    WH.contains(&first) || WH_TYPED.contains(&first) || is_helper(first)
+}
+
 /// "wonder who they are" for "Who are they?": the question as a verb phrase
 /// in the second person, or `None` when its shape is not one of the plain
 /// ones this reads (then the narration does not quote it either).
@@ -96,9 +129,16 @@ pub fn wondered(question: &str) -> Option<String> {
                 ),
                 _ => (rest, String::new()),
             };
+            // "called" in "what was the sailor called" stays after "was".
+            let (rest, tail) = match rest.last() {
+                Some(w) if rest.len() > 1 && AFTER_THE_VERB.contains(&w.to_lowercase().as_str()) => {
+                    (&rest[..rest.len() - 1], format!(" {w}"))
+                }
+                _ => (rest, String::new()),
+            };
             let subject = swapped(rest);
             let be = if subject == "you" { "are" } else { be };
-            return Some(format!("wonder {phrase} {subject} {be}{after}"));
+            return Some(format!("wonder {phrase} {subject} {be}{tail}{after}"));
         }
         return with_pronoun_subject(helper, rest)
             .map(|clause| format!("wonder {phrase} {clause}"));
@@ -225,8 +265,39 @@ mod tests {
             ),
             ("Is it safe?", "wonder whether it is safe"),
             ("Is there a way out?", "wonder whether there is a way out"),
+            (
+                "what was the caravan master called?",
+                "wonder what the caravan master was called",
+            ),
+            (
+                "Who is the letter from again?",
+                "wonder who the letter is from again",
+            ),
+            ("Where is the shed?", "wonder where the shed is"),
         ] {
             assert_eq!(wondered(question).as_deref(), Some(want), "{question}");
+        }
+    }
+
+    #[test]
+    fn questions_are_told_from_statements_and_commands() {
+        for question in [
+            "what was the caravan master called?",
+            "whats the toll at the bridge again",
+            "Do I know anyone here",
+            "who's that",
+            "is there a way out",
+            "Really?",
+        ] {
+            assert!(is_question(question), "{question}");
+        }
+        for other in [
+            "Remember that the caravan master is called Bertil.",
+            "I ask the barkeep where the ferry is",
+            "note: the boy's name is Pim",
+            "",
+        ] {
+            assert!(!is_question(other), "{other}");
         }
     }
 
