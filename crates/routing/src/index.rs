@@ -13,6 +13,7 @@ use crate::decision::{
 use crate::keywords::KeywordIndex;
 use crate::narration_only::NARRATION_ONLY;
 use crate::RouteError;
+use narratoria_core::narration::is_question;
 
 /// Turns texts into unit-length embeddings, one per text, in order.
 pub trait Embed: Send + Sync {
@@ -32,6 +33,7 @@ struct ScriptVectors {
     /// script is known by its description).
     example_texts: Vec<String>,
     examples: Vec<Vec<f32>>,
+    counter_texts: Vec<String>,
     counter: Vec<Vec<f32>>,
     description: Vec<f32>,
 }
@@ -82,6 +84,7 @@ impl ExampleIndex {
                 script: c.script.clone(),
                 example_texts: c.examples.clone(),
                 examples,
+                counter_texts: c.counter_examples.clone(),
                 counter: vectors(&c.counter_examples)?,
                 description,
             });
@@ -139,6 +142,7 @@ impl ExampleIndex {
                     .collect();
                 let path = format!("{}/{}", s.skill, s.script);
                 ScriptSignals {
+                    question: is_question(input),
                     skill: s.skill.clone(),
                     script: s.script.clone(),
                     per_text,
@@ -169,7 +173,12 @@ impl ExampleIndex {
             // The script its classifier among its siblings prefers.
             let Some(best) = scripts
                 .iter()
-                .map(|s| (*s, self.script_logit(s, whole)))
+                .map(|s| {
+                    (
+                        *s,
+                        self.script_logit(s, &script_features(whole, s.question)),
+                    )
+                })
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(s, _)| s)
             else {
@@ -251,8 +260,23 @@ impl ExampleIndex {
     }
 }
 
+/// How much whether a text asks weighs beside its unit-length embedding in
+/// a script's classifier (chosen on the tuning half, docs/narrator.md).
+const QUESTION_WEIGHT: f32 = 0.5;
+
+/// What a script's classifier reads of a text: its embedding and whether it
+/// asks. The embedding weighs a question's form too little to tell
+/// "Remember that Bertil limps" (store) from "what was Bertil called?"
+/// (recall); the form tells a skill's scripts apart when they split that way.
+fn script_features(vector: &[f32], question: bool) -> Vec<f32> {
+    let mut features = vector.to_vec();
+    features.push(if question { QUESTION_WEIGHT } else { 0.0 });
+    features
+}
+
 /// One classifier per script of a skill with several: the script's examples
-/// against its sibling scripts' examples and its own counter-examples.
+/// against its sibling scripts' examples and its own counter-examples, each
+/// read with whether it asks.
 fn fit_script_classifiers(scripts: &[ScriptVectors], l2: f32) -> Vec<Option<Linear>> {
     scripts
         .iter()
@@ -264,12 +288,21 @@ fn fit_script_classifiers(scripts: &[ScriptVectors], l2: f32) -> Vec<Option<Line
             if siblings.is_empty() {
                 return None;
             }
-            let positives: Vec<&[f32]> = own.examples.iter().map(Vec::as_slice).collect();
-            let negatives: Vec<&[f32]> = siblings
+            let features = |texts: &[String], vectors: &[Vec<f32>]| -> Vec<Vec<f32>> {
+                vectors
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| script_features(v, texts.get(i).is_some_and(|t| is_question(t))))
+                    .collect()
+            };
+            let own_rows = features(&own.example_texts, &own.examples);
+            let other_rows: Vec<Vec<f32>> = siblings
                 .iter()
-                .flat_map(|s| s.examples.iter().map(Vec::as_slice))
-                .chain(own.counter.iter().map(Vec::as_slice))
+                .flat_map(|s| features(&s.example_texts, &s.examples))
+                .chain(features(&own.counter_texts, &own.counter))
                 .collect();
+            let positives: Vec<&[f32]> = own_rows.iter().map(Vec::as_slice).collect();
+            let negatives: Vec<&[f32]> = other_rows.iter().map(Vec::as_slice).collect();
             Some(Linear::fit(&positives, &negatives, l2))
         })
         .collect()
@@ -328,6 +361,8 @@ fn fit_classifiers(
 /// One script's signals for one input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScriptSignals {
+    /// Whether the input asks something (the same for every script).
+    pub question: bool,
     pub skill: String,
     pub script: String,
     /// For the whole input, then for each clause.

@@ -91,7 +91,7 @@ fn scripts_are_chosen_within_a_skill() {
         }
         println!("{name}: script chosen right for {right}/{total} of the inputs routed to the right single skill");
         if name == "held-out half" {
-            assert!(right as f64 >= 0.88 * total as f64, "{right}/{total}");
+            assert!(right as f64 >= 0.9 * total as f64, "{right}/{total}");
         }
     }
 }
