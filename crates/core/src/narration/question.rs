@@ -58,8 +58,8 @@ const STAYS_LAST: [&str; 7] = [
 const AFTER_THE_VERB: [&str; 35] = [
     "called", "named", "found", "hidden", "kept", "taken", "stolen", "buried", "seen", "known",
     "made", "built", "left", "lost", "killed", "sent", "written", "given", "sold", "told",
-    "locked", "guarded", "held", "born", "for", "from", "about", "like", "with", "to", "of",
-    "on", "in", "at", "by",
+    "locked", "guarded", "held", "born", "for", "from", "about", "like", "with", "to", "of", "on",
+    "in", "at", "by",
 ];
 
 /// Misspellings of question words players type.
@@ -131,7 +131,9 @@ pub fn wondered(question: &str) -> Option<String> {
             };
             // "called" in "what was the sailor called" stays after "was".
             let (rest, tail) = match rest.last() {
-                Some(w) if rest.len() > 1 && AFTER_THE_VERB.contains(&w.to_lowercase().as_str()) => {
+                Some(w)
+                    if rest.len() > 1 && AFTER_THE_VERB.contains(&w.to_lowercase().as_str()) =>
+                {
                     (&rest[..rest.len() - 1], format!(" {w}"))
                 }
                 _ => (rest, String::new()),
@@ -157,9 +159,15 @@ fn is_helper(word: &str) -> bool {
 }
 
 /// "you can see from here" for helper "can" and rest "I see from here":
-/// the clause in statement order, when its subject is a pronoun.
+/// the clause in statement order, when its subject is a pronoun (any
+/// subject after "do").
 fn with_pronoun_subject(helper: &str, rest: &[&str]) -> Option<String> {
     let subject = rest.first()?.to_lowercase();
+    // Without "do" the rest is in statement order whatever its subject:
+    // "do the ferrymen trust me" → "the ferrymen trust you".
+    if helper == "do" && rest.len() >= 2 {
+        return Some(swapped(rest));
+    }
     if !PRONOUNS.contains(&subject.as_str()) || rest.len() < 2 {
         return None;
     }
@@ -274,6 +282,14 @@ mod tests {
                 "wonder who the letter is from again",
             ),
             ("Where is the shed?", "wonder where the shed is"),
+            (
+                "What do the ferrymen think of me now?",
+                "wonder what the ferrymen think of you now",
+            ),
+            (
+                "Do the guards trust us?",
+                "wonder whether the guards trust you",
+            ),
         ] {
             assert_eq!(wondered(question).as_deref(), Some(want), "{question}");
         }
