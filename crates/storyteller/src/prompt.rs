@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::config::Style;
-use crate::sentences::{sentence_ends, without_idle_clauses};
+use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
 
 /// The most characters of free context, of the scenario, of the story so far
 /// and of the session state put into a prompt (a small local model reads
@@ -83,8 +83,9 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
 /// What the turn's tools looked up, as the rules may open a question's
 /// answer with it.
 struct Looked {
-    /// The first standing looked up, in words.
-    standing: Option<String>,
+    /// The first standing looked up: its faction's id and the standing in
+    /// words.
+    standing: Option<(String, String)>,
     /// What the first recall brought back (empty: nothing).
     recalled: Option<Vec<String>>,
 }
@@ -95,6 +96,9 @@ struct Looked {
 /// outcome is told without it). Without a check, a question or a quote
 /// whose turn looked up a standing is answered by the rules: "What does the
 /// Watch think of me?" opens "The ashford watch regard you as neutral, and";
+/// a question that names no word of the faction is told first, so the
+/// standing is not given as another group's answer ("You wonder what the
+/// ferrymen think of you. The city watch regard you as neutral, and");
 /// one whose turn recalled memories opens with the first of them ("You
 /// wonder whether you have met her. You think back: you greet her by the
 /// well.") or, when none came back, with nothing coming to mind.
@@ -109,7 +113,12 @@ fn opening_of(
             // Words said end their sentence: the model tells what follows.
             (Some(a), _) if ends_a_sentence(&a) => format!("You {a}"),
             (Some(a), _) => format!("You {a}, and"),
-            (None, Some(s)) => sentence_case(&format!("{s}, and")),
+            (None, Some((faction, s))) => match wondered(action) {
+                Some(w) if !names(action, &faction) => {
+                    format!("You {w}. {}, and", sentence_case(&s))
+                }
+                _ => sentence_case(&format!("{s}, and")),
+            },
             (None, None) => match (wondered(action), looked.recalled) {
                 (Some(w), Some(memories)) => match remembered(&memories) {
                     Some(m) => format!("You {w}. You think back: {m}"),
@@ -136,20 +145,30 @@ fn first_verdict(deps: &Map<String, Value>) -> Option<Verdict> {
     deps.values().flat_map(facts_of).find_map(|f| f.verdict())
 }
 
-/// The first standing looked up among the tools' outputs, in words, lower
-/// case and without its full stop ("the ashford watch regard you as neutral").
-fn first_standing(deps: &Map<String, Value>) -> Option<String> {
-    deps.values()
-        .flat_map(facts_of)
-        .find(|f| matches!(f, Fact::Standing { .. }))
-        .map(|f| {
-            let words = f.in_words();
-            let words = words.trim_end_matches('.');
-            let mut c = words.chars();
-            c.next()
-                .map(|first| first.to_lowercase().chain(c).collect())
-                .unwrap_or_default()
-        })
+/// The first standing looked up among the tools' outputs: its faction's id
+/// and the standing in words, lower case and without its full stop ("the
+/// ashford watch regard you as neutral").
+fn first_standing(deps: &Map<String, Value>) -> Option<(String, String)> {
+    deps.values().flat_map(facts_of).find_map(|f| {
+        let Fact::Standing { faction, .. } = &f else {
+            return None;
+        };
+        let words = f.in_words();
+        let words = words.trim_end_matches('.');
+        let mut c = words.chars();
+        let words = c
+            .next()
+            .map(|first| first.to_lowercase().chain(c).collect())
+            .unwrap_or_default();
+        Some((faction.clone(), words))
+    })
+}
+
+/// Whether the player's `action` names the faction `id` by one of its
+/// words ("the Watch" names "ashford-watch").
+fn names(action: &str, id: &str) -> bool {
+    let faction = own_words(&id.replace(['-', '_'], " "));
+    !own_words(action).is_disjoint(&faction)
 }
 
 /// The memories the first recall among the tools' outputs brought back
@@ -453,6 +472,12 @@ mod tests {
         assert_eq!(
             opening(standing, "What does the Watch think of me?"),
             "The ashford watch regard you as neutral, and"
+        );
+        // A question about a group the story has no standing for is not
+        // answered with another faction's.
+        assert_eq!(
+            opening(standing, "What do the ferrymen think of me now?"),
+            "You wonder what the ferrymen think of you now. The ashford watch regard you as neutral, and"
         );
         // Memories recalled answer a question: the first one that tells
         // something happening, or nothing coming to mind.

@@ -196,8 +196,9 @@ fn speaks_as_i(words: &[QuotedWord]) -> bool {
 /// ("…, and the story is over."): the host's answer stops at each
 /// (`providers::host::stop_texts`), and a sentence that still holds one, begun
 /// by the rules' opening ("…, and the" + " story is over."), is not told.
-pub const TALK_OF_THE_STORY: [&str; 6] = [
+pub const TALK_OF_THE_STORY: [&str; 7] = [
     "the player",
+    "continue the story",
     "the story goes",
     "the story continues",
     "the story ends",
@@ -535,6 +536,7 @@ impl SentenceStream {
         let vacant = index > 0 && tells_only_what_you_are(sentence);
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
+        let cut_short = ends_cut_short(sentence);
         repeated
             || echoed
             || idle
@@ -547,6 +549,7 @@ impl SentenceStream {
             || as_i
             || vacant
             || meta
+            || cut_short
             || says_nothing(&words)
     }
 
@@ -707,6 +710,25 @@ const LOOSE_ENDS: [&str; 14] = [
     "and", "but", "or", "so", "then", "while", "as", "with", "the", "a", "an", "to", "of", "your",
 ];
 
+/// Words no sentence ends on: what they begin is missing ("…, and you are
+/// unable.", "you see the.").
+const CUT_SHORT: [&str; 11] = [
+    "and", "but", "or", "the", "a", "an", "to", "of", "your", "unable", "able",
+];
+
+/// Whether `sentence`, of two words or more, stops before what its last
+/// word begins ([`CUT_SHORT`]).
+fn ends_cut_short(sentence: &str) -> bool {
+    let end = sentence
+        .trim_end()
+        .trim_end_matches(CLOSERS)
+        .trim_end_matches(ENDS)
+        .trim_end_matches(CLOSERS);
+    let mut words = end.split_whitespace().rev();
+    let last = words.next().unwrap_or("");
+    words.next().is_some() && CUT_SHORT.contains(&last.to_lowercase().as_str())
+}
+
 /// `text` without the punctuation and joining words a cut left at its end
 /// ("you see the lamp room, and" → "you see the lamp room").
 fn without_a_loose_end(text: &str) -> &str {
@@ -822,7 +844,7 @@ fn told_clause(words: &[String]) -> bool {
 
 /// A clause's words of its own: not [`FUNCTION_WORDS`], nor the words of
 /// being and perceiving ([`YOU_MAY`]), each by its [`stem`].
-fn own_words(text: &str) -> HashSet<String> {
+pub(crate) fn own_words(text: &str) -> HashSet<String> {
     own_of(&words_of(text))
 }
 
@@ -1122,6 +1144,22 @@ mod tests {
         pause.push(" nothing... then a bell rings.");
         pause.finish();
         assert_eq!(pause.text(), "You wait, and nothing... then a bell rings.");
+    }
+
+    #[test]
+    fn a_sentence_ending_on_what_begins_more_is_not_told() {
+        let (out, _) = stream(&[
+            "You try to shoot, but you miss, and the wolf runs. You are unable.",
+            " It howls.",
+        ]);
+        assert_eq!(
+            out.concat(),
+            "You try to shoot, but you miss, and the wolf runs."
+        );
+        assert!(ends_cut_short("You see the."));
+        assert!(ends_cut_short("\"Give it to.\""));
+        assert!(!ends_cut_short("You are able to see the hill."));
+        assert!(!ends_cut_short("He nods, and that is that."));
     }
 
     #[test]
