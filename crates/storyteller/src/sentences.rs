@@ -95,12 +95,29 @@ fn singular(word: &str) -> String {
 }
 
 /// Whether `sentence` names a kind of person missing from `known` (the
-/// singular words of the story's text, sorted).
+/// singular words of the story's text, sorted). A kind said of someone
+/// ("the old woman is a wise person") brings no one in; "there is a man"
+/// does.
 fn brings_in_someone(sentence: &str, known: &[String]) -> bool {
-    sentence
-        .split_whitespace()
-        .map(singular)
-        .any(|w| PEOPLE.contains(&w.as_str()) && known.binary_search(&w).is_err())
+    let words: Vec<String> = sentence.split_whitespace().map(singular).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        PEOPLE.contains(&w.as_str())
+            && known.binary_search(w).is_err()
+            && !said_of_someone(&words[..i])
+    })
+}
+
+/// Whether the words before a noun make it what someone is: "is a" or
+/// "was an", perhaps with one word between ("is a wise …"), not after
+/// "there".
+fn said_of_someone(before: &[String]) -> bool {
+    let n = before.len();
+    (2..=3).filter(|&back| back <= n).any(|back| {
+        let at = n - back;
+        matches!(before[at].as_str(), "is" | "was" | "are" | "were")
+            && matches!(before[at + 1].as_str(), "a" | "an")
+            && (at == 0 || before[at - 1] != "there")
+    })
 }
 
 /// Words that may follow a sentence's opening "You" without deciding what
@@ -303,6 +320,9 @@ pub struct SentenceStream {
     /// The words of their own ([`own_of`]) of each clause of the earlier
     /// turns' narration holding at least [`RETOLD_WORDS`].
     told_clause_words: Vec<HashSet<String>>,
+    /// The earlier turns' clauses that only tell what you are
+    /// ([`tells_only_what_you_are`]), by their words.
+    told_vacant_clauses: HashSet<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// How many whole sentences the rules' opening holds ("You wonder who
@@ -378,6 +398,12 @@ impl SentenceStream {
                 if start.len() == SAME_START_WORDS {
                     self.told_before.push(start);
                 }
+                self.told_vacant_clauses.extend(
+                    clause_spans(&rest[..cut])
+                        .into_iter()
+                        .filter(|(_, clause)| tells_only_what_you_are(clause))
+                        .map(|(_, clause)| words_of(clause)),
+                );
                 rest = &rest[cut..];
             }
         }
@@ -532,8 +558,15 @@ impl SentenceStream {
             && (at > 0 || self.opened)
             && speaks_for_the_player(&words);
         let as_i = speaks_as_i(&words);
-        // A later sentence of the model's that only tells what you are.
-        let vacant = index > 0 && tells_only_what_you_are(sentence);
+        // A later sentence of the model's that only tells what you are, or
+        // a first clause of its own telling it as an earlier turn did ("…,
+        // and you're right." turn after turn).
+        let vacant = (index > 0 && tells_only_what_you_are(sentence))
+            || (own && {
+                let first = clause_spans(sentence).first().map_or("", |(_, c)| *c);
+                tells_only_what_you_are(first)
+                    && self.told_vacant_clauses.contains(&words_of(first))
+            });
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
         let cut_short = ends_cut_short(sentence);
@@ -1144,6 +1177,28 @@ mod tests {
         pause.push(" nothing... then a bell rings.");
         pause.finish();
         assert_eq!(pause.text(), "You wait, and nothing... then a bell rings.");
+    }
+
+    #[test]
+    fn telling_what_you_are_as_an_earlier_turn_did_is_not_told_again() {
+        let told = |earlier: &str, answer: &str| {
+            let mut s = SentenceStream::new()
+                .told_before([earlier])
+                .opened_with("You light a fire, and");
+            s.push(answer);
+            s.finish();
+            s.text().to_string()
+        };
+        let earlier = "You wonder what the light is, and you're right.";
+        assert_eq!(told(earlier, " you're right."), "You light a fire, and");
+        assert_eq!(
+            told(earlier, " you're warm."),
+            "You light a fire, and you're warm."
+        );
+        assert_eq!(
+            told("You wave, and the man waves back.", " you're right."),
+            "You light a fire, and you're right."
+        );
     }
 
     #[test]
@@ -1784,6 +1839,13 @@ mod tests {
         ] {
             assert_eq!(tell(Limit::SMALL_MODEL, answer), (String::new(), true));
         }
+        // A kind said of someone known brings no one in; "there is" does.
+        assert!(!brings_in_someone(
+            "The keeper is a kind person.",
+            &["keeper".to_string()]
+        ));
+        assert!(brings_in_someone("There is a man at the door.", &[]));
+        assert!(brings_in_someone("A man is a shadow.", &[]));
         // A hosted model may bring in whom it likes.
         assert_eq!(
             tell(Limit::HOSTED_MODEL, " a figure stands before you."),
