@@ -213,9 +213,10 @@ fn speaks_as_i(words: &[QuotedWord]) -> bool {
 /// ("…, and the story is over."): the host's answer stops at each
 /// (`providers::host::stop_texts`), and a sentence that still holds one, begun
 /// by the rules' opening ("…, and the" + " story is over."), is not told.
-pub const TALK_OF_THE_STORY: [&str; 7] = [
+pub const TALK_OF_THE_STORY: [&str; 8] = [
     "the player",
     "continue the story",
+    "the story has",
     "the story goes",
     "the story continues",
     "the story ends",
@@ -320,9 +321,10 @@ pub struct SentenceStream {
     /// The words of their own ([`own_of`]) of each clause of the earlier
     /// turns' narration holding at least [`RETOLD_WORDS`].
     told_clause_words: Vec<HashSet<String>>,
-    /// The earlier turns' clauses that only tell what you are
-    /// ([`tells_only_what_you_are`]), by their words.
-    told_vacant_clauses: HashSet<Vec<String>>,
+    /// The earlier turns' clauses of two words or more, by their words: no
+    /// clause of the model's may be one of them word for word ("…, and
+    /// you're not alone." closed nine turns in a row).
+    told_clause_texts: HashSet<Vec<String>>,
     /// The first sentence began with the rules' opening ([`SentenceStream::opened_with`]).
     opened: bool,
     /// How many whole sentences the rules' opening holds ("You wonder who
@@ -398,11 +400,11 @@ impl SentenceStream {
                 if start.len() == SAME_START_WORDS {
                     self.told_before.push(start);
                 }
-                self.told_vacant_clauses.extend(
+                self.told_clause_texts.extend(
                     clause_spans(&rest[..cut])
                         .into_iter()
-                        .filter(|(_, clause)| tells_only_what_you_are(clause))
-                        .map(|(_, clause)| words_of(clause)),
+                        .map(|(_, clause)| words_of(clause))
+                        .filter(|words| words.len() >= 2),
                 );
                 rest = &rest[cut..];
             }
@@ -474,10 +476,19 @@ impl SentenceStream {
     }
 
     /// Where the clauses of `sentence` start that add nothing: to what was
-    /// told ([`idle_clauses`]) or, after a failed check, to its failure
+    /// told ([`idle_clauses`]), word for word to an earlier turn (a later
+    /// clause only), or, after a failed check, to its failure
     /// ([`failure_told_again`]).
     fn idle_in(&self, sentence: &str) -> Idle {
         let mut at = idle_clauses_after(&self.text_own, self.text_negates, sentence);
+        at.extend(
+            clause_spans(sentence)
+                .into_iter()
+                .filter(|(joint, clause)| {
+                    *joint > 0 && self.told_clause_texts.contains(&words_of(clause))
+                })
+                .map(|(joint, _)| joint),
+        );
         let failure = self
             .failed_deed_words
             .as_ref()
@@ -558,15 +569,14 @@ impl SentenceStream {
             && (at > 0 || self.opened)
             && speaks_for_the_player(&words);
         let as_i = speaks_as_i(&words);
-        // A later sentence of the model's that only tells what you are, or
-        // a first clause of its own telling it as an earlier turn did ("…,
-        // and you're right." turn after turn).
-        let vacant = (index > 0 && tells_only_what_you_are(sentence))
-            || (own && {
-                let first = clause_spans(sentence).first().map_or("", |(_, c)| *c);
-                tells_only_what_you_are(first)
-                    && self.told_vacant_clauses.contains(&words_of(first))
-            });
+        // A later sentence of the model's that only tells what you are.
+        let vacant = index > 0 && tells_only_what_you_are(sentence);
+        // Its first clause word for word an earlier turn's (a later one is
+        // cut, see `idle_in`).
+        let said_before = own && {
+            let first = clause_spans(sentence).first().map_or("", |(_, c)| *c);
+            self.told_clause_texts.contains(&words_of(first))
+        };
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
         let cut_short = ends_cut_short(sentence);
@@ -581,6 +591,7 @@ impl SentenceStream {
             || speaks
             || as_i
             || vacant
+            || said_before
             || meta
             || cut_short
             || says_nothing(&words)
@@ -1180,7 +1191,7 @@ mod tests {
     }
 
     #[test]
-    fn telling_what_you_are_as_an_earlier_turn_did_is_not_told_again() {
+    fn a_clause_an_earlier_turn_told_word_for_word_is_not_told_again() {
         let told = |earlier: &str, answer: &str| {
             let mut s = SentenceStream::new()
                 .told_before([earlier])
@@ -1189,15 +1200,20 @@ mod tests {
             s.finish();
             s.text().to_string()
         };
-        let earlier = "You wonder what the light is, and you're right.";
-        assert_eq!(told(earlier, " you're right."), "You light a fire, and");
+        let earlier = "You wonder what the light is, and you're not alone.";
+        assert_eq!(told(earlier, " you're not alone."), "You light a fire, and");
         assert_eq!(
             told(earlier, " you're warm."),
             "You light a fire, and you're warm."
         );
         assert_eq!(
-            told("You wave, and the man waves back.", " you're right."),
-            "You light a fire, and you're right."
+            told("You wave, and the man waves back.", " you're not alone."),
+            "You light a fire, and you're not alone."
+        );
+        // A later clause said before is cut.
+        assert_eq!(
+            told(earlier, " the smoke rises, and you're not alone."),
+            "You light a fire, and the smoke rises."
         );
     }
 
