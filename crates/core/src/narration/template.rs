@@ -28,7 +28,8 @@ pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> S
             Fact::StandingChanged { .. } | Fact::Standing { .. } => fact.in_words(),
             Fact::Recalled { memories } => match memories.first() {
                 Some(m) => format!("You remember: {m}"),
-                None => continue,
+                // Finding nothing is the recall's outcome, told like any other.
+                None => fact.in_words(),
             },
             Fact::Roll { .. } | Fact::Unavailable => continue,
         };
@@ -70,6 +71,15 @@ mod tests {
             t.starts_with("You bargain with the guild.")
                 && t.contains("The guild think better of you"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn a_recall_that_found_nothing_says_so() {
+        let none = json!({"memories": []});
+        assert_eq!(
+            told("What do I remember about the keeper?", [&none]),
+            "You wonder what you remember about the keeper. Nothing from earlier comes to mind."
         );
     }
 
