@@ -278,15 +278,22 @@ pub fn run(
 
 /// The opening try number `tries` (from 1) gives the model: on the tries
 /// between the first and the last, an opening that ends at a joint (", and",
-/// ":") goes on with "the", so the model's words tell the world rather than
-/// "you" again. The last try has the opening as it is: a steered opening
-/// may be what leaves the model with nothing to add (it stopped at "…, and
-/// the" on both of a turn's steered tries). `None`: the opening as it is.
+/// ":") goes on with one of [`STEERS`] in turn, so the model's words tell
+/// the world rather than "you" again, and each steered try starts
+/// differently (two tries steered alike both wrote "…, and the light
+/// flickers.", told the turn before). The last try has the opening as it
+/// is: a steered opening may be what leaves the model with nothing to add
+/// (it stopped at "…, and the" on both of a turn's steered tries). `None`:
+/// the opening as it is.
 fn steered(opens: bool, opening: &str, tries: u32) -> Option<String> {
     let at_a_joint = opening.ends_with(", and") || opening.ends_with(':');
     let between = tries > 1 && !is_last_try(tries);
-    (opens && between && at_a_joint).then(|| format!("{opening} the"))
+    let steer = STEERS[(tries as usize).saturating_sub(2) % STEERS.len()];
+    (opens && between && at_a_joint).then(|| format!("{opening} {steer}"))
 }
+
+/// The words steered tries go on with, in turn.
+const STEERS: [&str; 2] = ["the", "a"];
 
 /// Whether an answer says something past the rules' opening: a model that
 /// stops at once ("You." or "You manage it: yes.") has told nothing.
@@ -467,8 +474,13 @@ mod tests {
             Some("You try to pick the lock, but it will not give, and the")
         );
         assert_eq!(
-            steered(true, "You try, but it goes badly wrong:", 3).as_deref(),
+            steered(true, "You try, but it goes badly wrong:", 2).as_deref(),
             Some("You try, but it goes badly wrong: the")
+        );
+        // The next steered try starts differently.
+        assert_eq!(
+            steered(true, open, 3).as_deref(),
+            Some("You try to pick the lock, but it will not give, and a")
         );
         assert_eq!(steered(true, open, TRIES_WHEN_BARE), None, "the last try");
         assert_eq!(steered(true, "You", 2), None);
