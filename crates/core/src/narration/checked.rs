@@ -3,6 +3,7 @@
 //! verb; how it turned out comes from the check's verdict, never from a model
 //! (docs/storyteller.md, "The rules' opening").
 
+use super::deed::ended;
 use super::facts::{sentence_case, Verdict};
 
 /// How a checked deed reads, as far as its outcome can be told from its verb.
@@ -488,7 +489,7 @@ pub fn checked_whole(act: &str, verdict: Verdict) -> String {
         (false, None) => format!("You try to {deed}, but {}.", kind.failed()),
         (true, None) => match kind.succeeded() {
             Some(end) => format!("You {deed}, and {end}."),
-            None => format!("You {deed}."),
+            None => format!("You {}", ended(deed)),
         },
     }
 }
@@ -505,6 +506,14 @@ pub fn checked_without_a_deed(verdict: Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deed_ending_in_words_said_ends_its_sentence_once() {
+        assert_eq!(
+            checked_whole("say to the guard, \"Let us pass.\"", Verdict::Success),
+            "You say to the guard, \"Let us pass.\""
+        );
+    }
 
     #[test]
     fn a_failure_gets_the_reason_its_kind_of_deed_has() {

@@ -178,7 +178,7 @@ pub fn ends_a_sentence(text: &str) -> bool {
 
 /// `done` as the end of a sentence: a full stop after it, unless it ends
 /// one already (in words said that end their own sentence).
-fn ended(done: &str) -> String {
+pub(super) fn ended(done: &str) -> String {
     if ends_a_sentence(done) {
         done.to_string()
     } else {
@@ -226,7 +226,7 @@ fn first_word(text: &str) -> String {
 
 /// `text`'s sentences: cut after `.`, `!` or `?` followed by a space and a
 /// capital letter, outside quotes and not after a title ("Dr. Venn").
-fn sentences(text: &str) -> Vec<&str> {
+pub(super) fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut quoted = false;

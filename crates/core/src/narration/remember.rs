@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use super::checked::attempted;
-use super::deed::{act, deed};
+use super::deed::{act, deed, sentences};
 use super::question::wondered;
 use crate::executor::{execute, ExecutorOptions};
 use crate::plan::{Plan, ToolInvocation};
@@ -32,9 +32,10 @@ pub fn summary(input: &str, narrative: &str, noted: bool) -> String {
         return deed(input);
     }
     let told = gist(narrative);
-    let first = told
-        .split(['.', '!', '?'])
-        .next()
+    // Its first sentence, a full stop in words said aside.
+    let first = sentences(&told)
+        .first()
+        .copied()
         .unwrap_or("")
         .to_lowercase();
     // The deed as the rules' opening tells it: "try to" dropped for a deed
@@ -195,6 +196,15 @@ mod tests {
                 false
             ),
             "You wonder who they are, and Mara shrugs."
+        );
+        // Nor one whose deed ends in words said, with a stop inside them.
+        assert_eq!(
+            summary(
+                "\"Where to?\" I ask the driver.",
+                "You ask the driver, \"Where to?\" He points north.",
+                false
+            ),
+            "You ask the driver, \"Where to?\" He points north."
         );
         let long = "The hall is vast and cold. ".repeat(40);
         let s = summary("I look", &long, false);
