@@ -480,25 +480,31 @@ impl SentenceStream {
     /// clause only), or, after a failed check, to its failure
     /// ([`failure_told_again`]).
     fn idle_in(&self, sentence: &str) -> Idle {
-        let mut at = idle_clauses_after(&self.text_own, self.text_negates, sentence);
+        let clauses = clauses_read(sentence);
+        let mut at = idle_clauses_after(&self.text_own, self.text_negates, &clauses);
+        let said_before = |c: &&Clause| self.told_clause_texts.contains(&c.words);
+        let said_first = clauses.first().is_some_and(|c| said_before(&c));
         at.extend(
-            clause_spans(sentence)
-                .into_iter()
-                .filter(|(joint, clause)| {
-                    *joint > 0 && self.told_clause_texts.contains(&words_of(clause))
-                })
-                .map(|(joint, _)| joint),
+            clauses
+                .iter()
+                .filter(|c| c.joint > 0)
+                .filter(said_before)
+                .map(|c| c.joint),
         );
         let failure = self
             .failed_deed_words
             .as_ref()
-            .map(|named| failure_told_again(named, sentence))
+            .map(|named| failure_told_again(named, &clauses))
             .unwrap_or_default();
         let failure_first = failure.first() == Some(&0);
         at.extend(failure);
         at.sort_unstable();
         at.dedup();
-        Idle { at, failure_first }
+        Idle {
+            at,
+            failure_first,
+            said_first,
+        }
     }
 
     /// Whether a clause (its words) retells one of an earlier turn's: at
@@ -547,6 +553,7 @@ impl SentenceStream {
         // ("…called Senna, and | you remember that she is called Senna").
         let idle_first = idle.at.first() == Some(&0);
         let failure_first = idle.failure_first;
+        let said_first = idle.said_first;
         let idle = (at > 0 || (self.opened && !self.idle_allowed_first)) && idle_first;
         // The model's first clause tells the failure the rules told: refused
         // on every try but the last, since a retry steered to the world
@@ -573,10 +580,7 @@ impl SentenceStream {
         let vacant = index > 0 && tells_only_what_you_are(sentence);
         // Its first clause word for word an earlier turn's (a later one is
         // cut, see `idle_in`).
-        let said_before = own && {
-            let first = clause_spans(sentence).first().map_or("", |(_, c)| *c);
-            self.told_clause_texts.contains(&words_of(first))
-        };
+        let said_before = own && said_first;
         // Talk of the story may have begun in what was told before it.
         let meta = talks_of_the_story(&self.text, sentence);
         let cut_short = ends_cut_short(sentence);
@@ -931,7 +935,7 @@ const RETOLD_WORDS: usize = 3;
 /// refusing a first sentence for it asks the model again, and a small model
 /// writes "you're …" so often that a turn took twice the tries.)
 fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
-    idle_clauses_after(&own_words(before), negates(before), sentence)
+    idle_clauses_after(&own_words(before), negates(before), &clauses_read(sentence))
 }
 
 /// [`idle_clauses`] after a text whose words of their own are `before_own`
@@ -939,23 +943,56 @@ fn idle_clauses(before: &str, sentence: &str) -> Vec<usize> {
 fn idle_clauses_after(
     before_own: &HashSet<String>,
     before_negates: bool,
-    sentence: &str,
+    clauses: &[Clause],
 ) -> Vec<usize> {
-    let mut told = before_own.clone();
+    // The sentence's own words told so far, beside `before_own`.
+    let mut added: HashSet<&str> = HashSet::new();
     let mut told_negation = before_negates;
     let mut idle = Vec::new();
-    for (joint, clause) in clause_spans(sentence) {
-        let words = own_words(clause);
-        let negation = negates(clause);
-        let told_already =
-            words.len() >= 2 && (told_negation || !negation) && words.is_subset(&told);
-        if told_already || (joint > 0 && tells_only_what_you_are(clause)) {
-            idle.push(joint);
+    for c in clauses {
+        let told_already = c.own.len() >= 2
+            && (told_negation || !c.negates)
+            && c.own
+                .iter()
+                .all(|w| before_own.contains(w) || added.contains(w.as_str()));
+        if told_already || (c.joint > 0 && c.only_what_you_are) {
+            idle.push(c.joint);
         }
-        told.extend(words);
-        told_negation |= negation;
+        added.extend(c.own.iter().map(String::as_str));
+        told_negation |= c.negates;
     }
     idle
+}
+
+/// One clause of a sentence, read once for every check on it.
+struct Clause {
+    /// The byte index of the joint before it (0 for the first).
+    joint: usize,
+    /// Its words ([`words_of`]).
+    words: Vec<String>,
+    /// Its words of their own ([`own_of`]).
+    own: HashSet<String>,
+    /// It says something is not so ([`negates`]).
+    negates: bool,
+    /// [`tells_only_what_you_are`].
+    only_what_you_are: bool,
+}
+
+/// The clauses of `sentence` ([`clause_spans`]), each read.
+fn clauses_read(sentence: &str) -> Vec<Clause> {
+    clause_spans(sentence)
+        .into_iter()
+        .map(|(joint, clause)| {
+            let words = words_of(clause);
+            Clause {
+                joint,
+                own: own_of(&words),
+                negates: negates_in(&words),
+                only_what_you_are: only_what_you_are(&words),
+                words,
+            }
+        })
+        .collect()
 }
 
 /// The clauses of a sentence that add nothing ([`SentenceStream::idle_in`]).
@@ -966,6 +1003,8 @@ struct Idle {
     at: Vec<usize>,
     /// The first clause tells a failed check's failure again.
     failure_first: bool,
+    /// The first clause is word for word one an earlier turn told.
+    said_first: bool,
 }
 
 /// The clauses of one sentence, each with the byte index of the joint
@@ -993,11 +1032,11 @@ fn clause_spans(sentence: &str) -> Vec<(usize, &str)> {
 /// their own) — "the door will not allow you" after "You try to force the
 /// rusted door open, but it will not give". The rules told the failure;
 /// the model is to tell what follows from it.
-fn failure_told_again(named: &HashSet<String>, sentence: &str) -> Vec<usize> {
-    clause_spans(sentence)
-        .into_iter()
-        .filter(|(_, clause)| negates(clause) && !own_words(clause).is_disjoint(named))
-        .map(|(joint, _)| joint)
+fn failure_told_again(named: &HashSet<String>, clauses: &[Clause]) -> Vec<usize> {
+    clauses
+        .iter()
+        .filter(|c| c.negates && !c.own.is_disjoint(named))
+        .map(|c| c.joint)
         .collect()
 }
 
@@ -1007,8 +1046,12 @@ fn failure_told_again(named: &HashSet<String>, sentence: &str) -> Vec<usize> {
 /// nothing of the world, and how the player's character feels is the
 /// player's to say.
 fn tells_only_what_you_are(clause: &str) -> bool {
-    let words = words_of(clause);
-    let being = match words.as_slice() {
+    only_what_you_are(&words_of(clause))
+}
+
+/// [`tells_only_what_you_are`] of a clause's [`words_of`].
+fn only_what_you_are(words: &[String]) -> bool {
+    let being = match words {
         [first, ..] if first == "you're" || first == "youre" => 1,
         [first, second, ..] if first == "you" && BEING.contains(&second.as_str()) => 2,
         _ => return false,
@@ -1026,8 +1069,12 @@ const BEING: [&str; 5] = ["are", "were", "feel", "seem", "look"];
 /// Whether `clause` says something is not so ("the guard is not there"):
 /// a negation adds to words told already.
 fn negates(clause: &str) -> bool {
-    let words = words_of(clause);
-    has_negation(&words) || words.iter().any(|w| w == "nobody" || w == "none")
+    negates_in(&words_of(clause))
+}
+
+/// [`negates`] of a clause's [`words_of`].
+fn negates_in(words: &[String]) -> bool {
+    has_negation(words) || words.iter().any(|w| w == "nobody" || w == "none")
 }
 
 /// `sentence` ended at byte `at` with a full stop — `None` when that would
