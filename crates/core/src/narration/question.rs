@@ -165,10 +165,7 @@ fn with_pronoun_subject(helper: &str, rest: &[&str]) -> Option<String> {
     let subject = rest.first()?.to_lowercase();
     // Without "do" the rest is in statement order whatever its subject:
     // "do the ferrymen trust me" → "the ferrymen trust you".
-    if helper == "do" && rest.len() >= 2 {
-        return Some(swapped(rest));
-    }
-    if !PRONOUNS.contains(&subject.as_str()) || rest.len() < 2 {
+    if rest.len() < 2 || (helper != "do" && !PRONOUNS.contains(&subject.as_str())) {
         return None;
     }
     let who = swapped(&rest[..1]);
