@@ -33,8 +33,11 @@ struct ScriptVectors {
     /// script is known by its description).
     example_texts: Vec<String>,
     examples: Vec<Vec<f32>>,
-    counter_texts: Vec<String>,
     counter: Vec<Vec<f32>>,
+    /// The examples and the counter-examples as a script's classifier reads
+    /// them ([`script_features`]).
+    example_features: Vec<Vec<f32>>,
+    counter_features: Vec<Vec<f32>>,
     description: Vec<f32>,
 }
 
@@ -71,6 +74,7 @@ impl ExampleIndex {
         let vectors = |texts: &[String]| embed_cached(embedder, model_key, cache_dir, texts);
         let mut scripts = Vec::with_capacity(candidates.len());
         for c in candidates {
+            let counter = vectors(&c.counter_examples)?;
             let description = vectors(std::slice::from_ref(&c.description))?
                 .pop()
                 .unwrap_or_default();
@@ -83,9 +87,10 @@ impl ExampleIndex {
                 skill: c.skill.clone(),
                 script: c.script.clone(),
                 example_texts: c.examples.clone(),
+                example_features: with_features(&examples, &c.examples),
+                counter_features: with_features(&counter, &c.counter_examples),
                 examples,
-                counter_texts: c.counter_examples.clone(),
-                counter: vectors(&c.counter_examples)?,
+                counter,
                 description,
             });
         }
@@ -118,6 +123,7 @@ impl ExampleIndex {
     /// the best `top_k`.
     pub fn signals(&self, input: &str, texts: &[Vec<f32>], top_k: usize) -> Vec<ScriptSignals> {
         let keywords = self.keywords.scores(input, usize::MAX);
+        let question = is_question(input);
         let narration: Vec<f32> = texts
             .iter()
             .map(|t| top_k_mean(&mut sims(&self.narration, t), top_k))
@@ -142,7 +148,7 @@ impl ExampleIndex {
                     .collect();
                 let path = format!("{}/{}", s.skill, s.script);
                 ScriptSignals {
-                    question: is_question(input),
+                    question,
                     skill: s.skill.clone(),
                     script: s.script.clone(),
                     per_text,
@@ -166,19 +172,16 @@ impl ExampleIndex {
         cal: &Calibration,
     ) -> Vec<SkillScore> {
         let mut out: Vec<SkillScore> = Vec::new();
+        let whole = texts.first().map(Vec::as_slice).unwrap_or_default();
+        let question = signals.first().is_some_and(|s| s.question);
+        let whole_features = script_features(whole, question);
         for (skill, model) in &self.classifiers {
             let scripts: Vec<&ScriptSignals> =
                 signals.iter().filter(|s| &s.skill == skill).collect();
-            let whole = texts.first().map(Vec::as_slice).unwrap_or_default();
             // The script its classifier among its siblings prefers.
             let Some(best) = scripts
                 .iter()
-                .map(|s| {
-                    (
-                        *s,
-                        self.script_logit(s, &script_features(whole, s.question)),
-                    )
-                })
+                .map(|s| (*s, self.script_logit(s, &whole_features)))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(s, _)| s)
             else {
@@ -261,7 +264,9 @@ impl ExampleIndex {
 }
 
 /// How much whether a text asks weighs beside its unit-length embedding in
-/// a script's classifier (chosen on the tuning half, docs/narrator.md).
+/// a script's classifier: of 0.25, 0.5, 1 and 2, tried by hand on the
+/// tuning half (not by `tests/tune.rs`), 0.25 and 0.5 tied best
+/// (docs/narrator.md).
 const QUESTION_WEIGHT: f32 = 0.5;
 
 /// What a script's classifier reads of a text: its embedding and whether it
@@ -272,6 +277,17 @@ fn script_features(vector: &[f32], question: bool) -> Vec<f32> {
     let mut features = vector.to_vec();
     features.push(if question { QUESTION_WEIGHT } else { 0.0 });
     features
+}
+
+/// Each of `vectors` with [`script_features`], reading whether the text
+/// at its index in `texts` asks (no text: it does not, as for a
+/// description standing in for examples).
+fn with_features(vectors: &[Vec<f32>], texts: &[String]) -> Vec<Vec<f32>> {
+    vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| script_features(v, texts.get(i).is_some_and(|t| is_question(t))))
+        .collect()
 }
 
 /// One classifier per script of a skill with several: the script's examples
@@ -288,21 +304,12 @@ fn fit_script_classifiers(scripts: &[ScriptVectors], l2: f32) -> Vec<Option<Line
             if siblings.is_empty() {
                 return None;
             }
-            let features = |texts: &[String], vectors: &[Vec<f32>]| -> Vec<Vec<f32>> {
-                vectors
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| script_features(v, texts.get(i).is_some_and(|t| is_question(t))))
-                    .collect()
-            };
-            let own_rows = features(&own.example_texts, &own.examples);
-            let other_rows: Vec<Vec<f32>> = siblings
+            let positives: Vec<&[f32]> = own.example_features.iter().map(Vec::as_slice).collect();
+            let negatives: Vec<&[f32]> = siblings
                 .iter()
-                .flat_map(|s| features(&s.example_texts, &s.examples))
-                .chain(features(&own.counter_texts, &own.counter))
+                .flat_map(|s| s.example_features.iter().map(Vec::as_slice))
+                .chain(own.counter_features.iter().map(Vec::as_slice))
                 .collect();
-            let positives: Vec<&[f32]> = own_rows.iter().map(Vec::as_slice).collect();
-            let negatives: Vec<&[f32]> = other_rows.iter().map(Vec::as_slice).collect();
             Some(Linear::fit(&positives, &negatives, l2))
         })
         .collect()
