@@ -91,7 +91,7 @@ struct Looked {
 }
 
 /// [`opening`] from the first check's verdict, the first standing looked up
-/// (in words, "the ashford watch regard you as neutral") and the action as a
+/// (in words, "The ashford watch regard you as neutral") and the action as a
 /// verb phrase (`done`; `None` for a question, a quote or nothing: then the
 /// outcome is told without it). Without a check, a question or a quote
 /// whose turn looked up a standing is answered by the rules: "What does the
@@ -114,10 +114,8 @@ fn opening_of(
             (Some(a), _) if ends_a_sentence(&a) => format!("You {a}"),
             (Some(a), _) => format!("You {a}, and"),
             (None, Some((faction, s))) => match wondered(action) {
-                Some(w) if !names(action, &faction) => {
-                    format!("You {w}. {}, and", sentence_case(&s))
-                }
-                _ => sentence_case(&format!("{s}, and")),
+                Some(w) if !names(action, &faction) => format!("You {w}. {s}, and"),
+                _ => format!("{s}, and"),
             },
             (None, None) => match (wondered(action), looked.recalled) {
                 (Some(w), Some(memories)) => match remembered(&memories) {
@@ -146,21 +144,15 @@ fn first_verdict(deps: &Map<String, Value>) -> Option<Verdict> {
 }
 
 /// The first standing looked up among the tools' outputs: its faction's id
-/// and the standing in words, lower case and without its full stop ("the
-/// ashford watch regard you as neutral").
+/// and the standing in words, without its full stop ("The ashford watch
+/// regard you as neutral").
 fn first_standing(deps: &Map<String, Value>) -> Option<(String, String)> {
     deps.values().flat_map(facts_of).find_map(|f| {
         let Fact::Standing { faction, .. } = &f else {
             return None;
         };
         let words = f.in_words();
-        let words = words.trim_end_matches('.');
-        let mut c = words.chars();
-        let words = c
-            .next()
-            .map(|first| first.to_lowercase().chain(c).collect())
-            .unwrap_or_default();
-        Some((faction.clone(), words))
+        Some((faction.clone(), words.trim_end_matches('.').to_string()))
     })
 }
 
