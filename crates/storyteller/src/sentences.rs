@@ -15,7 +15,9 @@ use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use narratoria_core::narration::{contradicts, has_negation, Verdict, JOINING_WORDS, TITLES};
+use narratoria_core::narration::{
+    contradicts, has_negation, Verdict, CLOSERS, JOINING_WORDS, SENTENCE_ENDS, TITLES,
+};
 
 /// Which sentences an answer may hold; the answer ends before the first
 /// one it may not.
@@ -342,10 +344,6 @@ pub struct SentenceStream {
     /// The model's first clause may add nothing (see [`SentenceStream::asked_again`]).
     idle_allowed_first: bool,
 }
-
-/// Characters that end a sentence, and those that may close one after it.
-const ENDS: [char; 4] = ['.', '!', '?', '…'];
-const CLOSERS: [char; 6] = ['"', '\'', '”', '’', ')', '»'];
 
 impl SentenceStream {
     /// A stream with no limit.
@@ -770,7 +768,7 @@ fn ends_cut_short(sentence: &str) -> bool {
     let end = sentence
         .trim_end()
         .trim_end_matches(CLOSERS)
-        .trim_end_matches(ENDS)
+        .trim_end_matches(SENTENCE_ENDS)
         .trim_end_matches(CLOSERS);
     let mut words = end.split_whitespace().rev();
     let last = words.next().unwrap_or("");
@@ -1161,9 +1159,11 @@ pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
     let mut found = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        if ENDS.contains(&chars[i].1) {
+        if SENTENCE_ENDS.contains(&chars[i].1) {
             let mut j = i + 1;
-            while j < chars.len() && (ENDS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1)) {
+            while j < chars.len()
+                && (SENTENCE_ENDS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1))
+            {
                 j += 1;
             }
             let end = chars.get(j).map_or(s.len(), |(b, _)| *b);

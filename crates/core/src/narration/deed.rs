@@ -172,9 +172,15 @@ fn said_then_saying(a: &str) -> Option<String> {
 /// follow it in that sentence).
 pub fn ends_a_sentence(text: &str) -> bool {
     text.trim_end()
-        .trim_end_matches(['"', '”', '’', '\'', ')', '»'])
-        .ends_with(['.', '!', '?', '…'])
+        .trim_end_matches(CLOSERS)
+        .ends_with(SENTENCE_ENDS)
 }
+
+/// The marks a sentence ends with.
+pub const SENTENCE_ENDS: [char; 4] = ['.', '!', '?', '…'];
+
+/// What may close words said or an aside after a sentence's end mark.
+pub const CLOSERS: [char; 6] = ['"', '\'', '”', '’', ')', '»'];
 
 /// `done` as the end of a sentence: a full stop after it, unless it ends
 /// one already (in words said that end their own sentence).

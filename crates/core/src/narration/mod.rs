@@ -12,7 +12,7 @@ pub mod step;
 pub mod template;
 
 pub use checked::{checked, contradicts, has_negation, JOINING_WORDS};
-pub use deed::{act, deed, ends_a_sentence, TITLES};
+pub use deed::{act, deed, ends_a_sentence, CLOSERS, SENTENCE_ENDS, TITLES};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use question::{is_question, wondered};
 pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
