@@ -303,6 +303,8 @@ pub struct SentenceStream {
     /// holds a negation: kept as `text` grows, for [`idle_clauses_after`].
     text_own: HashSet<String>,
     text_negates: bool,
+    /// The quotation marks of `text`, kept as it grows ([`Quotes`]).
+    text_quotes: Quotes,
     held: String,
     limit: Limit,
     /// Sentences released so far.
@@ -417,6 +419,7 @@ impl SentenceStream {
         self.text.clear();
         self.text_own.clear();
         self.text_negates = false;
+        self.text_quotes = Quotes::default();
         self.tell(opening.trim_start());
         self.opened = true;
         self.opening_sentences = sentence_ends(opening.trim(), true).len();
@@ -526,7 +529,7 @@ impl SentenceStream {
         // rules' whole sentences come first, and after a whole opening the
         // model's first sentence is a later one.
         let at = index + self.opening_sentences;
-        let words = quoted_words(sentence, open_quotation(&self.text).is_some());
+        let words = quoted_words(sentence, self.text_quotes.open().is_some());
         let repeated = at > 0 && self.told_before.contains(&first_words(sentence));
         // The model's own words: all of a later sentence, the end of an opened first one.
         let own = at > 0 || (self.opened && !self.repeats_allowed_first);
@@ -661,7 +664,7 @@ impl SentenceStream {
     /// too (empty when none is open): a stream closed after a sentence
     /// inside a quotation ends it there.
     fn close_quotation(&mut self) -> String {
-        let Some(closer) = open_quotation(&self.text) else {
+        let Some(closer) = self.text_quotes.open() else {
             return String::new();
         };
         let closer = closer.to_string();
@@ -674,6 +677,7 @@ impl SentenceStream {
         self.text.push_str(piece);
         self.text_own.extend(own_words(piece));
         self.text_negates |= negates(piece);
+        self.text_quotes.add(piece);
     }
 
     /// Everything released so far.
@@ -711,7 +715,7 @@ impl SentenceStream {
                 .at
                 .into_iter()
                 .find(|&at| at > 0 && models_clauses)
-                .and_then(|at| ended_at(&self.text, sentence, at));
+                .and_then(|at| ended_at(&self.text_quotes, sentence, at));
             let sentence = kept.as_deref().unwrap_or(sentence);
             let sentence = if self.text.is_empty() {
                 sentence.trim_start()
@@ -1076,9 +1080,12 @@ fn negates_in(words: &[String]) -> bool {
 }
 
 /// `sentence` ended at byte `at` with a full stop — `None` when that would
-/// leave a quotation open, counting from `before` (what was told ahead of it).
-fn ended_at(before: &str, sentence: &str, at: usize) -> Option<String> {
-    if open_quotation(&format!("{before}{}", &sentence[..at])).is_some() {
+/// leave a quotation open, counting from `before` (the quotation marks of
+/// what was told ahead of it).
+fn ended_at(before: &Quotes, sentence: &str, at: usize) -> Option<String> {
+    let mut quotes = before.clone();
+    quotes.add(&sentence[..at]);
+    if quotes.open().is_some() {
         return None;
     }
     let trailing = &sentence[sentence.trim_end().len()..];
@@ -1100,7 +1107,7 @@ pub(crate) fn without_idle_clauses(text: &str) -> String {
         match idle_clauses(&kept, sentence).first() {
             Some(0) => {}
             Some(&at) => {
-                let cut = ended_at(&kept, sentence, at);
+                let cut = ended_at(&Quotes::of(&kept), sentence, at);
                 kept.push_str(cut.as_deref().unwrap_or(sentence));
             }
             None => kept.push_str(sentence),
@@ -1109,20 +1116,52 @@ pub(crate) fn without_idle_clauses(text: &str) -> String {
     kept.trim().to_string()
 }
 
-/// The mark that closes the quotation `text` leaves open, if it leaves one
-/// (double quotes and guillemets; a single quote may be an apostrophe).
-fn open_quotation(text: &str) -> Option<char> {
-    let count = |c: char| text.matches(c).count();
-    if count('"') % 2 == 1 {
-        Some('"')
-    } else if count('“') > count('”') {
-        Some('”')
-    } else if count('«') > count('»') {
-        Some('»')
-    } else {
-        None
+/// The quotation marks of a text, counted (double quotes and guillemets; a
+/// single quote may be an apostrophe), so the stream knows whether a
+/// quotation is open without reading its text again.
+#[derive(Debug, Default, Clone)]
+struct Quotes {
+    straight: usize,
+    curly_open: usize,
+    curly_close: usize,
+    guillemet_open: usize,
+    guillemet_close: usize,
+}
+
+impl Quotes {
+    fn of(text: &str) -> Quotes {
+        let mut quotes = Quotes::default();
+        quotes.add(text);
+        quotes
+    }
+
+    fn add(&mut self, text: &str) {
+        for c in text.chars() {
+            match c {
+                '"' => self.straight += 1,
+                '“' => self.curly_open += 1,
+                '”' => self.curly_close += 1,
+                '«' => self.guillemet_open += 1,
+                '»' => self.guillemet_close += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// The mark that closes the quotation left open, if one is.
+    fn open(&self) -> Option<char> {
+        if self.straight % 2 == 1 {
+            Some('"')
+        } else if self.curly_open > self.curly_close {
+            Some('”')
+        } else if self.guillemet_open > self.guillemet_close {
+            Some('»')
+        } else {
+            None
+        }
     }
 }
+
 
 /// A text's words, without case or punctuation.
 fn words_of(text: &str) -> Vec<String> {
