@@ -113,28 +113,25 @@ pub fn generate(
         })
 }
 
-/// Where an answer ends, besides talk of the story
-/// ([`TALK_OF_THE_STORY`]): a line break first, then the prompt's labels
-/// and the small model's filler after a check.
-const ENDS: [&str; 7] = [
-    "\n",
-    "Action:",
-    "Narrator:",
-    "you are left",
-    "You are left",
-    "you're left",
-    "You're left",
-];
+/// Where an answer ends as written: a line break first, then the prompt's
+/// labels.
+const LABELS: [&str; 3] = ["\n", "Action:", "Narrator:"];
 
-/// The texts where an answer ends, line break first: the prompt's labels and the filler after a check, then each
-/// talk of the story as written and at a sentence's start.
+/// The small model's filler after a check, where an answer ends too.
+const FILLER: [&str; 2] = ["you are left", "you're left"];
+
+/// The texts where an answer ends, line break first: the prompt's labels,
+/// then the filler after a check and each talk of the story
+/// ([`TALK_OF_THE_STORY`]), as written and at a sentence's start.
 pub fn stop_texts() -> Vec<String> {
-    ENDS.iter()
+    LABELS
+        .iter()
         .map(|e| e.to_string())
         .chain(
-            TALK_OF_THE_STORY
+            FILLER
                 .iter()
-                .flat_map(|talk| [talk.to_string(), sentence_case(talk)]),
+                .chain(&TALK_OF_THE_STORY)
+                .flat_map(|t| [t.to_string(), sentence_case(t)]),
         )
         .collect()
 }
