@@ -99,6 +99,21 @@ impl Embedder {
 
     /// One unit-length 384-dimension embedding per text, in order.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        Ok(self
+            .embed_pooled(texts, None)?
+            .into_iter()
+            .map(|p| p.sentence)
+            .collect())
+    }
+
+    /// Per text, in order: its embedding (as [`Embedder::embed`] gives it)
+    /// and, with `opening_share`, the unit-length mean of the model's output
+    /// over the share of its word pieces that opens it (at least one).
+    pub fn embed_pooled(
+        &self,
+        texts: &[&str],
+        opening_share: Option<f32>,
+    ) -> Result<Vec<Pooled>, EmbedderError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -118,27 +133,67 @@ impl Embedder {
         let type_ids = rows(&|e| e.get_type_ids().to_vec())?;
         let mask = rows(&|e| e.get_attention_mask().to_vec())?;
         let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (batch, tokens, 384)
-                                                                        // mean over real tokens only
-        let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (batch, tokens, 1)
-        let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?; // (batch, 384)
-        let counts = mask_f.sum(1)?.clamp(1e-9, f64::MAX)?; // (batch, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        let unit = mean.broadcast_div(&norm)?;
-        let out: Vec<Vec<f32>> = unit.to_vec2()?;
-        if out.first().map(Vec::len) != Some(DIMENSIONS) {
+        let sentences = unit_mean(&hidden, &mask)?;
+        if sentences.first().map(Vec::len) != Some(DIMENSIONS) {
             return Err(EmbedderError::Run(format!(
                 "the model gives {} dimensions, not {DIMENSIONS}",
-                out.first().map_or(0, Vec::len)
+                sentences.first().map_or(0, Vec::len)
             )));
         }
-        Ok(out)
+        let openings = match opening_share {
+            Some(share) => {
+                let opening = rows(&|e| opening_mask(e.get_attention_mask(), share))?;
+                unit_mean(&hidden, &opening)?
+            }
+            None => vec![Vec::new(); sentences.len()],
+        };
+        Ok(sentences
+            .into_iter()
+            .zip(openings)
+            .map(|(sentence, opening)| Pooled { sentence, opening })
+            .collect())
     }
 
     /// The embedding of one text.
     pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedderError> {
         Ok(self.embed(&[text])?.remove(0))
     }
+}
+
+/// A text's embedding, and the embedding of its opening words when asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pooled {
+    /// The unit-length mean over all its tokens: the sentence embedding.
+    pub sentence: Vec<f32>,
+    /// The unit-length mean over its opening word pieces (empty when not asked for).
+    pub opening: Vec<f32>,
+}
+
+/// Per row of `hidden` (batch, tokens, dimensions), the unit-length mean over
+/// the tokens `mask` keeps.
+fn unit_mean(hidden: &Tensor, mask: &Tensor) -> Result<Vec<Vec<f32>>, EmbedderError> {
+    let mask_f = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (batch, tokens, 1)
+    let summed = hidden.broadcast_mul(&mask_f)?.sum(1)?; // (batch, dimensions)
+    let counts = mask_f.sum(1)?.clamp(1e-9, f64::MAX)?; // (batch, 1)
+    let mean = summed.broadcast_div(&counts)?;
+    let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+    Ok(mean.broadcast_div(&norm)?.to_vec2()?)
+}
+
+/// The attention mask cut to the text's opening: of the word pieces between
+/// the start and end markers, the first `share` (rounded, at least one).
+fn opening_mask(attention: &[u32], share: f32) -> Vec<u32> {
+    let real = attention.iter().filter(|&&m| m == 1).count();
+    let pieces = real.saturating_sub(2);
+    let keep = ((pieces as f32 * share).round() as usize).clamp(1, pieces.max(1));
+    let (first, last) = if pieces == 0 {
+        (0, real)
+    } else {
+        (1, 1 + keep)
+    };
+    (0..attention.len())
+        .map(|i| u32::from(i >= first && i < last))
+        .collect()
 }
 
 /// Cosine similarity of two unit vectors (their dot product).
@@ -159,15 +214,19 @@ mod tests {
         assert!(e.to_string().contains("fetch-embedder"));
     }
 
-    /// Runs when `models/all-MiniLM-L6-v2` has been fetched.
-    #[test]
-    fn related_sentences_are_closer_than_unrelated_ones() {
+    /// The model, when `models/all-MiniLM-L6-v2` has been fetched.
+    fn model() -> Option<Embedder> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2");
         if !dir.join("model.safetensors").is_file() {
             eprintln!("skipped: no model at {}", dir.display());
-            return;
+            return None;
         }
-        let e = Embedder::load(&dir).unwrap();
+        Some(Embedder::load(&dir).unwrap())
+    }
+
+    #[test]
+    fn related_sentences_are_closer_than_unrelated_ones() {
+        let Some(e) = model() else { return };
         let v = e
             .embed(&[
                 "The dragon burned the village to the ground.",
@@ -188,5 +247,39 @@ mod tests {
             .embed_one("The merchant sold us three loaves of bread.")
             .unwrap();
         assert!(cosine(&alone, &v[2]) > 0.9999);
+    }
+
+    #[test]
+    fn the_opening_is_a_share_of_the_word_pieces_between_the_markers() {
+        // [CLS] six pieces [SEP] and two of padding: a third is two pieces.
+        let mask = [1, 1, 1, 1, 1, 1, 1, 1, 0, 0];
+        assert_eq!(
+            opening_mask(&mask, 1.0 / 3.0),
+            [0, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+        );
+        // At least one piece, at most all of them.
+        assert_eq!(opening_mask(&[1, 1, 1], 0.1), [0, 1, 0]);
+        assert_eq!(opening_mask(&[1, 1, 1, 1], 2.0), [0, 1, 1, 0]);
+        // Nothing between the markers: the markers themselves.
+        assert_eq!(opening_mask(&[1, 1, 0], 0.5), [1, 1, 0]);
+    }
+
+    #[test]
+    fn an_opening_is_unit_length_and_unchanged_by_batching() {
+        let Some(e) = model() else { return };
+        let texts = [
+            "I rob the tax collectors of the crown",
+            "what was the password again",
+        ];
+        let both = e.embed_pooled(&texts, Some(1.0 / 3.0)).unwrap();
+        let alone = e.embed_pooled(&texts[1..], Some(1.0 / 3.0)).unwrap();
+        let norm: f32 = both[0].opening.iter().map(|x| x * x).sum();
+        assert!((norm - 1.0).abs() < 1e-4);
+        assert!(cosine(&alone[0].opening, &both[1].opening) > 0.9999);
+        assert!(cosine(&alone[0].sentence, &both[1].sentence) > 0.9999);
+        // The opening is not the whole sentence's embedding.
+        assert!(cosine(&both[0].opening, &both[0].sentence) < 0.99);
+        // Without a share, no opening.
+        assert!(e.embed_pooled(&texts, None).unwrap()[0].opening.is_empty());
     }
 }

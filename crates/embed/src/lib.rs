@@ -6,7 +6,7 @@
 
 mod embedder;
 
-pub use embedder::{cosine, Embedder, EmbedderError, DIMENSIONS, MAX_TOKENS};
+pub use embedder::{cosine, Embedder, EmbedderError, Pooled, DIMENSIONS, MAX_TOKENS};
 
 /// The model's folder name under a `models/` folder.
 pub const MODEL_FOLDER: &str = "all-MiniLM-L6-v2";
