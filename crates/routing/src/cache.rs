@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use narratoria_embed::DIMENSIONS;
 use sha2::{Digest, Sha256};
 
 /// The user's cache folder for routing: `$NARRATORIA_CACHE_DIR/routing`,
@@ -39,12 +38,14 @@ pub fn key(model_key: &str, texts: &[String]) -> String {
     hex(&h.finalize())
 }
 
-/// The vectors stored under `key` in `dir`, when there are exactly `count`.
+/// The vectors stored under `key` in `dir`, when there are exactly `count`
+/// (a file holds its vectors' width, then the vectors).
 pub fn load(dir: &Path, key: &str, count: usize) -> Option<Vec<Vec<f32>>> {
     let bytes = std::fs::read(dir.join(format!("{key}.f32"))).ok()?;
-    (bytes.len() == count * DIMENSIONS * 4).then(|| {
-        bytes
-            .chunks_exact(DIMENSIONS * 4)
+    let (width, rows) = bytes.split_first_chunk::<4>()?;
+    let width = u32::from_le_bytes(*width) as usize;
+    (width > 0 && rows.len() == count * width * 4).then(|| {
+        rows.chunks_exact(width * 4)
             .map(|row| {
                 row.chunks_exact(4)
                     .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -54,13 +55,15 @@ pub fn load(dir: &Path, key: &str, count: usize) -> Option<Vec<Vec<f32>>> {
     })
 }
 
-/// Stores `vectors` under `key` in `dir` (written aside, then renamed, so a
-/// reader never sees half a file). A cache that cannot be written is skipped.
+/// Stores `vectors` (all of one width) under `key` in `dir` (written aside,
+/// then renamed, so a reader never sees half a file). A cache that cannot be
+/// written is skipped.
 pub fn store(dir: &Path, key: &str, vectors: &[Vec<f32>]) {
-    let bytes: Vec<u8> = vectors
-        .iter()
-        .flatten()
-        .flat_map(|x| x.to_le_bytes())
+    let width = vectors.first().map_or(0, Vec::len) as u32;
+    let bytes: Vec<u8> = width
+        .to_le_bytes()
+        .into_iter()
+        .chain(vectors.iter().flatten().flat_map(|x| x.to_le_bytes()))
         .collect();
     let path = dir.join(format!("{key}.f32"));
     let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
@@ -84,7 +87,7 @@ mod tests {
     #[test]
     fn vectors_round_trip_and_keys_follow_the_texts() {
         let dir = tempfile::tempdir().unwrap();
-        let v = vec![vec![0.5f32; DIMENSIONS], vec![-1.0f32; DIMENSIONS]];
+        let v = vec![vec![0.5f32; 768], vec![-1.0f32; 768]];
         let k = key("m", &["a".into(), "b".into()]);
         assert_ne!(k, key("m", &["a".into(), "c".into()]));
         assert_ne!(k, key("n", &["a".into(), "b".into()]));
@@ -92,6 +95,7 @@ mod tests {
         store(dir.path(), &k, &v);
         assert_eq!(load(dir.path(), &k, 2), Some(v));
         assert_eq!(load(dir.path(), &k, 3), None);
+        assert_eq!(load(dir.path(), &k, 4), None);
         assert_eq!(load(dir.path(), "other", 2), None);
     }
 }
