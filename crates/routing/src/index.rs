@@ -20,9 +20,37 @@ pub trait Embed: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RouteError>;
 }
 
+/// The share of a text's word pieces that make its opening, where a
+/// player's deed or question word stands ("I rob the tax collectors of the
+/// crown": "i rob the").
+pub const OPENING_SHARE: f32 = 1.0 / 3.0;
+/// How much the opening weighs beside the whole sentence in the router's
+/// vector. Share and weight were chosen with the calibration, on the tuning
+/// inputs (docs/narrator.md, "Routing").
+pub const OPENING_WEIGHT: f32 = 0.5;
+/// Names the router's vectors in cache keys: a change to how they are made
+/// must change it.
+pub const REPRESENTATION: &str = "sentence+opening/3x0.5";
+
+/// The router's vector for a text: its sentence embedding followed by
+/// `OPENING_WEIGHT` times its opening's, scaled to unit length, so a dot
+/// product is a weighed mean of the two cosines. The sentence embedding
+/// places an input by what it is about (a faction, a memory); the opening
+/// adds what the player does or asks.
 impl Embed for narratoria_embed::Embedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RouteError> {
-        Ok(narratoria_embed::Embedder::embed(self, texts)?)
+        let scale = 1.0 / (1.0 + OPENING_WEIGHT * OPENING_WEIGHT).sqrt();
+        Ok(self
+            .embed_pooled(texts, Some(OPENING_SHARE))?
+            .into_iter()
+            .map(|p| {
+                p.sentence
+                    .iter()
+                    .map(|x| x * scale)
+                    .chain(p.opening.iter().map(|x| x * OPENING_WEIGHT * scale))
+                    .collect()
+            })
+            .collect())
     }
 }
 

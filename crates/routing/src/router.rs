@@ -290,5 +290,9 @@ pub fn model_key(model_dir: &Path) -> String {
     }
     let weights = std::fs::metadata(model_dir.join("model.safetensors")).map_or(0, |m| m.len());
     h.update(weights.to_le_bytes());
-    format!("all-MiniLM-L6-v2:{}", cache::hex(&h.finalize()))
+    format!(
+        "all-MiniLM-L6-v2:{}:{}",
+        crate::index::REPRESENTATION,
+        cache::hex(&h.finalize())
+    )
 }

@@ -1,4 +1,5 @@
-//! Chooses the calibration on the tuning half of the labelled set only:
+//! Chooses the calibration on the tuning inputs only (the tuning half and the
+//! three fresh sets, `support::tuning`; never the held-out half):
 //! embeds every input once, then tries every combination of weights and
 //! thresholds and prints the best. Run with
 //! `cargo test -p narratoria-routing --release --test tune -- --ignored --nocapture`.
@@ -30,8 +31,8 @@ fn grid() -> impl Iterator<Item = (usize, usize, usize)> {
 
 #[test]
 #[ignore = "a search over calibrations; prints the best, changes nothing"]
-fn search_calibrations_on_the_tuning_half() {
-    let items = support::tune();
+fn search_calibrations_on_the_tuning_inputs() {
+    let items = support::tuning();
     let (_dir, catalog) = support::shipped_skills();
     let mut best: Vec<(usize, Calibration)> = Vec::new();
     for l2 in [0.0003f32, 0.001, 0.003] {
@@ -110,7 +111,7 @@ fn search_calibrations_on_the_tuning_half() {
         s.add(&item.input, &item.skills, &got);
     }
     for m in &s.misses {
-        println!("tuning half, best: {m}");
+        println!("tuning inputs, best: {m}");
     }
-    println!("tuning half, best: {}", s.line());
+    println!("tuning inputs, best: {}", s.line());
 }

@@ -99,6 +99,17 @@ pub fn fresh3() -> Vec<Labelled> {
     labelled("fresh3.jsonl")
 }
 
+/// The inputs calibrations are chosen on: the tuning half and the three
+/// fresh sets (292 inputs; docs/narrator.md, "Routing"). The held-out half
+/// and the reworded run only report.
+pub fn tuning() -> Vec<Labelled> {
+    let mut items = tune();
+    items.extend(fresh());
+    items.extend(fresh2());
+    items.extend(fresh3());
+    items
+}
+
 /// A temporary skills folder with the built-in skills' `skill.json` and
 /// `prompt.md` as shipped (storyteller included), with stub scripts.
 pub fn shipped_skills() -> (tempfile::TempDir, Catalog) {
