@@ -198,7 +198,11 @@ impl Router {
         Ok(self.embedder.embed(&[query])?.pop())
     }
 
-    /// The skills `input` needs among `catalog`'s usable skills not in `disabled`.
+    /// The skills `input` needs, among `catalog`'s usable skills, less those
+    /// in `disabled`. What an input needs is decided with every skill, then
+    /// the disabled ones are left out: a turn whose skill failed, or was
+    /// turned off, is not handed to the next likeliest skill instead ("I tip
+    /// off the watch" is not rolled for when reputation cannot run).
     pub fn route(
         &self,
         catalog: &Catalog,
@@ -209,11 +213,7 @@ impl Router {
         let cal = &self.calibration;
         // Each skill's scores, and the narration-only class's, for `texts`.
         let scored = |texts: &[Vec<f32>]| {
-            let signals: Vec<ScriptSignals> = index
-                .signals(input, texts, cal.top_k)
-                .into_iter()
-                .filter(|s| !disabled.contains(&s.skill))
-                .collect();
+            let signals: Vec<ScriptSignals> = index.signals(input, texts, cal.top_k);
             let narration = index.narration_score(&signals, texts, cal);
             (index.skill_scores(&signals, texts, cal), narration)
         };
@@ -224,8 +224,13 @@ impl Router {
             texts.extend(self.embed_clauses(input)?);
             scores = scored(&texts).0;
         }
+        let skills = decide(&scores, narration, &self.calibration)
+            .into_iter()
+            .filter(|r| !disabled.contains(&r.skill))
+            .collect();
+        scores.retain(|s| !disabled.contains(&s.skill));
         Ok(Decision {
-            skills: decide(&scores, narration, &self.calibration),
+            skills,
             scores,
             narration,
             calibration: self.calibration,
