@@ -150,6 +150,7 @@ pub fn run(
         // (and once more when the last try stopped at once).
         let mut fresh = SentenceStream::limited(step.limit())
             .told_before(job.told_before.iter().map(String::as_str))
+            .decided(job.prompt.decided.iter().map(String::as_str))
             .grounded_in(&job.prompt.story)
             .keeping_to(job.prompt.check.clone());
         if opens {

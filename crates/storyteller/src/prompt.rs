@@ -59,6 +59,9 @@ pub struct Prompt {
     /// The turn's first check: the deed (the action as a verb phrase) and its
     /// verdict. No sentence may tell it the other way round.
     pub check: Option<(String, Verdict)>,
+    /// What the rules decided, as the lines under "What happened" word for
+    /// word: the opening tells it, so the prose may not say it again.
+    pub decided: Vec<String>,
 }
 
 /// The words an answer opens with. With a check, the player's action and
@@ -299,7 +302,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
     );
     if !decided.is_empty() {
         user.push_str("What happened:\n");
-        for line in decided {
+        for line in &decided {
             user.push_str(&format!("- {line}\n"));
         }
     }
@@ -327,6 +330,7 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         story,
         opening,
         check,
+        decided,
     }
 }
 

@@ -412,6 +412,22 @@ impl SentenceStream {
         self
     }
 
+    /// Refuses any sentence of the model's own words that repeats a run of
+    /// `decided`, the rules' words for this turn's outcomes: the opening
+    /// tells them, and the model copied them after it ("…, and it goes better
+    /// than you could have hoped: a triumph — it succeeds brilliantly").
+    pub fn decided<'a>(mut self, decided: impl IntoIterator<Item = &'a str>) -> SentenceStream {
+        for line in decided {
+            self.told_runs.extend(
+                words_of(line)
+                    .windows(SAME_RUN_WORDS)
+                    .filter(|run| says_something_of_its_own(run))
+                    .map(<[String]>::to_vec),
+            );
+        }
+        self
+    }
+
     /// Releases `opening` at once as the start of the first sentence: words
     /// the rules wrote, certain before the model says anything. The pieces
     /// pushed next continue that sentence.
@@ -1162,7 +1178,6 @@ impl Quotes {
     }
 }
 
-
 /// A text's words, without case or punctuation.
 fn words_of(text: &str) -> Vec<String> {
     text.split_whitespace()
@@ -1300,6 +1315,28 @@ mod tests {
         assert_eq!(
             told(earlier, " the smoke rises, and you're not alone."),
             "You light a fire, and the smoke rises."
+        );
+    }
+
+    #[test]
+    fn the_rules_words_for_the_outcome_are_not_told_again() {
+        let opening =
+            "You force the rusted door open, and it goes better than you could have hoped:";
+        let told = |answer: &str| {
+            let mut s = SentenceStream::new()
+                .decided(["Force the rusted door open: a triumph — it succeeds brilliantly."])
+                .opened_with(opening);
+            s.push(answer);
+            s.finish();
+            s.text().to_string()
+        };
+        assert_eq!(
+            told(" a triumph — it succeeds brilliantly, you are now the lighthouse."),
+            opening
+        );
+        assert_eq!(
+            told(" the door bursts wide, and salt wind floods the stair."),
+            format!("{opening} the door bursts wide, and salt wind floods the stair.")
         );
     }
 
