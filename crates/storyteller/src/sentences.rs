@@ -212,10 +212,13 @@ fn speaks_as_i(words: &[QuotedWord]) -> bool {
 }
 
 /// Talk of the story itself, or of its player, rather than of its world
-/// ("…, and the story is over."): the host's answer stops at each
+/// ("…, and the story is over."), or that unsays it ("It's all just a
+/// dream."): the host's answer stops at each
 /// (`providers::host::stop_texts`), and a sentence that still holds one, begun
 /// by the rules' opening ("…, and the" + " story is over."), is not told.
-pub const TALK_OF_THE_STORY: [&str; 8] = [
+pub const TALK_OF_THE_STORY: [&str; 10] = [
+    "all a dream",
+    "all just a dream",
     "the player",
     "continue the story",
     "the story has",
@@ -1996,6 +1999,8 @@ mod tests {
     fn talk_of_the_story_is_not_told_even_when_the_opening_began_it() {
         assert!(talks_of_the_story("You haggle, and the", " story is over."));
         assert!(talks_of_the_story("", " The story goes on."));
+        assert!(talks_of_the_story("", " \"It's all just a dream.\""));
+        assert!(!talks_of_the_story("", " You dream of the sea."));
         assert!(!talks_of_the_story(
             "You haggle, and the",
             " storm is over."
