@@ -69,3 +69,35 @@ fn score(label: &str, catalog: &Catalog, items: &[support::Labeled], floor: f64)
         items.len()
     );
 }
+
+/// Skill names of the keyword fallback's groups for `input`.
+fn keyword_routed(catalog: &Catalog, input: &str, disabled: &[String]) -> Vec<String> {
+    let usable = cards(catalog, disabled);
+    let (groups, why) =
+        narratoria_narrator::routing::route_skills(None, catalog, &usable, input, disabled, 2);
+    assert!(why.is_none(), "keywords give no routing explanation");
+    groups
+        .iter()
+        .filter_map(|g| g.first())
+        .map(|t| t.path.split_once('/').map_or("", |(s, _)| s).to_string())
+        .collect()
+}
+
+#[test]
+fn a_disabled_skill_is_not_replaced_by_keywords_either() {
+    let (_dir, catalog) = support::real_skills_catalog();
+    let off = ["reputation".to_string()];
+    let mut items = support::inputs();
+    items.extend(support::heldout());
+    for item in items {
+        let mut want = keyword_routed(&catalog, &item.input, &[]);
+        want.retain(|s| s != "reputation");
+        // Without reputation, what is left of the decision, and nothing else.
+        assert_eq!(
+            keyword_routed(&catalog, &item.input, &off),
+            want,
+            "{:?}",
+            item.input
+        );
+    }
+}

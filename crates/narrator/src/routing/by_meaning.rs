@@ -46,7 +46,9 @@ pub fn load_router(planner_model: &Path) -> Option<Router> {
 /// The skills a plan with `Prefilter::Require` must use, best first, at
 /// most `max_skills`, each as the tools the model may choose among: by
 /// `router` when given (its chosen script, with why), else by keywords
-/// ([`super::route`]) over the cards other than narration.
+/// ([`super::route`]) over the cards other than narration. Either way the
+/// skills are decided with every usable skill and those in `disabled` are
+/// then left out.
 pub fn route_skills(
     router: Option<&Router>,
     catalog: &Catalog,
@@ -78,8 +80,10 @@ pub fn route_skills(
             Err(e) => tracing::warn!("routing by meaning failed ({e}); routing by keywords"),
         }
     }
-    let routable: Vec<SkillCard> = usable
-        .iter()
+    // As the router does, decide with every skill, then leave the disabled
+    // out: a skill that failed is not replaced by the next likeliest.
+    let routable: Vec<SkillCard> = crate::catalog::cards(catalog, &[])
+        .into_iter()
         .filter(|c| {
             catalog.get(&c.name).is_none_or(|skill| {
                 !c.tools.iter().all(|t| {
@@ -90,7 +94,15 @@ pub fn route_skills(
                 })
             })
         })
-        .cloned()
         .collect();
-    (super::route(&routable, input, max_skills), None)
+    let groups = super::route(&routable, input, max_skills)
+        .into_iter()
+        .filter(|group| {
+            group.iter().all(|t| {
+                let skill = t.path.split_once('/').map_or("", |(skill, _)| skill);
+                !disabled.iter().any(|d| d == skill)
+            })
+        })
+        .collect();
+    (groups, None)
 }
