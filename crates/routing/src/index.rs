@@ -28,9 +28,20 @@ pub const OPENING_SHARE: f32 = 1.0 / 3.0;
 /// vector. Share and weight were chosen with the calibration, on the tuning
 /// inputs (docs/narrator.md, "Routing").
 pub const OPENING_WEIGHT: f32 = 0.5;
-/// Names the router's vectors in cache keys: a change to how they are made
-/// must change it.
-pub const REPRESENTATION: &str = "sentence+opening/3x0.5";
+/// Names the router's vectors in cache keys: it follows how they are made.
+pub fn representation() -> String {
+    format!("sentence+opening:{OPENING_SHARE}x{OPENING_WEIGHT}")
+}
+
+/// The sentence embedding within one of the router's vectors, at unit length
+/// (the whole vector when it has no opening part): likeness of lore and of a
+/// plan's choices is judged on it alone, as its thresholds were measured
+/// (docs/scenarios.md, "Lorebooks").
+pub fn sentence_of(vector: &[f32]) -> Vec<f32> {
+    let part = &vector[..vector.len().min(narratoria_embed::DIMENSIONS)];
+    let norm = part.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    part.iter().map(|x| x / norm).collect()
+}
 
 /// The router's vector for a text: its sentence embedding followed by
 /// `OPENING_WEIGHT` times its opening's, scaled to unit length, so a dot
@@ -450,4 +461,31 @@ fn sims(rows: &[Vec<f32>], t: &[f32]) -> Vec<f32> {
 /// The dot product of two embeddings (their cosine, both being unit length).
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use narratoria_embed::DIMENSIONS;
+
+    #[test]
+    fn the_sentence_part_of_a_router_vector_is_the_sentence_embedding() {
+        let unit = |v: Vec<f32>| {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let sentence = unit((0..DIMENSIONS).map(|i| (i as f32).sin()).collect());
+        let opening = unit((0..DIMENSIONS).map(|i| (i as f32).cos()).collect());
+        let scale = 1.0 / (1.0 + OPENING_WEIGHT * OPENING_WEIGHT).sqrt();
+        let vector: Vec<f32> = sentence
+            .iter()
+            .map(|x| x * scale)
+            .chain(opening.iter().map(|x| x * OPENING_WEIGHT * scale))
+            .collect();
+        let back = sentence_of(&vector);
+        assert!(dot(&back, &sentence) > 0.9999);
+        // A vector with no opening part is its own sentence embedding.
+        assert!(dot(&sentence_of(&sentence), &sentence) > 0.9999);
+        assert!(representation().contains(&OPENING_WEIGHT.to_string()));
+    }
 }

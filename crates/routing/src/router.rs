@@ -13,7 +13,7 @@ use crate::cache;
 use crate::candidates::{candidates, Candidate};
 use crate::clauses::clauses;
 use crate::decision::{clauses_can_decide, decide, Calibration, Routed, SkillScore};
-use crate::index::{Embed, ExampleIndex, ScriptSignals};
+use crate::index::{sentence_of, Embed, ExampleIndex, ScriptSignals};
 use crate::RouteError;
 
 /// Which skills one input needs.
@@ -239,18 +239,20 @@ impl Router {
 }
 
 /// The router's embedding model judges lore and other texts by meaning
-/// (docs/scenarios.md, "Lorebooks"); the texts' embeddings are cached like
-/// the examples', so a lorebook is embedded once.
+/// (docs/scenarios.md, "Lorebooks"), by their sentence embeddings alone; the
+/// texts' embeddings are cached like the examples', so a lorebook is
+/// embedded once.
 impl Likeness for Router {
     fn similarities(&self, query: &str, texts: &[String]) -> Result<Vec<f32>, String> {
         let query = self
             .query_vector(query)
             .map_err(|e| e.to_string())?
             .ok_or("the embedding model gave nothing for the query")?;
+        let query = sentence_of(&query);
         let texts = self.embed_texts(texts).map_err(|e| e.to_string())?;
         Ok(texts
             .iter()
-            .map(|t| narratoria_embed::cosine(&query, t))
+            .map(|t| narratoria_embed::cosine(&query, &sentence_of(t)))
             .collect())
     }
 }
@@ -297,7 +299,7 @@ pub fn model_key(model_dir: &Path) -> String {
     h.update(weights.to_le_bytes());
     format!(
         "all-MiniLM-L6-v2:{}:{}",
-        crate::index::REPRESENTATION,
+        crate::index::representation(),
         cache::hex(&h.finalize())
     )
 }
