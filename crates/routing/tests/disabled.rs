@@ -12,15 +12,7 @@ fn routed(
     disabled: &[&str],
 ) -> Vec<String> {
     let disabled: Vec<String> = disabled.iter().map(|s| s.to_string()).collect();
-    let mut got: Vec<String> = router
-        .route(catalog, input, &disabled)
-        .unwrap()
-        .skills
-        .into_iter()
-        .map(|r| r.skill)
-        .collect();
-    got.sort();
-    got
+    support::routed_skills(router, catalog, input, &disabled)
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The router over the labelled sets, with the real embedding model: the
-//! tuning half, the held-out half and the fresh set (never tuned on), and
-//! the held-out half against the built-in skills reworded by a fixture.
+//! tuning inputs (the tuning half and the fresh sets), the held-out half
+//! (never tuned on), and the held-out half against the built-in skills
+//! reworded by a fixture.
 
 mod support;
 
@@ -11,13 +12,7 @@ use support::{Labelled, Score};
 fn score(router: &Router, catalog: &Catalog, items: &[Labelled]) -> Score {
     let mut s = Score::default();
     for item in items {
-        let got: Vec<String> = router
-            .route(catalog, &item.input, &[])
-            .expect("routing runs")
-            .skills
-            .into_iter()
-            .map(|r| r.skill)
-            .collect();
+        let got = support::routed_skills(router, catalog, &item.input, &[]);
         s.add(&item.input, &item.skills, &got);
     }
     s

@@ -82,19 +82,20 @@ pub fn heldout() -> Vec<Labelled> {
 }
 
 /// The fresh set, written after the held-out half's misses were read and
-/// before the next change (README beside it); never tuned on.
+/// before the next change (README beside it); unseen until 2026-11-25, now
+/// one of the tuning inputs ([`tuning`]).
 pub fn fresh() -> Vec<Labelled> {
     labelled("fresh.jsonl")
 }
 
 /// The second fresh set, written after the fresh set's misses were read
-/// and before the next change (README beside it); never tuned on.
+/// and before the next change (README beside it); now a tuning input.
 pub fn fresh2() -> Vec<Labelled> {
     labelled("fresh2.jsonl")
 }
 
 /// The third fresh set, written after the second fresh set's misses were
-/// read and before the next change (README beside it); never tuned on.
+/// read and before the next change (README beside it); now a tuning input.
 pub fn fresh3() -> Vec<Labelled> {
     labelled("fresh3.jsonl")
 }
@@ -165,6 +166,24 @@ fn copy_skill(from: &Path, to: &Path) {
     if from.join("prompt.md").is_file() {
         std::fs::copy(from.join("prompt.md"), to.join("prompt.md")).unwrap();
     }
+}
+
+/// The skills `router` routes `input` to with `disabled` left out, sorted.
+pub fn routed_skills(
+    router: &Router,
+    catalog: &Catalog,
+    input: &str,
+    disabled: &[String],
+) -> Vec<String> {
+    let mut got: Vec<String> = router
+        .route(catalog, input, disabled)
+        .expect("routing runs")
+        .skills
+        .into_iter()
+        .map(|r| r.skill)
+        .collect();
+    got.sort();
+    got
 }
 
 /// Exact-set accuracy and per-skill precision and recall of a router.
