@@ -33,7 +33,8 @@ impl Scale {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReputationConfig {
-    /// The factions of this campaign; empty allows any faction id.
+    /// The factions of this campaign. A change must name one of these or a
+    /// faction the story already knows; with neither, every change is refused.
     pub faction_list: Vec<String>,
     pub reputation_scale: Scale,
     /// Share of a score lost per in-game day (0 = no decay).
