@@ -69,6 +69,18 @@ pub struct Router {
     /// The last input routed and its embeddings: a turn's replans route the
     /// same input again.
     last_input: Mutex<Option<(String, Vec<Vec<f32>>)>>,
+    /// The last input's scores against the index they were made with: what
+    /// an input needs is decided with every skill, so a replan (the same
+    /// input, some skills now disabled) reuses them.
+    last_scores: Mutex<Option<Scored>>,
+}
+
+/// One input's scores against one example index.
+struct Scored {
+    input: String,
+    index: Arc<ExampleIndex>,
+    scores: Vec<SkillScore>,
+    narration: f32,
 }
 
 impl std::fmt::Debug for Router {
@@ -99,6 +111,7 @@ impl Router {
             calibration: Calibration::default(),
             index: Mutex::new(None),
             last_input: Mutex::new(None),
+            last_scores: Mutex::new(None),
         }
     }
 
@@ -198,18 +211,20 @@ impl Router {
         Ok(self.embedder.embed(&[query])?.pop())
     }
 
-    /// The skills `input` needs, among `catalog`'s usable skills, less those
-    /// in `disabled`. What an input needs is decided with every skill, then
-    /// the disabled ones are left out: a turn whose skill failed, or was
-    /// turned off, is not handed to the next likeliest skill instead ("I tip
-    /// off the watch" is not rolled for when reputation cannot run).
-    pub fn route(
+    /// Every skill's scores for `input` against `index`, and the
+    /// narration-only class's: kept from the last call when it scored the
+    /// same input against the same index.
+    fn scores(
         &self,
-        catalog: &Catalog,
+        index: &Arc<ExampleIndex>,
         input: &str,
-        disabled: &[String],
-    ) -> Result<Decision, RouteError> {
-        let index = self.prepare(catalog)?;
+    ) -> Result<(Vec<SkillScore>, f32), RouteError> {
+        let mut last = self.last_scores.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kept) = last.as_ref() {
+            if kept.input == input && Arc::ptr_eq(&kept.index, index) {
+                return Ok((kept.scores.clone(), kept.narration));
+            }
+        }
         let cal = &self.calibration;
         // Each skill's scores, and the narration-only class's, for `texts`.
         let scored = |texts: &[Vec<f32>]| {
@@ -224,6 +239,28 @@ impl Router {
             texts.extend(self.embed_clauses(input)?);
             scores = scored(&texts).0;
         }
+        *last = Some(Scored {
+            input: input.to_string(),
+            index: index.clone(),
+            scores: scores.clone(),
+            narration,
+        });
+        Ok((scores, narration))
+    }
+
+    /// The skills `input` needs, among `catalog`'s usable skills, less those
+    /// in `disabled`. What an input needs is decided with every skill, then
+    /// the disabled ones are left out: a turn whose skill failed, or was
+    /// turned off, is not handed to the next likeliest skill instead ("I tip
+    /// off the watch" is not rolled for when reputation cannot run).
+    pub fn route(
+        &self,
+        catalog: &Catalog,
+        input: &str,
+        disabled: &[String],
+    ) -> Result<Decision, RouteError> {
+        let index = self.prepare(catalog)?;
+        let (mut scores, narration) = self.scores(&index, input)?;
         let skills = decide(&scores, narration, &self.calibration)
             .into_iter()
             .filter(|r| !disabled.contains(&r.skill))
