@@ -68,19 +68,14 @@ pub struct Router {
     index: Mutex<Option<(String, Arc<ExampleIndex>)>>,
     /// The last input routed and its embeddings: a turn's replans route the
     /// same input again.
-    last_input: Mutex<Option<(String, Vec<Vec<f32>>)>>,
-    /// The last input's scores against the index they were made with: what
-    /// an input needs is decided with every skill, so a replan (the same
-    /// input, some skills now disabled) reuses them.
-    last_scores: Mutex<Option<Scored>>,
+    last_input: Mutex<Option<LastInput>>,
 }
 
-/// One input's scores against one example index.
-struct Scored {
-    input: String,
-    index: Arc<ExampleIndex>,
-    scores: Vec<SkillScore>,
-    narration: f32,
+/// The last input routed, its embedding and, once embedded, its clauses'.
+struct LastInput {
+    text: String,
+    whole: Vec<f32>,
+    clauses: Option<Vec<Vec<f32>>>,
 }
 
 impl std::fmt::Debug for Router {
@@ -111,7 +106,6 @@ impl Router {
             calibration: Calibration::default(),
             index: Mutex::new(None),
             last_input: Mutex::new(None),
-            last_scores: Mutex::new(None),
         }
     }
 
@@ -186,14 +180,31 @@ impl Router {
     /// The embedding of the whole `input`, kept for the last input.
     fn input_vectors(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
         let mut last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((text, vectors)) = last.as_ref() {
-            if text == input {
-                return Ok(vectors.clone());
-            }
+        if let Some(kept) = last.as_ref().filter(|l| l.text == input) {
+            return Ok(vec![kept.whole.clone()]);
         }
-        let vectors = self.embedder.embed(&[input])?;
-        *last = Some((input.to_string(), vectors.clone()));
-        Ok(vectors)
+        let whole = self.embedder.embed(&[input])?.pop().unwrap_or_default();
+        *last = Some(LastInput {
+            text: input.to_string(),
+            whole: whole.clone(),
+            clauses: None,
+        });
+        Ok(vec![whole])
+    }
+
+    /// The embeddings of `input`'s clauses, kept with the last input: a
+    /// replan routes the same input, and embeds nothing again.
+    fn clause_vectors(&self, input: &str) -> Result<Vec<Vec<f32>>, RouteError> {
+        let mut last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = last.as_mut().filter(|l| l.text == input);
+        if let Some(clauses) = kept.as_ref().and_then(|l| l.clauses.as_ref()) {
+            return Ok(clauses.clone());
+        }
+        let clauses = self.embed_clauses(input)?;
+        if let Some(kept) = kept {
+            kept.clauses = Some(clauses.clone());
+        }
+        Ok(clauses)
     }
 
     /// The embedding of `query`: the one routing kept when it is the input
@@ -202,50 +213,11 @@ impl Router {
     fn query_vector(&self, query: &str) -> Result<Option<Vec<f32>>, RouteError> {
         {
             let last = self.last_input.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((text, vectors)) = last.as_ref() {
-                if text == query {
-                    return Ok(vectors.first().cloned());
-                }
+            if let Some(kept) = last.as_ref().filter(|l| l.text == query) {
+                return Ok(Some(kept.whole.clone()));
             }
         }
         Ok(self.embedder.embed(&[query])?.pop())
-    }
-
-    /// Every skill's scores for `input` against `index`, and the
-    /// narration-only class's: kept from the last call when it scored the
-    /// same input against the same index.
-    fn scores(
-        &self,
-        index: &Arc<ExampleIndex>,
-        input: &str,
-    ) -> Result<(Vec<SkillScore>, f32), RouteError> {
-        let mut last = self.last_scores.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(kept) = last.as_ref() {
-            if kept.input == input && Arc::ptr_eq(&kept.index, index) {
-                return Ok((kept.scores.clone(), kept.narration));
-            }
-        }
-        let cal = &self.calibration;
-        // Each skill's scores, and the narration-only class's, for `texts`.
-        let scored = |texts: &[Vec<f32>]| {
-            let signals: Vec<ScriptSignals> = index.signals(input, texts, cal.top_k);
-            let narration = index.narration_score(&signals, texts, cal);
-            (index.skill_scores(&signals, texts, cal), narration)
-        };
-        let mut texts = self.input_vectors(input)?;
-        let (mut scores, narration) = scored(&texts);
-        // The clauses are embedded only when they can change the decision.
-        if cal.clauses && clauses_can_decide(&scores, cal) {
-            texts.extend(self.embed_clauses(input)?);
-            scores = scored(&texts).0;
-        }
-        *last = Some(Scored {
-            input: input.to_string(),
-            index: index.clone(),
-            scores: scores.clone(),
-            narration,
-        });
-        Ok((scores, narration))
     }
 
     /// The skills `input` needs, among `catalog`'s usable skills, less those
@@ -260,7 +232,20 @@ impl Router {
         disabled: &[String],
     ) -> Result<Decision, RouteError> {
         let index = self.prepare(catalog)?;
-        let (mut scores, narration) = self.scores(&index, input)?;
+        let cal = &self.calibration;
+        // Each skill's scores, and the narration-only class's, for `texts`.
+        let scored = |texts: &[Vec<f32>]| {
+            let signals: Vec<ScriptSignals> = index.signals(input, texts, cal.top_k);
+            let narration = index.narration_score(&signals, texts, cal);
+            (index.skill_scores(&signals, texts, cal), narration)
+        };
+        let mut texts = self.input_vectors(input)?;
+        let (mut scores, narration) = scored(&texts);
+        // The clauses are embedded only when they can change the decision.
+        if cal.clauses && clauses_can_decide(&scores, cal) {
+            texts.extend(self.clause_vectors(input)?);
+            scores = scored(&texts).0;
+        }
         let skills = decide(&scores, narration, &self.calibration)
             .into_iter()
             .filter(|r| !disabled.contains(&r.skill))
