@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use rust_stemmers::{Algorithm, Stemmer};
 
 use narratoria_core::narration::{
-    contradicts, has_negation, Verdict, CLOSERS, JOINING_WORDS, SENTENCE_ENDS, TITLES,
+    contradicts, escalates, has_negation, Verdict, CLOSERS, JOINING_WORDS, SENTENCE_ENDS, TITLES,
 };
 
 /// Which sentences an answer may hold; the answer ends before the first
@@ -590,6 +590,13 @@ impl SentenceStream {
             .check
             .as_ref()
             .is_some_and(|(deed, verdict)| contradicts(deed, *verdict, sentence));
+        // Past a plain outcome (no critical twist), no catastrophe the story
+        // has not told: the rules decide how much a deed changes.
+        let overstated = !self
+            .check
+            .as_ref()
+            .is_some_and(|(_, verdict)| verdict.twist().is_some())
+            && escalates(sentence, &self.known);
         // Past the player's own deed (told by the rules' opening, or by the
         // first sentence of a model that writes it all), no words of theirs.
         let speaks = self.limit.leave_the_deeds_to_the_player
@@ -612,6 +619,7 @@ impl SentenceStream {
             || acts
             || stranger
             || contra
+            || overstated
             || speaks
             || as_i
             || vacant
@@ -1439,6 +1447,31 @@ mod tests {
             .0
             .iter()
             .all(|start| start[0] != "you"));
+    }
+
+    #[test]
+    fn a_sentence_escalating_past_a_plain_outcome_is_not_told() {
+        let story = "Action: I try to force the rusted door open.";
+        let opening = "You try to force the rusted door open, but it will not give, and";
+        let told = |verdict: Verdict, piece: &str| {
+            let mut s = SentenceStream::new()
+                .grounded_in(story)
+                .opened_with(opening)
+                .keeping_to(Some(("force the rusted door open".into(), verdict)));
+            let shown = s.push(piece);
+            (shown, s.turned_down())
+        };
+        let flames = " a great storm of flames erupts. The";
+        assert_eq!(told(Verdict::Failure, flames), (String::new(), true));
+        // A proportionate mishap is told; so is a catastrophe the rules' twist allows.
+        assert_eq!(
+            told(Verdict::Failure, " the hinges groan. The"),
+            (" the hinges groan.".to_string(), false)
+        );
+        assert_eq!(
+            told(Verdict::CriticalFailure, flames),
+            (" a great storm of flames erupts.".to_string(), false)
+        );
     }
 
     #[test]

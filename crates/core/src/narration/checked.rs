@@ -397,6 +397,39 @@ pub fn contradicts(act: &str, verdict: Verdict, sentence: &str) -> bool {
     })
 }
 
+/// Word beginnings of a catastrophe: the rules decide how much a deed
+/// changes, and only a critical result's twist goes past a plain outcome
+/// ("…, but it will not give, and a great storm of flames erupts").
+const CATASTROPHES: [&str; 11] = [
+    "erupt",
+    "destroy",
+    "explod",
+    "explosion",
+    "collaps",
+    "inferno",
+    "ablaze",
+    "engulf",
+    "catastroph",
+    "disintegrat",
+    "obliterat",
+];
+
+/// Whether `sentence` brings in a catastrophe: a word beginning as one of
+/// [`CATASTROPHES`] does whose beginning none of `known` (the story's words
+/// so far, lowercase: the player's action among them) shares. "The barn
+/// explodes" is no escalation of "I blow up the barn with the powder keg"
+/// only when the story has told an explosion; the player's "I blow up the
+/// bridge" does not let a tower collapse. A proportionate mishap ("the
+/// stones crumble", "the glass shatters") is no catastrophe.
+pub fn escalates(sentence: &str, known: &[String]) -> bool {
+    words_of(sentence).iter().any(|w| {
+        CATASTROPHES
+            .iter()
+            .find(|c| w.starts_with(**c))
+            .is_some_and(|c| !known.iter().any(|k| k.starts_with(c)))
+    })
+}
+
 /// `sentence`'s clauses, each as its words ([`words_of`]): split at commas,
 /// semicolons, colons, dashes and [`JOINING_WORDS`].
 fn clauses_of(sentence: &str) -> Vec<Vec<String>> {
@@ -673,6 +706,31 @@ mod tests {
             "attack the goblin",
             Success,
             " it does not flinch, and you miss."
+        ));
+    }
+
+    #[test]
+    fn a_catastrophe_the_story_has_not_told_is_an_escalation() {
+        let known = |text: &str| -> Vec<String> {
+            text.split_whitespace().map(|w| w.to_lowercase()).collect()
+        };
+        let door = known("you try to force the rusted door open");
+        assert!(escalates(
+            "You try to force the rusted door open, but it will not give, and a great storm of flames erupts.",
+            &door
+        ));
+        assert!(escalates("The tower collapses.", &door));
+        assert!(escalates("The lamp is destroyed.", &door));
+        assert!(!escalates("The door groans on its hinges.", &door));
+        // What the player's words, or the story, already told.
+        assert!(!escalates(
+            "The powder keg explodes.",
+            &known("i light the fuse to explode the powder keg")
+        ));
+        assert!(!escalates("The stones crumble under your hands.", &door));
+        assert!(!escalates(
+            "The mine collapses behind you.",
+            &known("the old mine collapsed last winter")
         ));
     }
 }

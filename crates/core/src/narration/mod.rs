@@ -11,7 +11,7 @@ pub mod remember;
 pub mod step;
 pub mod template;
 
-pub use checked::{checked, contradicts, has_negation, JOINING_WORDS};
+pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
 pub use deed::{act, deed, ends_a_sentence, CLOSERS, SENTENCE_ENDS, TITLES};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use question::{is_question, wondered};
