@@ -155,14 +155,18 @@ pub(super) fn prepare(
 /// cannot be created (an installed skills folder is read-only), the user's
 /// own data folder for the skill. The error is a sentence for the trace.
 fn data_dir(skill: &str, skill_dir: &Path, data_root: Option<&Path>) -> Result<PathBuf, String> {
+    // A skill's name becomes a folder only inside the data root (docs/security.md).
+    let in_root = |root: &Path| {
+        crate::fs::child(root, skill).map_err(|e| format!("no data folder for skill: {e}"))
+    };
     let dir = match data_root {
-        Some(root) => root.join(skill),
+        Some(root) => in_root(root)?,
         None => skill_dir.join("data"),
     };
     match ensure_dir(&dir) {
         Ok(()) => Ok(dir),
         Err(e) => {
-            let fallback = crate::paths::skills_data_dir().join(skill);
+            let fallback = in_root(&crate::paths::skills_data_dir())?;
             if data_root.is_some() || ensure_dir(&fallback).is_err() {
                 return Err(format!("cannot create data folder {}: {e}", dir.display()));
             }

@@ -56,11 +56,7 @@ impl PlayerSettings {
     /// The file of skill `skill` in `dir` (`None` for a name that is not a
     /// plain file name).
     pub fn file_in(dir: &Path, skill: &str) -> Option<PathBuf> {
-        let plain = !skill.is_empty()
-            && skill != "."
-            && skill != ".."
-            && !skill.contains(['/', '\\', '\0']);
-        plain.then(|| dir.join(format!("{skill}.json")))
+        crate::fs::child(dir, &format!("{skill}.json")).ok()
     }
 
     /// The player's settings of skill `skill`, from `dir` (the default
