@@ -378,3 +378,109 @@ fn skill_text_cannot_drive_the_terminal() {
     assert_no_control(&out.stderr, "run-plan's failure line and events");
     assert_no_control(&out.stdout, "run-plan's result");
 }
+
+/// Names and text from cards, lorebooks and scenario files never reach the
+/// terminal with escape sequences: `cards import`, `lore import` and
+/// `scenarios list` print them through the one output helper.
+#[test]
+fn cards_lorebooks_and_scenarios_cannot_drive_the_terminal() {
+    const TITLE: &str = "\u{1b}]0;pwned\u{7}";
+    const CSI: &str = "\u{1b}[2J\u{1b}[1;31m";
+    let h = home();
+    let hostile = |s: &str| format!("{s}{OSC52}{TITLE}{CSI}");
+    let card = h.path().join("card.json");
+    write(
+        &card,
+        json!({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+            "name": hostile("Old Tom"), "description": hostile("A ferryman."),
+            "first_mes": hostile("Fare's a copper."),
+            "character_book": {"entries": [{"keys": [hostile("eel")], "content": "Eels.", "enabled": true}]}
+        }})
+        .to_string(),
+    );
+    let imported = narratoria(["cards", "import", card.to_str().unwrap()], &envs(h.path(), &[]));
+    assert_eq!(imported.code, 0, "{}", imported.stderr);
+    assert!(imported.stdout.contains("Old Tom"), "{}", imported.stdout);
+    assert_no_control(&imported.stdout, "cards import");
+    assert_no_control(&imported.stderr, "cards import's notes");
+
+    let book = h.path().join("book.json");
+    write(
+        &book,
+        json!({"name": hostile("Drowned Lore"), "entries": {
+            "0": {"uid": 0, "key": ["eel"], "comment": hostile("Eels"), "content": "Eels swarm.", "constant": false}
+        }})
+        .to_string(),
+    );
+    let lore = narratoria(["lore", "import", book.to_str().unwrap()], &envs(h.path(), &[]));
+    assert_eq!(lore.code, 0, "{}", lore.stderr);
+    assert!(lore.stdout.contains("Drowned Lore"), "{}", lore.stdout);
+    assert_no_control(&lore.stdout, "lore import");
+
+    write(
+        &h.path().join("scenarios").join("ferry.json"),
+        json!({"title": hostile("The Ferry"), "premise": hostile("A river at night."),
+               "player": {"name": hostile("Traveller")}})
+        .to_string(),
+    );
+    let list = narratoria(["scenarios", "list"], &envs(h.path(), &[]));
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stdout.contains("The Ferry"), "{}", list.stdout);
+    assert_no_control(&list.stdout, "scenarios list");
+    assert_no_control(&list.stderr, "scenarios list's notes");
+}
+
+/// With the log at debug level, setting the storyteller's API key leaves no
+/// trace of it in the log: the start-up line keeps `apiKey=••••••••`, and
+/// the log folder and files are the player's alone (0700, 0600).
+#[test]
+fn a_key_set_on_the_command_line_never_reaches_the_debug_log() {
+    let h = home();
+    let skills = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let secret = "sk-test-SECRET123";
+    let set = narratoria(
+        [
+            "skills",
+            "config",
+            "storyteller",
+            "--skills",
+            r(&skills),
+            "--set",
+            &format!("apiKey={secret}"),
+            "--set=model=model-SECRET123",
+        ],
+        &envs(h.path(), &[("NARRATORIA_LOG", "debug")]),
+    );
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(!set.stdout.contains(secret), "{}", set.stdout);
+    assert!(!set.stderr.contains(secret), "{}", set.stderr);
+
+    let logs = h.path().join("logs");
+    let files: Vec<PathBuf> = std::fs::read_dir(&logs)
+        .unwrap_or_else(|e| panic!("no log folder {}: {e}", logs.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!files.is_empty(), "no log file in {}", logs.display());
+    let mut text = String::new();
+    for file in &files {
+        text.push_str(&std::fs::read_to_string(file).unwrap());
+    }
+    assert!(
+        text.contains("start") && text.contains("apiKey="),
+        "the start-up line is missing:\n{text}"
+    );
+    assert!(
+        !text.contains("SECRET123"),
+        "a --set value was logged:\n{text}"
+    );
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&logs), 0o700, "the log folder");
+        for file in &files {
+            assert_eq!(mode(file), 0o600, "{}", file.display());
+        }
+    }
+}

@@ -36,7 +36,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let rt = runtime();
     let runs = args.runs.max(1);
-    println!("narratoria executor benchmark ({runs} runs each, median [min–max])");
+    say!("narratoria executor benchmark ({runs} runs each, median [min–max])");
 
     // 1. 150 chained trivial tools vs spawning the script 150 times directly.
     let chain = chain_plan(150);
@@ -214,19 +214,19 @@ fn median(v: &[f64]) -> (f64, f64, f64) {
 pub(crate) fn report(label: &str, times: &[Duration]) {
     let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     let (med, min, max) = median(&ms);
-    println!("{label:<55} {med:>9.1} ms  [{min:.1}–{max:.1}]");
+    say!("{label:<55} {med:>9.1} ms  [{min:.1}–{max:.1}]");
 }
 
 fn report_ratio(label: &str, ratios: &[f64]) {
     let (med, min, max) = median(ratios);
-    println!("{label:<55} {med:>9.3}×    [{min:.3}–{max:.3}]");
+    say!("{label:<55} {med:>9.3}×    [{min:.3}–{max:.3}]");
 }
 
 /// File write → registry updated, over 50 edits of a skill's prompt.md.
 fn watch(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let debounce = Duration::from_millis(75);
     let latencies = watch_latencies(WATCHED_SKILLS, 50.max(args.runs), debounce)?;
-    println!(
+    say!(
         "narratoria skill watcher benchmark ({} edits, debounce {} ms)",
         latencies.len(),
         debounce.as_millis()
@@ -236,7 +236,7 @@ fn watch(args: &BenchArgs) -> Result<ExitCode, CliError> {
         &latencies,
     );
     let max = latencies.iter().max().copied().unwrap_or_default();
-    println!("{:<55} {:>9.1} ms", "  max", max.as_secs_f64() * 1000.0);
+    say!("{:<55} {:>9.1} ms", "  max", max.as_secs_f64() * 1000.0);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -294,7 +294,7 @@ pub(crate) fn watch_latencies(
                 match woke {
                     Ok(Ok(_)) | Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {}
                     _ => {
-                        eprintln!("edit {i}: no update within 5 s");
+                        tell!("edit {i}: no update within 5 s");
                         break;
                     }
                 }

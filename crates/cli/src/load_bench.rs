@@ -47,7 +47,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     write_skill(&skills, "dice-roller", &[("roll-dice", DICE)]).map_err(io)?;
     write_skill(&skills, "bench", &[("noop", NOOP)]).map_err(io)?;
     let rt = runtime();
-    println!("narratoria load benchmark");
+    say!("narratoria load benchmark");
 
     // 1. A 1,000-turn story, saved turn by turn.
     let app = App::open(AppConfig {
@@ -69,7 +69,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
         rt.block_on(app.play(input, None))?;
         latencies.push(t.elapsed());
     }
-    println!(
+    say!(
         "{TURNS}-turn story, rule-based planner: {:.1} s in all",
         story.elapsed().as_secs_f64()
     );
@@ -101,7 +101,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     ));
     let wall = t.elapsed();
     let completed = result.execution_trace.iter().filter(|t| t.ok).count();
-    println!(
+    say!(
         "{WIDE_PLAN_TOOLS}-tool plan at concurrency {WIDE_PLAN_CONCURRENCY}: {:.0} ms ({completed} tools completed, {:.1} tools/s)",
         wall.as_secs_f64() * 1000.0,
         completed as f64 / wall.as_secs_f64()
@@ -123,11 +123,11 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
 /// The host's peak memory so far (the scripts are separate processes).
 fn print_peak_rss(when: &str) {
     match peak_rss_kib() {
-        Some(kib) => println!(
+        Some(kib) => say!(
             "  peak RSS of the host {when}: {:.1} MiB",
             kib as f64 / 1024.0
         ),
-        None => println!("  peak RSS of the host: unknown on this system"),
+        None => say!("  peak RSS of the host: unknown on this system"),
     }
 }
 

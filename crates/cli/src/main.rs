@@ -3,12 +3,15 @@
 
 #![forbid(unsafe_code)]
 
+// First, so that its print macros are known to every module below.
+#[macro_use]
+mod terminal;
+
 mod bench;
 mod cli;
 mod commands;
 mod load_bench;
 mod progress;
-mod terminal;
 mod turn_bench;
 
 use std::process::ExitCode;
@@ -23,7 +26,7 @@ fn main() -> ExitCode {
     let _log = match narratoria_app::logging::init("narratoria", cli.log_level.as_deref()) {
         Ok(guard) => guard,
         Err(e) => {
-            eprintln!("narratoria: error: {}", terminal::clean(&e.to_string()));
+            tell!("narratoria: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -36,11 +39,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // The message is for the person; the log keeps it too.
             tracing::info!(code = ?e.code, exit = e.exit, "command failed: {}", e.message);
-            eprintln!(
-                "narratoria: error[{}]: {}",
-                e.code,
-                terminal::clean(&e.message)
-            );
+            tell!("narratoria: error[{}]: {}", e.code, e.message);
             ExitCode::from(e.exit)
         }
     }

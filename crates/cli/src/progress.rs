@@ -1,7 +1,6 @@
 //! A download's progress bar on stderr (`indicatif`); hidden when stderr is
 //! not a terminal, where a line at the start and the end says enough.
 
-use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use narratoria_models::Progress;
@@ -17,7 +16,7 @@ pub struct DownloadBar {
 impl DownloadBar {
     /// A bar for downloading `name`; nothing shows until the first update.
     pub fn new(name: &str) -> DownloadBar {
-        let terminal = std::io::stderr().is_terminal();
+        let terminal = crate::terminal::stderr_is_terminal();
         let bar = if terminal {
             ProgressBar::new(0)
         } else {
@@ -66,6 +65,6 @@ impl DownloadBar {
     fn note(&self, text: &str) {
         tracing::info!("{text}");
         self.bar
-            .suspend(|| eprintln!("narratoria: {}", crate::terminal::clean(text)));
+            .suspend(|| tell!("narratoria: {text}"));
     }
 }

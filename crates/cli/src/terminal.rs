@@ -1,8 +1,85 @@
 //! Text from skills, the model and the story, made safe to print at the
 //! player's terminal: a script or a model must not be able to set the
 //! clipboard (OSC 52), retitle the window, move the cursor or rewrite lines.
+//!
+//! Everything the command prints goes through this module: [`say!`] and
+//! [`say_part!`] for standard output, [`tell!`] for standard error, and
+//! [`json_line`] for JSON documents. A test keeps the rest of the crate free
+//! of `println!` and its kin (docs/security.md, "The terminal").
 
 use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
+
+/// Prints a line to standard output, made safe by [`clean`].
+macro_rules! say {
+    () => {
+        $crate::terminal::out_line("")
+    };
+    ($($arg:tt)*) => {
+        $crate::terminal::out_line(&format!($($arg)*))
+    };
+}
+
+/// Prints text to standard output without ending the line (streamed prose),
+/// made safe by [`clean`], and flushes it.
+macro_rules! say_part {
+    ($($arg:tt)*) => {
+        $crate::terminal::out_part(&format!($($arg)*))
+    };
+}
+
+/// Prints a line to standard error, made safe by [`clean`].
+macro_rules! tell {
+    () => {
+        $crate::terminal::err_line("")
+    };
+    ($($arg:tt)*) => {
+        $crate::terminal::err_line(&format!($($arg)*))
+    };
+}
+
+/// One line of standard output, cleaned.
+pub fn out_line(text: &str) {
+    println!("{}", clean(text));
+}
+
+/// Text on standard output without a line end, cleaned and flushed.
+pub fn out_part(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{}", clean(text));
+    let _ = out.flush();
+}
+
+/// One line of standard error, cleaned.
+pub fn err_line(text: &str) {
+    eprintln!("{}", clean(text));
+}
+
+/// One line of standard output, cleaned and shown dimmed when it goes to a
+/// terminal (the style is the program's own, never the text's).
+pub fn out_dim(text: &str) {
+    let text = clean(text);
+    if std::io::stdout().is_terminal() {
+        println!("\x1b[2m{text}\x1b[0m");
+    } else {
+        println!("{text}");
+    }
+}
+
+/// Whether standard error is a terminal (a progress bar shows there).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Writes `value` as one JSON line on standard output ([`clean_json`]) and
+/// flushes it; false when standard output is closed.
+pub fn json_line(value: &impl serde::Serialize) -> bool {
+    let json = clean_json(serde_json::to_string(value).unwrap_or_else(|e| {
+        serde_json::json!({ "error": e.to_string() }).to_string()
+    }));
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{json}").and_then(|()| out.flush()).is_ok()
+}
 
 const ESC: char = '\u{1b}';
 const BEL: char = '\u{7}';
@@ -106,6 +183,39 @@ fn skip_string(chars: &mut Chars<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The crate prints only through this module, so nothing reaches the
+    /// terminal uncleaned: no print macro and no handle on standard output
+    /// or error is used anywhere else.
+    #[test]
+    fn every_print_goes_through_the_output_helpers() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let forbidden = ["println!", "print!(", "eprintln!", "eprint!(", "stdout()", "stderr()", "dbg!("];
+        let mut found = Vec::new();
+        let mut dirs = vec![src.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.ends_with("terminal.rs") || path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    for f in forbidden {
+                        // `say_part!(`, `tell_part!(` hold no forbidden word; `eprint!(` holds `print!(`.
+                        if line.contains(f) && !line.trim_start().starts_with("//") {
+                            found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "prints that bypass the terminal helpers:\n{}", found.join("\n"));
+    }
 
     #[test]
     fn json_keeps_its_meaning_without_raw_controls() {

@@ -94,7 +94,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
         ));
     }
     app.new_story(Some("ashford"))?;
-    println!(
+    say!(
         "narratoria turn benchmark: {} turns, {}, {} build",
         INPUTS.len(),
         model.planner,
@@ -171,7 +171,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
         &times.first_prose,
     );
     report("whole turn", &times.whole);
-    println!(
+    say!(
         "  turns whose narration streamed no prose: {} of {}",
         times.untold,
         INPUTS.len()
@@ -181,19 +181,19 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
         .iter()
         .map(|(provider, n)| format!("{provider} {n}"))
         .collect();
-    println!("  narration told by: {}", told_by.join(", "));
+    say!("  narration told by: {}", told_by.join(", "));
     Ok(ExitCode::SUCCESS)
 }
 
 fn report(label: &str, times: &[Duration]) {
     if times.is_empty() {
-        println!("{label:<48} (none)");
+        say!("{label:<48} (none)");
         return;
     }
     let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     ms.sort_by(|a, b| a.total_cmp(b));
     let at = |q: f64| ms[((ms.len() as f64 * q).ceil() as usize).clamp(1, ms.len()) - 1];
-    println!(
+    say!(
         "{label:<48} p50 {:>7.0} ms   p95 {:>7.0} ms   ({} turns)",
         at(0.5),
         at(0.95),

@@ -47,7 +47,7 @@ pub async fn stoppable<T>(app: &App, session: &str, turn: impl Future<Output = T
         stopped = true;
         // A turn has its stop button from its start, while it waits for the story too.
         app.stop_turn(session);
-        println!("\n  … stopping the turn (Ctrl-C again to quit)");
+        say!("\n  … stopping the turn (Ctrl-C again to quit)");
         if tokio::signal::ctrl_c().await.is_ok() {
             narratoria_core::process_groups::kill_all();
             std::process::exit(INTERRUPTED);

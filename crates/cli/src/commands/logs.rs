@@ -6,6 +6,6 @@ use super::CliError;
 
 /// Prints the log folder (it holds one file a day, the last seven kept).
 pub fn path() -> Result<ExitCode, CliError> {
-    println!("{}", narratoria_app::locate::user_log_dir().display());
+    say!("{}", narratoria_app::locate::user_log_dir().display());
     Ok(ExitCode::SUCCESS)
 }

@@ -131,7 +131,7 @@ pub fn user_state() -> narratoria_core::skills::SkillsState {
 
 /// Prints a value as pretty JSON on stdout.
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    println!(
+    say!(
         "{}",
         crate::terminal::clean_json(serde_json::to_string_pretty(value).expect("serialises"))
     );

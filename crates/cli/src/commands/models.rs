@@ -21,7 +21,7 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
         ModelsCommand::Add { file, link } => {
             let added = models.add(&file, link).map_err(to_cli)?;
             tracing::info!(path = %added.path.display(), "model added");
-            println!(
+            say!(
                 "Added {} ({}). Use it with: narratoria models use {}",
                 added.name,
                 added.path.display(),
@@ -35,16 +35,16 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
             bar.finish();
             let installed = installed.map_err(to_cli)?;
             tracing::info!(path = %installed.display(), "model downloaded");
-            println!("{name} is installed at {}", installed.display());
+            say!("{name} is installed at {}", installed.display());
             Ok(ExitCode::SUCCESS)
         }
         ModelsCommand::Remove { name } => {
             let removed = models.remove(&name).map_err(to_cli)?;
             if removed.was_chosen {
-                println!("(it was the model in use; the default model is used again)");
+                say!("(it was the model in use; the default model is used again)");
             }
             tracing::info!(path = %removed.path.display(), "model removed");
-            println!("Removed {}", removed.path.display());
+            say!("Removed {}", removed.path.display());
             Ok(ExitCode::SUCCESS)
         }
         ModelsCommand::Use { name } => choose(&models, &name),
@@ -60,35 +60,35 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(problem) = &view.catalog_problem {
-        eprintln!("warning: {}", crate::terminal::clean(problem));
+        tell!("warning: {problem}");
     }
     let listing = &view.listing;
-    println!("Models folder: {}", listing.models_dir.display());
+    say!("Models folder: {}", listing.models_dir.display());
     if listing.installed.is_empty() {
-        println!("No models installed.");
+        say!("No models installed.");
     } else {
-        println!(
+        say!(
             "  {:<28} {:>9} {:<8} {:>8}  {}",
             "NAME", "SIZE", "QUANT", "CONTEXT", "WHERE"
         );
         for m in &listing.installed {
-            println!("{}", crate::terminal::clean(&row(m)));
+            say!("{}", row(m));
         }
     }
     if in_use.is_none() {
-        println!(
+        say!(
             "No model in use: the rule-based planner answers (narratoria models download smollm2)."
         );
     }
     if !listing.available.is_empty() {
-        println!("\nIn the catalog, not installed (narratoria models download NAME):");
+        say!("\nIn the catalog, not installed (narratoria models download NAME):");
         for e in &listing.available {
             let size = e.size.map(human_size).unwrap_or_else(|| "?".into());
-            println!(
+            say!(
                 "  {:<28} {:>9}  {}",
-                crate::terminal::clean(&e.name),
+                e.name,
                 size,
-                crate::terminal::clean(&e.description)
+                e.description
             );
         }
     }
@@ -126,13 +126,13 @@ fn row(m: &InstalledModel) -> String {
 /// Remembers `name` as the model in use (`default`: forget the choice).
 fn choose(models: &Models, name: &str) -> Result<ExitCode, CliError> {
     let Some(path) = models.choose(name).map_err(to_cli)? else {
-        println!("The default model is used from now on.");
+        say!("The default model is used from now on.");
         return Ok(ExitCode::SUCCESS);
     };
     if std::env::var_os("NARRATORIA_MODEL").is_some_and(|v| !v.is_empty()) {
         tracing::warn!("NARRATORIA_MODEL is set and wins over this choice while it is");
     }
-    println!(
+    say!(
         "{name} ({}) is used from now on by play, turn, narrate and the window ({}).",
         path.display(),
         models.settings_file().display()

@@ -1,6 +1,6 @@
 //! `narratoria narrate "INPUT" | --batch FILE`: plans from the narrator.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,6 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
             super::print_json(&output(&planned, args.explain));
         }
         Some(reader) => {
-            let mut out = std::io::stdout().lock();
             for line in reader.lines() {
                 let line = line.map_err(|e| {
                     CliError::usage(ErrorCode::Io, format!("cannot read the batch: {e}"))
@@ -55,15 +54,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                     continue;
                 }
                 let planned = plan_once(planner.as_ref(), &catalog, line.trim());
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    crate::terminal::clean_json(
-                        serde_json::to_string(&output(&planned, args.explain))
-                            .expect("plan serialises")
-                    )
-                );
-                let _ = out.flush();
+                crate::terminal::json_line(&output(&planned, args.explain));
             }
         }
     }

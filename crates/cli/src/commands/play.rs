@@ -1,8 +1,6 @@
 //! `narratoria play`: the story at the terminal.
 
-use std::io::{IsTerminal, Write};
 
-use crate::terminal::clean;
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
@@ -129,7 +127,7 @@ fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
                 say(&format!("\n{}", view.turn.narrative));
             } else {
                 // The streamed prose ends its own line.
-                println!();
+                say!();
             }
         }
         Ran {
@@ -182,11 +180,10 @@ pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
                         .and_then(Value::as_str)
                     {
                         if streamed.is_empty() {
-                            println!();
+                            say!();
                         }
                         streamed.push_str(t);
-                        print!("{}", clean(t));
-                        let _ = std::io::stdout().flush();
+                        say_part!("{t}");
                     }
                 }
                 Some("narration_reset") if !streamed.is_empty() => {
@@ -203,9 +200,9 @@ pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
 
 /// Runs a `/command`; `Ok(false)` ends the game.
 fn command(cmd: &str, app: &App) -> Result<bool, String> {
-    let mut parts = cmd.split_whitespace();
-    let name = parts.next().unwrap_or("");
-    let arg = parts.collect::<Vec<_>>().join(" ");
+    // The argument is the rest of the line as typed: a file name may hold spaces.
+    let (name, arg) = cmd.trim().split_once(char::is_whitespace).unwrap_or((cmd.trim(), ""));
+    let arg = arg.trim().to_string();
     let e = |e: narratoria_app::AppError| e.to_string();
     match name {
         "quit" | "exit" | "q" => return Ok(false),
@@ -261,22 +258,43 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
             say(&format!("  A new story begins: {}.", view.session.title));
         }
         "export" => {
-            let mut words = arg.split_whitespace();
-            let format = words.next().unwrap_or("md");
+            let (format, file) = export_args(&arg)?;
             let id = app.current_session_id().map_err(e)?;
-            let text = app.export(&id, format).map_err(e)?;
-            match words.next() {
+            match file {
                 Some(file) => {
-                    std::fs::write(file, text)
-                        .map_err(|err| format!("cannot write {file}: {err}"))?;
-                    say(&format!("  Saved to {file}."));
+                    let bytes = app
+                        .export_to_file(&id, format, std::path::Path::new(&file))
+                        .map_err(e)?;
+                    say(&format!("  Saved to {file} ({bytes} bytes)."));
                 }
-                None => say(&text),
+                None => say(&app.export(&id, format).map_err(e)?),
             }
         }
         other => return Err(format!("unknown command /{other} (try /help)")),
     }
     Ok(true)
+}
+
+/// The format and file of `/export [md|json] [FILE]`: the file is the rest of
+/// the line, spaces and all (quotes around it are taken off); without a
+/// format word the file's extension picks it (`.json`, else Markdown).
+fn export_args(arg: &str) -> Result<(&'static str, Option<String>), String> {
+    let (first, rest) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+    let (format, file) = match first {
+        "md" | "markdown" => ("md", rest.trim()),
+        "json" => ("json", rest.trim()),
+        _ => {
+            let file = arg.trim();
+            let json = file.trim_matches(['"', '\'']).to_lowercase().ends_with(".json");
+            (if json { "json" } else { "md" }, file)
+        }
+    };
+    let unquoted = match file.as_bytes() {
+        [q @ (b'"' | b'\''), .., last] if q == last && file.len() >= 2 => &file[1..file.len() - 1],
+        [b'"' | b'\'', ..] => return Err(format!("/export: the file name {file} has no closing quote")),
+        _ => file,
+    };
+    Ok((format, (!unquoted.is_empty()).then(|| unquoted.to_string())))
 }
 
 const HELP: &str = "  Type what your character does. Commands:
@@ -285,7 +303,7 @@ const HELP: &str = "  Type what your character does. Commands:
   /turns             the story so far
   /rewind [N]        go back to just after turn N (default: undo the last turn)
   /new [TITLE]       start a new story
-  /export [md|json] [FILE]
+  /export [md|json] [FILE]  the file may hold spaces (the rest of the line)
   /quit";
 
 fn skill_line(catalog: &Catalog) -> String {
@@ -307,14 +325,33 @@ fn first_line(s: &str) -> String {
 }
 
 fn say(s: &str) {
-    println!("{}", clean(s));
+    say!("{s}");
 }
 
 fn dim(s: &str) {
-    let s = clean(s);
-    if std::io::stdout().is_terminal() {
-        println!("\x1b[2m{s}\x1b[0m");
-    } else {
-        println!("{s}");
+    crate::terminal::out_dim(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::export_args;
+
+    #[test]
+    fn export_takes_the_rest_of_the_line_as_the_file() {
+        let cases = [
+            ("", ("md", None)),
+            ("md", ("md", None)),
+            ("json", ("json", None)),
+            ("md my story.md", ("md", Some("my story.md"))),
+            ("json  the long night.json", ("json", Some("the long night.json"))),
+            ("md \"quoted name.md\"", ("md", Some("quoted name.md"))),
+            ("my story.md", ("md", Some("my story.md"))),
+            ("'the night.JSON'", ("json", Some("the night.JSON"))),
+        ];
+        for (arg, (format, file)) in cases {
+            let got = export_args(arg).unwrap();
+            assert_eq!(got, (format, file.map(String::from)), "{arg:?}");
+        }
+        assert!(export_args("md \"unclosed.md").unwrap_err().contains("no closing quote"));
     }
 }

@@ -1,6 +1,6 @@
 //! `narratoria play --jsonl`: the story for programs, one JSON line per turn.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::process::ExitCode;
 
 use super::{play, runtime, CliError};
@@ -16,7 +16,6 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
     app.load_model(args.model.as_deref(), None)?;
     play::open_story(&app, &args)?;
     let rt = runtime();
-    let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| {
             CliError::usage(
@@ -33,10 +32,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         let played = rt.block_on(app.play(input, None))?;
-        let json =
-            crate::terminal::clean_json(serde_json::to_string(&played.result).expect("serialises"));
         // A reader that went away ends the story; the turns are saved.
-        if writeln!(out, "{json}").and_then(|()| out.flush()).is_err() {
+        if !crate::terminal::json_line(&played.result) {
             break;
         }
     }

@@ -60,17 +60,17 @@ impl Prompt {
             Prompt::Lines(lines) => {
                 // Echoed, so what is printed reads as the story at a terminal.
                 let Some(Ok(line)) = lines.next() else {
-                    println!();
+                    say!();
                     return None;
                 };
                 let line = line.trim().to_string();
                 if !line.is_empty() {
-                    println!("\n> {line}");
+                    say!("\n> {line}");
                 }
                 Some(line)
             }
             Prompt::Terminal { editor, history } => loop {
-                println!();
+                say!();
                 match editor.readline("> ") {
                     Ok(line) => {
                         let line = line.trim().to_string();

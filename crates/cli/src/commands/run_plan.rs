@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::{discover, print_json, runtime, CliError};
 use crate::cli::RunPlanArgs;
-use crate::terminal::{clean, clean_json};
+use crate::terminal::clean_json;
 
 pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
     let text = read_input(&args.plan).map_err(|e| {
@@ -42,7 +42,7 @@ pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
         let printer = args.events.then(|| {
             tokio::spawn(async move {
                 while let Some(ev) = rx.recv().await {
-                    eprintln!(
+                    tell!(
                         "{}",
                         clean_json(serde_json::to_string(&ev).unwrap_or_default())
                     );
@@ -60,7 +60,7 @@ pub fn run(args: RunPlanArgs) -> Result<ExitCode, CliError> {
     print_json(&result);
     if !result.success {
         if let Some(m) = &result.failure_message {
-            eprintln!("narratoria: plan did not succeed: {}", clean(m));
+            tell!("narratoria: plan did not succeed: {}", m);
         }
     }
     Ok(if result.success {

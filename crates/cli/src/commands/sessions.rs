@@ -7,7 +7,6 @@ use narratoria_core::store::{self, Store};
 
 use super::{print_json, CliError};
 use crate::cli::SessionsCommand;
-use crate::terminal::clean;
 
 /// Opens the session database (the user's default when none is given).
 pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
@@ -31,13 +30,13 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             if json {
                 print_json(&sessions);
             } else if sessions.is_empty() {
-                println!("No saved sessions in {}.", store.path().display());
+                say!("No saved sessions in {}.", store.path().display());
             } else {
                 for s in sessions {
-                    println!(
+                    say!(
                         "{}  {:<30} {:>3} turn(s)  last played {}",
                         s.id,
-                        clean(&s.title),
+                        s.title,
                         s.turns,
                         s.updated_at
                     );
@@ -55,7 +54,7 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             } else if format == "tree" {
                 print_json(&store.export_tree_json(&id).map_err(fail)?);
             } else {
-                print!("{}", clean(&store.export_markdown(&id).map_err(fail)?));
+                say_part!("{}", store.export_markdown(&id).map_err(fail)?);
             }
         }
         SessionsCommand::Rewind { id, turn, session } => {

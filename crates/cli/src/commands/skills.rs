@@ -9,7 +9,6 @@ use serde_json::json;
 
 use super::{discover, print_json, CliError};
 use crate::cli::SkillRoots;
-use crate::terminal::clean;
 
 /// `skills list [--json]`: every discovered skill, and the folders passed over.
 pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
@@ -46,7 +45,7 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
                     scripts.join(", ")
                 }
             );
-            println!("{}", clean(&line));
+            say!("{line}");
         }
         for o in &catalog.overrides {
             let line = format!(
@@ -55,11 +54,11 @@ pub fn list(roots: &SkillRoots, as_json: bool) -> Result<ExitCode, CliError> {
                 o.path.display(),
                 o.overridden_path.display()
             );
-            println!("{}", clean(&line));
+            say!("{line}");
         }
         for p in &catalog.problems {
             let line = format!("problem: {}: {}", p.path.display(), p.reason);
-            println!("{}", clean(&line));
+            say!("{line}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -76,7 +75,7 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
             Err(problems) => (None, problems, Vec::new()),
         };
     for a in &advice {
-        eprintln!("{}", clean(&format!("warning: {a}")));
+        tell!("warning: {a}");
     }
     let valid = problems.is_empty();
     let listed: Vec<_> = problems
@@ -92,14 +91,14 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
             dir.display(),
             name.unwrap_or_default()
         );
-        eprintln!("{}", clean(&line));
+        tell!("{line}");
         Ok(ExitCode::SUCCESS)
     } else {
         let line = format!("{}: {} problem(s):", dir.display(), problems.len());
-        eprintln!("{}", clean(&line));
+        tell!("{line}");
         for p in &problems {
             let line = format!("  - {}: {}", p.path.display(), p.reason);
-            eprintln!("{}", clean(&line));
+            tell!("{line}");
         }
         Ok(ExitCode::from(1))
     }
@@ -115,7 +114,7 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
     let _watch = registry
         .watch(std::time::Duration::from_millis(75))
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
-    eprintln!(
+    tell!(
         "narratoria: watching {} skill(s) in {}; one JSON line per change (Ctrl-C to stop)",
         registry.snapshot().skills().len(),
         dirs.iter()
@@ -125,19 +124,10 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
     );
     let rt = super::runtime();
     rt.block_on(async move {
-        use std::io::Write;
         loop {
             match rx.recv().await {
                 Ok(change) => {
-                    let mut out = std::io::stdout().lock();
-                    let _ = writeln!(
-                        out,
-                        "{}",
-                        crate::terminal::clean_json(
-                            serde_json::to_string(&change).unwrap_or_default()
-                        )
-                    );
-                    let _ = out.flush();
+                    crate::terminal::json_line(&change);
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
                     tracing::warn!("{n} changes were too fast to print");
@@ -217,16 +207,16 @@ pub fn config(
                     &json!({"skill": name, "saved": false, "error": e.to_string(), "errors": errors}),
                 );
             }
-            eprintln!("narratoria: settings of {name:?} not saved:");
+            tell!("narratoria: settings of {name:?} not saved:");
             if e.field_errors().is_empty() {
-                eprintln!("  - {}", clean(&e.to_string()));
+                tell!("  - {e}");
             }
             for f in e.field_errors() {
-                eprintln!("  - {}", clean(&f.to_string()));
+                tell!("  - {f}");
             }
             return Ok(ExitCode::from(1));
         }
-        eprintln!("narratoria: saved {}", settings_path.display());
+        tell!("narratoria: saved {}", settings_path.display());
     }
 
     let stored = cfg::merged(shipped, Some(&player.settings));
@@ -247,9 +237,9 @@ pub fn config(
             "schema": schema,
         }));
     } else {
-        println!(
+        say!(
             "{name} settings ({}):",
-            clean(&settings_path.display().to_string())
+            settings_path.display()
         );
         match shown.as_object() {
             Some(m) if !m.is_empty() => {
@@ -259,13 +249,13 @@ pub fn config(
                         .and_then(|t| t.as_str())
                         .map(|t| format!("  — {t}"))
                         .unwrap_or_default();
-                    println!("{}", clean(&format!("  {k} = {v}{title}")));
+                    say!("  {k} = {v}{title}");
                 }
             }
-            _ => println!("  (no settings)"),
+            _ => say!("  (no settings)"),
         }
         if !player.allow_env.is_empty() {
-            println!(
+            say!(
                 "  environment variables allowed: {}",
                 player.allow_env.join(", ")
             );
@@ -293,9 +283,9 @@ pub fn set_enabled(name: &str, roots: &SkillRoots, enabled: bool) -> Result<Exit
             )
         })?;
     if let Some(w) = warning {
-        eprintln!("narratoria: note: {w}");
+        tell!("narratoria: note: {w}");
     }
-    eprintln!(
+    tell!(
         "narratoria: {name} {}",
         if enabled { "enabled" } else { "disabled" }
     );

@@ -21,11 +21,11 @@ pub fn scenarios(cmd: ScenariosCommand) -> Result<ExitCode, CliError> {
             } else {
                 for s in &list.scenarios {
                     let origin = if s.builtin { "built-in" } else { "saved" };
-                    println!("{:<20} {:<40} ({origin})", s.name, s.title);
+                    say!("{:<20} {:<40} ({origin})", s.name, s.title);
                 }
             }
             for u in &list.unreadable {
-                eprintln!(
+                tell!(
                     "narratoria: note: {} cannot be read: {}",
                     u.path.display(),
                     u.problem
@@ -37,8 +37,8 @@ pub fn scenarios(cmd: ScenariosCommand) -> Result<ExitCode, CliError> {
             if json {
                 print_json(&serde_json::json!({ "name": name, "path": path }));
             } else {
-                println!("{}", path.display());
-                eprintln!("Saved scenario {name:?}. Edit the file, then: narratoria play --new --scenario {name}");
+                say!("{}", path.display());
+                tell!("Saved scenario {name:?}. Edit the file, then: narratoria play --new --scenario {name}");
             }
         }
     }
@@ -65,7 +65,7 @@ pub fn cards(cmd: CardsCommand) -> Result<ExitCode, CliError> {
     if json {
         print_json(&card);
     } else {
-        println!(
+        say!(
             "{} ({}): {} lore entr{}{}",
             card.name,
             card.spec,
@@ -79,11 +79,11 @@ pub fn cards(cmd: CardsCommand) -> Result<ExitCode, CliError> {
         );
     }
     for s in &card.lore_skipped {
-        eprintln!("narratoria: note: left out {s}");
+        tell!("narratoria: note: left out {s}");
     }
     match &session {
-        Some(id) => eprintln!("Added {} to story {id} as {}.", card.name, role_word(role)),
-        None => eprintln!("The card is valid. Add it to a story with --session ID, or start one from it: narratoria scenarios new NAME --from {}", file.display()),
+        Some(id) => tell!("Added {} to story {id} as {}.", card.name, role_word(role)),
+        None => tell!("The card is valid. Add it to a story with --session ID, or start one from it: narratoria scenarios new NAME --from {}", file.display()),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -118,7 +118,7 @@ pub fn lore(cmd: LoreCommand) -> Result<ExitCode, CliError> {
             "scenarioFile": saved_to,
         }));
     } else {
-        println!(
+        say!(
             "{}: {} entr{}",
             book.name.as_deref().unwrap_or("lorebook"),
             book.entries.len(),
@@ -126,13 +126,13 @@ pub fn lore(cmd: LoreCommand) -> Result<ExitCode, CliError> {
         );
     }
     for s in &book.skipped {
-        eprintln!("narratoria: note: left out {s}");
+        tell!("narratoria: note: left out {s}");
     }
     match (&session, &saved_to) {
-        (Some(id), _) => eprintln!("Added to story {id}."),
-        (None, Some(path)) => eprintln!("Saved into {}.", path.display()),
+        (Some(id), _) => tell!("Added to story {id}."),
+        (None, Some(path)) => tell!("Saved into {}.", path.display()),
         (None, None) => {
-            eprintln!("The lorebook is valid. Add it with --session ID or --scenario NAME.")
+            tell!("The lorebook is valid. Add it with --session ID or --scenario NAME.")
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -154,7 +154,7 @@ pub fn new_session(
             .map_err(|e| CliError::usage(e.code(), e.to_string()))?;
         print_json(&serde_json::json!({ "session": id, "scenario": name, "state": state }));
     } else {
-        println!("{id}");
+        say!("{id}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -51,7 +51,7 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
                 app.regenerate_turn(&session, Some(tx))
             })?;
             if !streamed {
-                println!("\n{}", view.turn.narrative);
+                say!("\n{}", view.turn.narrative);
             }
         }
         "regen" => {
@@ -88,41 +88,41 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
                 app.edit_turn(&session, n, text, Some(tx))
             })?;
             if !streamed {
-                println!("\n{}", view.turn.narrative);
+                say!("\n{}", view.turn.narrative);
             }
-            println!("  (on branch “{}”)", app.current_session()?.session.branch);
+            say!("  (on branch “{}”)", app.current_session()?.session.branch);
         }
         "edit-narration" => {
             let (n, text) = numbered(arg, "/edit-narration N TEXT")?;
             rt.block_on(app.edit_narration(&session, n, text))?;
-            println!("  Turn {n} now reads as you wrote it.");
+            say!("  Turn {n} now reads as you wrote it.");
         }
         "undo" => match app.undo(&session)? {
             Some(view) => {
-                println!("  Took the last turn back (/redo brings it back).");
+                say!("  Took the last turn back (/redo brings it back).");
                 last(&view);
             }
-            None => println!("  Nothing to take back: the story is at its start."),
+            None => say!("  Nothing to take back: the story is at its start."),
         },
         "redo" => match app.redo(&session)? {
             Some(view) => last(&view),
-            None => println!("  Nothing to bring back."),
+            None => say!("  Nothing to bring back."),
         },
         "branch" => {
             let at = app.current_session()?.turns.len() as u32;
             let name = (!arg.is_empty()).then_some(arg);
             let made = app.branch(&session, at, name)?;
-            println!("  Now on branch “{}” (from turn {at}).", made.name);
+            say!("  Now on branch “{}” (from turn {at}).", made.name);
         }
         "branches" => {
             for b in app.branches(&session)? {
                 let mark = if b.current { "*" } else { " " };
-                println!("  {mark} {:<24} {:>3} turn(s)", b.name, b.turns);
+                say!("  {mark} {:<24} {:>3} turn(s)", b.name, b.turns);
             }
         }
         "switch" => {
             let view = app.switch_branch(&session, arg)?;
-            println!(
+            say!(
                 "  Now on branch “{}” ({} turns).",
                 view.session.branch,
                 view.turns.len()
@@ -155,10 +155,10 @@ where
         let done = stoppable(app, session, f(tx)).await;
         let streamed = printer.await.unwrap_or(false);
         if streamed {
-            println!(); // the streamed prose ends its line
+            say!(); // the streamed prose ends its line
         }
         if done.stopped {
-            println!("{}", super::play::STOPPED);
+            say!("{}", super::play::STOPPED);
         }
         done.outcome.map(|outcome| (outcome, streamed))
     })
@@ -166,7 +166,7 @@ where
 
 fn last(view: &SessionView) {
     if let Some(t) = view.turns.last() {
-        println!("\n{}", t.narrative);
+        say!("\n{}", t.narrative);
     }
 }
 
@@ -175,7 +175,7 @@ fn versions(app: &App, session: &str) -> Result<(), AppError> {
     let all = app.alternatives(session)?;
     if let Some(active) = all.iter().find(|a| a.active) {
         if all.len() > 1 {
-            println!(
+            say!(
                 "  (version {} of {}; /swipe N to choose)",
                 active.number,
                 all.len()

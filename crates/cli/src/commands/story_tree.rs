@@ -24,7 +24,7 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             if json {
                 print_json(&tree);
             } else {
-                print!("{}", outline(&tree));
+                say_part!("{}", outline(&tree));
             }
         }
         SessionsCommand::Branch {

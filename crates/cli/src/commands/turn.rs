@@ -36,7 +36,7 @@ pub fn run(args: TurnArgs) -> Result<ExitCode, CliError> {
     if args.json {
         print_json(&played.result);
     } else {
-        println!("{}", crate::terminal::clean(&played.turn.narrative));
+        say!("{}", played.turn.narrative);
     }
     Ok(ExitCode::SUCCESS)
 }
