@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use narratoria_core::error::ErrorCode;
 use narratoria_core::turn::TurnEvent;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -212,18 +211,6 @@ impl Deref for SharedApp {
     fn deref(&self) -> &App {
         &self.0
     }
-}
-
-/// Writes a session's export (`md` or `json`) to `dest`; returns the bytes written.
-pub fn export_to_file(app: &App, id: &str, format: &str, dest: &Path) -> Result<usize, AppError> {
-    let text = app.export(id, format)?;
-    std::fs::write(dest, &text).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot write {}: {e}", dest.display()),
-        )
-    })?;
-    Ok(text.len())
 }
 
 /// Whether `path` lies inside one of `folders` (after resolving `..` and

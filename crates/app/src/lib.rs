@@ -196,6 +196,31 @@ mod tests {
         assert_eq!(export.code, ErrorCode::ExportFormatUnknown);
     }
 
+    /// An export replaces its file whole (written beside it, then renamed):
+    /// the earlier file's contents are never rewritten in place, so a failed
+    /// export cannot leave it truncated. A hard link to the earlier file
+    /// still reads the earlier export afterwards.
+    #[test]
+    fn export_replaces_the_file_and_never_rewrites_the_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(dir.path());
+        let session = app.current_session().unwrap().session.id;
+        let dest = dir.path().join("my story.md");
+        std::fs::write(&dest, "the earlier export").unwrap();
+        let earlier = dir.path().join("earlier.md");
+        std::fs::hard_link(&dest, &earlier).unwrap();
+        let bytes = app.export_to_file(&session, "md", &dest).unwrap();
+        let now = std::fs::read_to_string(&dest).unwrap();
+        assert_eq!(now.len(), bytes);
+        assert_ne!(now, "the earlier export");
+        assert_eq!(std::fs::read_to_string(&earlier).unwrap(), "the earlier export");
+        // A failed export (no such folder) leaves nothing behind.
+        let missing = dir.path().join("no-such-folder").join("x.md");
+        let failed = app.export_to_file(&session, "md", &missing).unwrap_err();
+        assert_eq!(failed.code, ErrorCode::Io);
+        assert!(failed.message.contains("x.md"), "{}", failed.message);
+    }
+
     #[tokio::test]
     async fn play_saves_turns_and_rewind_restores() {
         let dir = tempfile::tempdir().unwrap();

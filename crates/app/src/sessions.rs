@@ -92,4 +92,24 @@ impl App {
             )),
         }
     }
+
+    /// Writes a session's export (`md`, `json` or `tree`) to `dest` and
+    /// returns the bytes written. The file is replaced whole: on any failure
+    /// (a full disk, a missing folder) a file already at `dest` is left as it
+    /// was and no partial file stays behind.
+    pub fn export_to_file(
+        &self,
+        id: &str,
+        format: &str,
+        dest: &std::path::Path,
+    ) -> Result<usize, AppError> {
+        let text = self.export(id, format)?;
+        narratoria_core::fs::write_atomically(dest, text.as_bytes(), false).map_err(|e| {
+            AppError::new(
+                ErrorCode::Io,
+                format!("cannot write {}: {e}", dest.display()),
+            )
+        })?;
+        Ok(text.len())
+    }
 }

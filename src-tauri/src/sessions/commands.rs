@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
-use narratoria_app::{desktop, AppError, SessionView};
+use narratoria_app::{AppError, SessionView};
 use narratoria_core::store::SessionInfo;
 use serde::Serialize;
 use tauri::State;
@@ -81,7 +81,7 @@ pub fn session_export(
     match path {
         Some(dest) => {
             let dest = chosen.allow(&dest, &paths.own_folders())?;
-            let bytes = desktop::export_to_file(&app, &id, &format, &dest)?;
+            let bytes = app.export_to_file(&id, &format, &dest)?;
             Ok(Exported {
                 path: Some(dest),
                 text: None,
