@@ -1,5 +1,11 @@
 //! What the hosted providers share: a blocking HTTP POST with timeouts whose
 //! failures map to failure codes, and a reader of Server-Sent Events.
+//!
+//! What an answer may make this process hold is bounded by construction, not
+//! by the timeout: one line of a stream at most [`MAX_LINE_BYTES`], a whole
+//! answer (streamed or not) at most [`MAX_ANSWER_BYTES`], an error body at
+//! most [`MAX_ERROR_BYTES`]. Reading stops at a bound; past it the answer is
+//! refused ([`TooLong`]) and the turn falls back as for any provider failure.
 
 use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
@@ -9,6 +15,80 @@ use serde_json::Value;
 use crate::config::ApiKey;
 use crate::error::{BadAnswer, ProviderError};
 use crate::prompt::clip;
+
+/// The longest line a streamed answer may send: 1 MiB. A streamed piece is a
+/// few words wrapped in a little JSON (well under 1 KiB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most one answer may send in all, streamed or one JSON body: 8 MiB.
+/// The longest narrative asked for (`maxTokens` at most 1000) is a few KiB of
+/// text, and about 300 KiB streamed a token an event with each event's JSON.
+pub const MAX_ANSWER_BYTES: usize = 8 << 20;
+
+/// The most of an error answer's body that is read: 64 KiB (its message is
+/// shown clipped to 300 characters).
+pub const MAX_ERROR_BYTES: usize = 64 << 10;
+
+/// An answer that went past a bound. It travels inside an
+/// [`std::io::Error`] of kind `InvalidData` from the readers here, and
+/// [`Call::read_error`] turns it into a [`ProviderError::BadAnswer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TooLong {
+    #[error("a line of the answer is longer than {} MiB (the limit)", MAX_LINE_BYTES >> 20)]
+    Line,
+    #[error("the answer is longer than {} MiB (the limit)", MAX_ANSWER_BYTES >> 20)]
+    Answer,
+}
+
+impl TooLong {
+    fn into_io(self) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, self)
+    }
+
+    /// The bound `e` reports, if it is one of these.
+    pub fn of(e: &std::io::Error) -> Option<TooLong> {
+        e.get_ref()?.downcast_ref::<TooLong>().copied()
+    }
+}
+
+/// A reader that gives at most `left` more bytes: a byte past them is an
+/// error ([`TooLong::Answer`]), never a silent end, and is not kept.
+pub struct Bounded<R> {
+    inner: R,
+    left: usize,
+}
+
+impl<R: Read> Bounded<R> {
+    /// `inner` limited to [`MAX_ANSWER_BYTES`].
+    pub fn answer(inner: R) -> Bounded<R> {
+        Bounded {
+            inner,
+            left: MAX_ANSWER_BYTES,
+        }
+    }
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(TooLong::Answer.into_io()),
+            };
+        }
+        let most = buf.len().min(self.left);
+        let n = self.inner.read(&mut buf[..most])?;
+        self.left -= n;
+        Ok(n)
+    }
+}
+
+/// An answer's body as the providers read it: bounded to [`MAX_ANSWER_BYTES`].
+pub type Body = BufReader<Bounded<Box<dyn Read + Send + Sync>>>;
 
 /// One hosted request: where, how long to wait, and the key to keep out of messages.
 pub struct Call<'a> {
@@ -25,7 +105,7 @@ pub struct Call<'a> {
 /// An answer being read: either a stream of events or one JSON body (a
 /// server that ignored `stream: true`).
 pub enum Answer {
-    Events(SseReader<BufReader<Box<dyn Read + Send + Sync>>>),
+    Events(SseReader<Body>),
     Json(Value),
 }
 
@@ -40,7 +120,9 @@ impl Call<'_> {
     /// Sends the POST. Promises: 401/403 → `Unauthorized` (the body is not
     /// quoted), 429 → `RateLimited`, 5xx → `Service`, other 4xx → `Rejected`,
     /// no connection → `Unreachable`, no answer in time → `Timeout`, a URL
-    /// that is not http(s) → `Config`.
+    /// that is not http(s) → `Config`, a JSON answer longer than
+    /// [`MAX_ANSWER_BYTES`] → `BadAnswer` (read no further). A streamed
+    /// answer is bounded the same way as it is read.
     pub fn send(&self) -> Result<Answer, ProviderError> {
         if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
             return Err(ProviderError::Config(format!(
@@ -67,14 +149,16 @@ impl Call<'_> {
         match req.send_string(&self.body.to_string()) {
             Ok(resp) => {
                 let is_json = resp.content_type().contains("json");
+                let body = Bounded::answer(resp.into_reader());
                 if is_json {
-                    let text = resp.into_string().map_err(|e| self.read_error(e))?;
-                    let v = serde_json::from_str(&text).map_err(|e| self.malformed(e))?;
+                    let mut bytes = Vec::new();
+                    BufReader::new(body)
+                        .read_to_end(&mut bytes)
+                        .map_err(|e| self.read_error(e))?;
+                    let v = serde_json::from_slice(&bytes).map_err(|e| self.malformed(e))?;
                     Ok(Answer::Json(v))
                 } else {
-                    Ok(Answer::Events(SseReader::new(BufReader::new(
-                        resp.into_reader(),
-                    ))))
+                    Ok(Answer::Events(SseReader::new(BufReader::new(body))))
                 }
             }
             Err(ureq::Error::Status(status, resp)) => Err(self.status_error(status, resp)),
@@ -97,8 +181,12 @@ impl Call<'_> {
                     .filter(|s| !s.is_empty()),
             },
             _ => {
-                let body = resp.into_string().unwrap_or_default();
-                let message = self.scrub(&error_message(&body));
+                let mut body = Vec::new();
+                let _ = resp
+                    .into_reader()
+                    .take(MAX_ERROR_BYTES as u64)
+                    .read_to_end(&mut body);
+                let message = self.scrub(&error_message(&String::from_utf8_lossy(&body)));
                 if (400..500).contains(&status) {
                     ProviderError::Rejected {
                         provider,
@@ -136,8 +224,12 @@ impl Call<'_> {
         }
     }
 
-    /// A failure while reading the answer's body.
+    /// A failure while reading the answer's body: an answer past a bound
+    /// ([`TooLong`]) is a `BadAnswer` naming the bound.
     pub fn read_error(&self, e: std::io::Error) -> ProviderError {
+        if let Some(too_long) = TooLong::of(&e) {
+            return self.malformed(too_long);
+        }
         if matches!(
             e.kind(),
             std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
@@ -218,35 +310,56 @@ pub struct SseEvent {
 }
 
 /// Reads Server-Sent Events (`event:`/`data:` lines, a blank line ends an
-/// event, `:` lines are comments) from a byte stream.
+/// event, `:` lines are comments) from a byte stream, one line of at most
+/// [`MAX_LINE_BYTES`] at a time (an event's many `data:` lines are bounded by
+/// the stream's own bound, [`Bounded`]).
 ///
 /// Kept by hand on purpose: the maintained SSE crates (eventsource-stream,
 /// reqwest-eventsource) read async byte streams, while the providers read a
 /// blocking `ureq` body line by line; this is the one loop that needs.
 pub struct SseReader<R> {
     inner: R,
-    line: String,
+    line: Vec<u8>,
 }
 
 impl<R: BufRead> SseReader<R> {
     pub fn new(inner: R) -> SseReader<R> {
         SseReader {
             inner,
-            line: String::new(),
+            line: Vec::new(),
         }
     }
 
-    /// The next event; `Ok(None)` at the end of the stream.
+    /// The next line into `self.line`, its line feed included; 0 at the end
+    /// of the stream. Reads at most [`MAX_LINE_BYTES`] + 1 bytes: a line whose
+    /// text (its line feed aside) is longer is an error ([`TooLong::Line`]),
+    /// and no more of it is read.
+    fn read_line(&mut self) -> std::io::Result<usize> {
+        self.line.clear();
+        let most = MAX_LINE_BYTES as u64 + 1;
+        let n = (&mut self.inner)
+            .take(most)
+            .read_until(b'\n', &mut self.line)?;
+        if n as u64 == most && self.line.last() != Some(&b'\n') {
+            return Err(TooLong::Line.into_io());
+        }
+        Ok(n)
+    }
+
+    /// The next event; `Ok(None)` at the end of the stream. A line longer
+    /// than [`MAX_LINE_BYTES`] is an error ([`TooLong::Line`]); text that is
+    /// not UTF-8 is an `InvalidData` error.
     pub fn next_event(&mut self) -> std::io::Result<Option<SseEvent>> {
         let mut event: Option<String> = None;
         let mut data: Option<String> = None;
         loop {
-            self.line.clear();
-            let n = self.inner.read_line(&mut self.line)?;
+            let n = self.read_line()?;
             if n == 0 {
                 return Ok(data.map(|data| SseEvent { event, data }));
             }
-            let line = self.line.trim_end_matches(['\n', '\r']);
+            let line = std::str::from_utf8(&self.line)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?
+                .trim_end_matches(['\n', '\r']);
             if line.is_empty() {
                 if let Some(data) = data.take() {
                     return Ok(Some(SseEvent { event, data }));
@@ -279,6 +392,183 @@ impl<R: BufRead> SseReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+
+    /// `prefix`, then `len` bytes of `x` with no line feed, counting what is taken.
+    struct Counting {
+        source: std::io::Chain<&'static [u8], std::io::Take<std::io::Repeat>>,
+        taken: usize,
+    }
+
+    impl Counting {
+        fn new(prefix: &'static [u8], len: usize) -> Counting {
+            Counting {
+                source: prefix.chain(std::io::repeat(b'x').take(len as u64)),
+                taken: 0,
+            }
+        }
+    }
+
+    impl Read for Counting {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.source.read(buf)?;
+            self.taken += n;
+            Ok(n)
+        }
+    }
+
+    /// What a `BufReader` may hold past what was asked of it.
+    const BUFFERED: usize = 8 * 1024;
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_without_reading_on() {
+        let mut source = Counting::new(b"data: ", 8 * MAX_LINE_BYTES);
+        let err = match SseReader::new(BufReader::new(&mut source)).next_event() {
+            Err(e) => e,
+            Ok(event) => panic!(
+                "a line longer than the limit was read whole ({} bytes of data)",
+                event.map_or(0, |e| e.data.len())
+            ),
+        };
+        assert_eq!(TooLong::of(&err), Some(TooLong::Line), "{err}");
+        assert!(
+            source.taken <= MAX_LINE_BYTES + 1 + BUFFERED,
+            "read {} bytes of one line",
+            source.taken
+        );
+    }
+
+    #[test]
+    fn a_line_at_the_limit_is_read() {
+        let mut line = b"data: ".to_vec();
+        line.resize(MAX_LINE_BYTES, b'y');
+        line.extend_from_slice(b"\n\n");
+        let mut r = SseReader::new(line.as_slice());
+        let event = r.next_event().unwrap().unwrap();
+        assert_eq!(event.data.len(), MAX_LINE_BYTES - "data: ".len());
+        assert_eq!(r.next_event().unwrap(), None);
+    }
+
+    #[test]
+    fn an_answer_past_its_bound_is_an_error_not_a_silent_end() {
+        let read = |len: usize| {
+            let mut out = Vec::new();
+            Bounded {
+                inner: std::io::repeat(b'z').take(len as u64),
+                left: 10,
+            }
+            .read_to_end(&mut out)
+            .map(|_| out.len())
+        };
+        assert_eq!(read(10).unwrap(), 10);
+        let err = read(11).unwrap_err();
+        assert_eq!(TooLong::of(&err), Some(TooLong::Answer), "{err}");
+    }
+
+    /// Reads one HTTP request (head and `content-length` body).
+    fn read_request(stream: &mut TcpStream) {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+        let len = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        let _ = std::io::copy(&mut stream.take(len), &mut std::io::sink());
+    }
+
+    /// A server on 127.0.0.1 that answers one request with `content_type`
+    /// and a body of `prefix` then `len` bytes of `x` with no line feed.
+    /// Returns its base URL and a handle giving how many body bytes it got
+    /// out before the client hung up.
+    fn serve_huge(
+        content_type: &'static str,
+        prefix: &'static [u8],
+        len: usize,
+    ) -> (String, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return 0;
+            };
+            let limit = Some(Duration::from_secs(30));
+            let _ = stream.set_read_timeout(limit);
+            let _ = stream.set_write_timeout(limit);
+            read_request(&mut stream);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"
+            );
+            if stream.write_all(head.as_bytes()).is_err() || stream.write_all(prefix).is_err() {
+                return 0;
+            }
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut sent = prefix.len();
+            while sent < prefix.len() + len {
+                let n = chunk.len().min(prefix.len() + len - sent);
+                match stream.write(&chunk[..n]) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => sent += k,
+                }
+            }
+            sent
+        });
+        (url, handle)
+    }
+
+    fn ask_openai(endpoint: &str) -> Result<String, ProviderError> {
+        let prompt = crate::prompt::Prompt::default();
+        let req = super::super::HostedRequest {
+            endpoint,
+            model: "m",
+            key: None,
+            prompt: &prompt,
+            temperature: 0.5,
+            max_tokens: 64,
+            timeout: Duration::from_secs(30),
+        };
+        let mut text = String::new();
+        super::super::openai::stream(&req, &mut |piece| text.push_str(piece)).map(|()| text)
+    }
+
+    /// A server streaming one endless line gets a bad answer naming the
+    /// limit, and the reading stops near the limit (what the server got out
+    /// is the limit plus the sockets' buffers, far from all it tried).
+    #[test]
+    fn a_huge_streamed_line_is_a_bad_answer_naming_the_limit() {
+        let tried = 64 << 20;
+        let (url, server) = serve_huge("text/event-stream", b"data: ", tried);
+        let err = ask_openai(&url).expect_err("a huge line must fail");
+        let sent = server.join().unwrap();
+        assert!(matches!(err, ProviderError::BadAnswer { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("longer than 1 MiB (the limit)"),
+            "{err}"
+        );
+        assert!(sent < 32 << 20, "the client took {sent} of {tried} bytes");
+    }
+
+    /// A JSON answer past [`MAX_ANSWER_BYTES`] is refused the same way.
+    #[test]
+    fn a_huge_json_answer_is_a_bad_answer_naming_the_limit() {
+        let (url, server) = serve_huge(
+            "application/json",
+            b"{\"a\": \"",
+            MAX_ANSWER_BYTES + (1 << 20),
+        );
+        let err = ask_openai(&url).expect_err("a huge answer must fail");
+        let _ = server.join();
+        assert!(matches!(err, ProviderError::BadAnswer { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("longer than 8 MiB (the limit)"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn reads_events_comments_and_multiline_data() {
