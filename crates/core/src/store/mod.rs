@@ -13,6 +13,7 @@
 
 mod commit;
 mod export;
+mod opening;
 mod schema;
 mod swipes;
 #[cfg(test)]
@@ -21,7 +22,7 @@ mod tree;
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -39,6 +40,18 @@ pub use tree::{BranchInfo, StoryTree, TreeTurn};
 pub enum StoreError {
     #[error("session database {path}: {message}")]
     Open { path: PathBuf, message: String },
+    /// The database cannot be written: the file, its folder (SQLite writes
+    /// its journal beside it) or the disk is read-only. Not damage.
+    #[error("the sessions database {path} cannot be written: the file or its folder is read-only ({reason}); make it writable or choose another sessions database (--session)")]
+    ReadOnly { path: PathBuf, reason: String },
+    /// The database was written by a newer Narratoria, whose schema this
+    /// one does not know. It is left untouched.
+    #[error("the sessions database {path} was written by a newer Narratoria (schema version {found}, this one knows {known}); update Narratoria or choose another sessions database (--session)")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
     #[error("session database: {0}")]
     Sql(#[from] rusqlite::Error),
     #[error("no session {0:?}")]
@@ -190,31 +203,41 @@ pub(crate) struct Head {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its
-    /// schema up to date.
+    /// schema up to date. Promises, beside [`StoreError::Open`] for a file
+    /// that is not a usable database: [`StoreError::ReadOnly`] when the
+    /// file, its folder or the disk cannot be written, and
+    /// [`StoreError::TooNew`] (the file left untouched) for a database
+    /// written by a newer release.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let err = |m: String| StoreError::Open {
-            path: path.to_path_buf(),
-            message: m,
-        };
+        Store::open_with(path, OpenFlags::default())
+    }
+
+    /// [`Store::open`] with the connection opened under `flags` (tests open
+    /// read-only ones to meet a database that cannot be written).
+    fn open_with(path: &Path, flags: OpenFlags) -> Result<Store, StoreError> {
+        let fail = |what: &str, e: rusqlite::Error| opening::sql_error(path, what, e);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| opening::io_error(path, e))?;
         }
-        let mut conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
+        let mut conn =
+            Connection::open_with_flags(path, flags).map_err(|e| fail("cannot open it", e))?;
+        // Before anything is written: a newer release's database stays as it is.
+        opening::refuse_newer(path, &conn)?;
         conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| err(format!("not a usable SQLite database ({e})")))?;
+            .map_err(|e| fail("not a usable SQLite database", e))?;
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(|e| fail("cannot set it up", e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(|e| fail("cannot set it up", e))?;
         // Off while migrating (SQLite may start with them on): a step may
         // rebuild a table others refer to.
         conn.pragma_update(None, "foreign_keys", "OFF")
-            .map_err(|e| err(e.to_string()))?;
-        schema::migrations()
-            .to_latest(&mut conn)
-            .map_err(|e| err(format!("schema migration failed: {e}")))?;
+            .map_err(|e| fail("cannot set it up", e))?;
+        if let Err(e) = schema::migrations().to_latest(&mut conn) {
+            return Err(opening::migration_error(path, &conn, e));
+        }
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(|e| fail("cannot set it up", e))?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),

@@ -122,16 +122,17 @@ const ROUTING_WHY: &str = "ALTER TABLE plan_attempts ADD COLUMN routing TEXT;";
 /// account, docs/stories.md); 0 for attempts saved before.
 const NOTED: &str = "ALTER TABLE plan_attempts ADD COLUMN noted INTEGER NOT NULL DEFAULT 0;";
 
+/// Every step of the schema, oldest first.
+const STEPS: [&str; 6] = [LINEAR, TREE, BY_TURN, LORE_TOLD, ROUTING_WHY, NOTED];
+
+/// The schema version this release writes: the number of steps, which is
+/// what a database's `PRAGMA user_version` holds once they are applied. A
+/// database with a higher one was written by a newer release.
+pub(super) const VERSION: i64 = STEPS.len() as i64;
+
 /// Every step of the schema.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![
-        M::up(LINEAR),
-        M::up(TREE),
-        M::up(BY_TURN),
-        M::up(LORE_TOLD),
-        M::up(ROUTING_WHY),
-        M::up(NOTED),
-    ])
+    Migrations::new(STEPS.iter().map(|step| M::up(step)).collect())
 }
 
 /// The first step alone: the schema stories were saved with before they
@@ -146,5 +147,15 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         super::migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn the_version_is_what_the_steps_leave_in_user_version() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_latest(&mut conn).unwrap();
+        let found: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(found, super::VERSION);
     }
 }

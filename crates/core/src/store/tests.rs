@@ -417,3 +417,84 @@ fn a_turns_attempts_are_found_through_an_index() {
         );
     }
 }
+
+/// A database whose schema version is past this release's is refused with
+/// both versions named and the way out, and is left as it was.
+#[test]
+fn a_database_from_a_newer_release_says_so_and_is_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("newer.db");
+    drop(Store::open(&path).unwrap());
+    let newer = schema::VERSION + 3;
+    Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", newer)
+        .unwrap();
+
+    let err = Store::open(&path).err().expect("must be refused");
+    let text = err.to_string();
+    for words in [
+        path.display().to_string(),
+        "written by a newer Narratoria".to_string(),
+        format!("schema version {newer}"),
+        format!("this one knows {}", schema::VERSION),
+        "update Narratoria".to_string(),
+    ] {
+        assert!(text.contains(&words), "{words:?} missing from: {text}");
+    }
+    assert!(!text.contains("rusqlite"), "{text}");
+    assert!(
+        matches!(err, StoreError::TooNew { found, .. } if found == newer),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), crate::error::ErrorCode::SessionStore);
+    let kept: i64 = Connection::open(&path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, newer);
+}
+
+/// A healthy database that cannot be written is said to be read-only, not
+/// damaged. SQLite opens a file on a read-only disk read-only, and the store
+/// then fails to switch it to WAL with SQLITE_READONLY; tests run as root,
+/// whom file modes do not stop, so the connection is opened read-only here.
+#[test]
+fn a_database_that_cannot_be_written_is_called_read_only_not_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plain.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER);")
+        .unwrap();
+    let err = Store::open_with(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .err()
+        .expect("must fail");
+    let text = err.to_string();
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+    for words in [
+        path.display().to_string(),
+        "cannot be written".to_string(),
+        "read-only".to_string(),
+    ] {
+        assert!(text.contains(&words), "{words:?} missing from: {text}");
+    }
+    assert!(!text.contains("not a usable"), "{text}");
+    assert_eq!(err.code(), crate::error::ErrorCode::SessionStore);
+}
+
+/// A folder that cannot be made for lack of permission, or on a read-only
+/// disk, is read-only too; other failures stay what they are.
+#[test]
+fn a_folder_refused_by_the_file_system_is_read_only() {
+    let path = Path::new("/somewhere/sessions.db");
+    for kind in [
+        std::io::ErrorKind::PermissionDenied,
+        std::io::ErrorKind::ReadOnlyFilesystem,
+    ] {
+        let err = opening::io_error(path, std::io::Error::from(kind));
+        assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+    }
+    let err = opening::io_error(path, std::io::Error::from(std::io::ErrorKind::NotFound));
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+}
