@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use narratoria_fs::NameError;
+
 /// Why a GGUF header could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum GgufError {
@@ -50,6 +52,10 @@ pub enum ModelsError {
     Catalog { path: PathBuf, reason: String },
     #[error("{name} is an embedder (the memory skill's), not a narrator model")]
     NotANarrator { name: String },
+    /// A model name, or a file name a catalog entry gives, that would not
+    /// stay a plain name directly inside the models folder.
+    #[error("not a name inside the models folder: {0}")]
+    Name(#[from] NameError),
 }
 
 impl ModelsError {
@@ -79,6 +85,7 @@ impl ModelsError {
             ModelsError::Settings { .. } => "settings_invalid",
             ModelsError::Catalog { .. } => "catalog_invalid",
             ModelsError::NotANarrator { .. } => "model_not_narrator",
+            ModelsError::Name(_) => "model_name_invalid",
         }
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use narratoria_fs::child;
+
 use crate::catalog::{self, Entry, Kind, Unpack};
 use crate::download::{self, Progress};
 use crate::error::ModelsError;
@@ -13,6 +15,11 @@ use crate::gguf;
 use crate::unpack;
 
 /// The user's models folder, the read-only ones, and the catalog.
+///
+/// Every name given to a library (a model's, a catalog entry's, a file
+/// name an entry gives) becomes a path only through
+/// [`narratoria_fs::child`]: one plain name directly inside a models
+/// folder.
 #[derive(Debug, Clone)]
 pub struct Library {
     own: PathBuf,
@@ -121,19 +128,30 @@ impl Library {
     }
 
     /// The installed model called `name` (its catalog name, file name, or
-    /// file name without `.gguf`), the user's folder first.
+    /// file name without `.gguf`), the user's folder first. Only a direct
+    /// child of a models folder is found: a name that is not one plain
+    /// name ([`narratoria_fs::child`]) finds nothing.
     pub fn find(&self, name: &str) -> Option<PathBuf> {
-        let entry = catalog::find(&self.catalog, name);
-        let wanted: Vec<String> = match entry {
+        self.find_checked(name).ok().flatten()
+    }
+
+    /// [`Library::find`], with the name error when `name` (or the file
+    /// name its catalog entry gives) is not one plain name.
+    fn find_checked(&self, name: &str) -> Result<Option<PathBuf>, ModelsError> {
+        child(&self.own, name)?;
+        let wanted: Vec<String> = match catalog::find(&self.catalog, name) {
             Some(e) => vec![e.installed_name().to_string()],
             None => vec![name.to_string(), format!("{name}.gguf")],
         };
-        self.folders().find_map(|(dir, _)| {
-            wanted
-                .iter()
-                .map(|w| dir.join(w))
-                .find(|p| p.is_file() || p.is_dir())
-        })
+        for (dir, _) in self.folders() {
+            for w in &wanted {
+                let path = child(dir, w)?;
+                if path.is_file() || path.is_dir() {
+                    return Ok(Some(path));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Copies (or, with `link`, symlinks) a GGUF file into the user's
@@ -177,19 +195,30 @@ impl Library {
     }
 
     /// Deletes the model `name` from the user's folder; returns its path.
-    /// A model only in a read-only folder is refused.
+    /// `name` must be one plain name ([`narratoria_fs::child`]), else the
+    /// name error and nothing is touched. Only an entry whose real parent
+    /// folder is the user's models folder is deleted: a model only in a
+    /// read-only folder (one inside the user's folder included) is refused.
+    /// A link is removed as a link; what it points to is kept.
     pub fn remove(&self, name: &str) -> Result<PathBuf, ModelsError> {
-        let path = self.find(name).ok_or_else(|| self.unknown(name))?;
-        if !path.starts_with(&self.own) {
+        let path = self.find_checked(name)?.ok_or_else(|| self.unknown(name))?;
+        let parent = path.parent().and_then(|p| p.canonicalize().ok());
+        let own = self.own.canonicalize().ok();
+        if parent.is_none() || parent != own {
             return Err(ModelsError::ReadOnly {
                 name: name.to_string(),
                 path,
             });
         }
-        let removed = if path.is_dir() && !path.is_symlink() {
+        let meta = path
+            .symlink_metadata()
+            .map_err(|e| ModelsError::io(&path, e))?;
+        let removed = if meta.is_dir() {
+            // Never follows links inside the folder either.
             std::fs::remove_dir_all(&path)
         } else {
-            std::fs::remove_file(&path)
+            // A file, or a link (to a file or a folder): the entry itself.
+            remove_entry(&path)
         };
         removed.map_err(|e| ModelsError::io(&path, e))?;
         Ok(path)
@@ -372,6 +401,20 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// Removes the file or link at `path` (a link to a folder included) without
+/// following it.
+#[cfg(unix)]
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(path)
+}
+
+/// Removes the file or link at `path` without following it (on Windows a
+/// link to a folder is removed with `remove_dir`, which does not follow it).
+#[cfg(not(unix))]
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(path).or_else(|_| std::fs::remove_dir(path))
 }
 
 #[cfg(unix)]

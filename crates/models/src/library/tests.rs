@@ -239,3 +239,85 @@ fn an_embedder_unpacks_into_its_folder() {
     lib.remove("emb").unwrap();
     assert!(!folder.exists());
 }
+
+/// Things beside (and above) a models folder at `root/home/p/own` that no
+/// model name may reach: `root/home/p/some-dir/`, `root/home/p/notes.gguf`
+/// and `root/home/x/`.
+fn models_folder_with_neighbours(root: &Path) -> (Library, Vec<PathBuf>) {
+    let home = root.join("home/p");
+    let lib = library(&home, vec![]);
+    std::fs::create_dir_all(lib.own_dir()).unwrap();
+    std::fs::write(lib.own_dir().join("Tiny.gguf"), tiny_gguf(true)).unwrap();
+    std::fs::create_dir_all(home.join("some-dir")).unwrap();
+    std::fs::write(home.join("some-dir/keep.txt"), b"mine").unwrap();
+    std::fs::write(home.join("notes.gguf"), b"my notes").unwrap();
+    std::fs::create_dir_all(root.join("home/x")).unwrap();
+    std::fs::write(root.join("home/x/keep.txt"), b"mine too").unwrap();
+    let neighbours = vec![
+        home.join("some-dir/keep.txt"),
+        home.join("notes.gguf"),
+        root.join("home/x/keep.txt"),
+    ];
+    (lib, neighbours)
+}
+
+#[test]
+fn remove_refuses_a_name_that_leaves_the_models_folder_and_deletes_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lib, neighbours) = models_folder_with_neighbours(dir.path());
+    for name in [
+        "../some-dir",
+        "../notes",
+        "../../x",
+        "..",
+        "/etc/passwd",
+        "a\\..\\b",
+    ] {
+        let err = lib.remove(name).unwrap_err();
+        assert_eq!(err.code(), "model_name_invalid", "{name}: {err}");
+        assert!(err.to_string().contains("models folder"), "{name}: {err}");
+    }
+    for kept in &neighbours {
+        assert!(kept.is_file(), "{} was removed", kept.display());
+    }
+    assert!(lib.own_dir().join("Tiny.gguf").is_file());
+}
+
+#[test]
+fn find_does_not_reach_outside_the_models_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lib, _) = models_folder_with_neighbours(dir.path());
+    for name in ["../some-dir", "../notes", "../../x", "../own/Tiny"] {
+        assert_eq!(lib.find(name), None, "{name}");
+    }
+    assert!(lib.find("Tiny").is_some());
+}
+
+#[test]
+fn a_read_only_folder_inside_the_models_folder_keeps_its_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = dir.path().join("own");
+    let inner = own.join("bundle");
+    let lib = Library::new(own, vec![inner.clone()], vec![]);
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::write(inner.join("Tiny.gguf"), tiny_gguf(true)).unwrap();
+    assert_eq!(lib.remove("Tiny").unwrap_err().code(), "model_read_only");
+    assert!(inner.join("Tiny.gguf").is_file());
+}
+
+#[cfg(unix)]
+#[test]
+fn removing_a_linked_folder_removes_the_link_not_what_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), vec![]);
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), b"mine").unwrap();
+    std::fs::create_dir_all(lib.own_dir()).unwrap();
+    let link = lib.own_dir().join("linked");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    assert_eq!(lib.remove("linked").unwrap(), link);
+    assert!(link.symlink_metadata().is_err(), "the link is gone");
+    assert!(elsewhere.join("keep.txt").is_file());
+}
+
