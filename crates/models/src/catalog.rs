@@ -90,7 +90,10 @@ impl Entry {
         }
     }
 
-    /// The download's file name (the last part of its URL).
+    /// The download's file name: the last part of its URL, or the entry's
+    /// name and `.download` when the URL ends in `/`. Not checked here: a
+    /// catalog file's entries are checked when read, and the paths are
+    /// built with [`narratoria_fs::child`].
     pub fn download_name(&self) -> String {
         let tail = self.url.rsplit('/').next().unwrap_or("download");
         let tail = tail.split(['?', '#']).next().unwrap_or(tail);
@@ -191,35 +194,39 @@ pub fn extended(mut builtin: Vec<Entry>, extra: Vec<Entry>) -> Vec<Entry> {
     builtin
 }
 
-/// Why `e` cannot be downloaded and installed safely, if it cannot.
+/// Why `e` cannot be downloaded and installed safely, if it cannot. Every
+/// name that becomes a file — the entry's name (a download's fallback
+/// name), the download's file name, the installed file or folder, each
+/// member — must be one plain name ([`narratoria_fs::child`]).
 fn check(e: &Entry) -> Result<(), String> {
-    let plain =
-        |file: &str| !file.is_empty() && file != "." && file != ".." && !file.contains(['/', '\\']);
     let hex = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
     if e.name.trim().is_empty() {
         return Err("the name is empty".into());
     }
+    plain_name(&e.name).map_err(|err| format!("its name cannot name a file: {err}"))?;
     if !(e.url.starts_with("https://") || e.url.starts_with("http://")) {
         return Err(format!("the url {:?} is not an http(s) address", e.url));
     }
+    plain_name(&e.download_name())
+        .map_err(|err| format!("the url {:?} does not end in a file name: {err}", e.url))?;
     if !hex(&e.sha256) {
         return Err("sha256 is not 64 hexadecimal digits".into());
     }
     match &e.unpack {
         Unpack::AsIs { file } => {
-            if !plain(file) || (e.kind == Kind::Narrator && !file.ends_with(".gguf")) {
+            if plain_name(file).is_err() || (e.kind == Kind::Narrator && !file.ends_with(".gguf")) {
                 return Err(format!("{file:?} is not a plain .gguf file name"));
             }
         }
         Unpack::Members { folder, members } => {
-            if folder.as_deref().is_some_and(|f| !plain(f)) {
+            if folder.as_deref().is_some_and(|f| plain_name(f).is_err()) {
                 return Err(format!("the folder {folder:?} is not a plain folder name"));
             }
             if members.is_empty() {
                 return Err("no members to unpack".into());
             }
             for m in members {
-                if !plain(&m.file) {
+                if plain_name(&m.file).is_err() {
                     return Err(format!("{:?} is not a plain file name", m.file));
                 }
                 if !hex(&m.sha256) {
@@ -232,6 +239,12 @@ fn check(e: &Entry) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `name` can be a file directly inside a folder (the one rule,
+/// [`narratoria_fs::child`]).
+fn plain_name(name: &str) -> Result<(), narratoria_fs::NameError> {
+    narratoria_fs::child(Path::new("models"), name).map(|_| ())
 }
 
 /// The catalog entry called `name` (case-insensitive), or whose installed
@@ -300,6 +313,51 @@ mod tests {
             let err = catalog_file(&one(&"ab".repeat(32), file)).unwrap_err();
             assert_eq!(err.code(), "catalog_invalid", "{file}: {err}");
             assert!(err.to_string().contains("tiny"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_catalog_entry_whose_name_would_become_a_path_is_refused() {
+        let sha = "ab".repeat(32);
+        for url in [
+            "http://127.0.0.1:9/",
+            "http://127.0.0.1:9/?x",
+            "http://127.0.0.1:9/dl#",
+        ] {
+            for name in ["/abs/dir/x", "../../../x", "..", ".hidden", "a\\b", ""] {
+                let text = one(&sha, "Tiny.gguf")
+                    .replace("http://127.0.0.1:9/tiny.gguf", url)
+                    .replace("\"tiny\"", &format!("{name:?}"));
+                let err = catalog_file(&text).unwrap_err();
+                assert_eq!(err.code(), "catalog_invalid", "{name} {url}: {err}");
+                let shown = err.to_string();
+                assert!(shown.contains("entry 0"), "{shown}");
+                assert!(shown.contains("name"), "{shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_catalog_url_whose_last_part_is_not_a_plain_name_is_refused() {
+        let sha = "ab".repeat(32);
+        for url in [
+            "http://127.0.0.1:9/..",
+            "http://127.0.0.1:9/.part",
+            "http://127.0.0.1:9/%0a/..",
+        ] {
+            let text = one(&sha, "Tiny.gguf").replace("http://127.0.0.1:9/tiny.gguf", url);
+            let err = catalog_file(&text).unwrap_err();
+            assert_eq!(err.code(), "catalog_invalid", "{url}: {err}");
+            assert!(err.to_string().contains("tiny"), "{err}");
+        }
+    }
+
+    #[test]
+    fn installed_names_follow_the_one_name_rule() {
+        let sha = "ab".repeat(32);
+        for file in [".hidden.gguf", "x\\u0007.gguf"] {
+            let err = catalog_file(&one(&sha, file)).unwrap_err();
+            assert_eq!(err.code(), "catalog_invalid", "{file}: {err}");
         }
     }
 

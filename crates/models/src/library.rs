@@ -227,19 +227,27 @@ impl Library {
     /// Downloads the catalog entry `name` into the user's folder (resumed
     /// when an earlier attempt was interrupted, checked, unpacked, moved
     /// into place at the end); returns the installed file or folder. A model
-    /// already in the user's folder is not downloaded again.
+    /// already in the user's folder is not downloaded again. Every file
+    /// written is a direct child of the user's folder or of its
+    /// `.downloads` folder: an entry whose names are not plain names gets
+    /// the name error before anything is written.
     pub fn download(
         &self,
         name: &str,
         on_progress: &mut dyn FnMut(Progress),
     ) -> Result<PathBuf, ModelsError> {
         let entry = catalog::find(&self.catalog, name).ok_or_else(|| self.unknown(name))?;
-        let installed = self.own.join(entry.installed_name());
+        let installed = child(&self.own, entry.installed_name())?;
+        if let Unpack::Members { members, .. } = &entry.unpack {
+            for m in members {
+                child(&self.own, &m.file)?;
+            }
+        }
         if installed_complete(entry, &installed) {
             return Ok(installed);
         }
         let downloads = self.own.join(".downloads");
-        let archive = downloads.join(entry.download_name());
+        let archive = child(&downloads, &entry.download_name())?;
         if !download::matches_checksum(&archive, &entry.sha256)? {
             download::fetch(&entry.url, &entry.sha256, &archive, on_progress)?;
         }
@@ -299,7 +307,7 @@ impl Library {
         self.catalog
             .iter()
             .filter(|e| e.kind == Kind::Embedder)
-            .map(|e| (e, dir.join(e.installed_name())))
+            .filter_map(|e| Some((e, child(dir, e.installed_name()).ok()?)))
             .filter(|(e, p)| installed_complete(e, p))
             .map(|(_, p)| p)
             .collect()
@@ -365,7 +373,9 @@ fn installed_complete(entry: &Entry, installed: &Path) -> bool {
         Unpack::Members {
             folder: Some(_),
             members,
-        } => members.iter().all(|m| installed.join(&m.file).is_file()),
+        } => members
+            .iter()
+            .all(|m| child(installed, &m.file).is_ok_and(|p| p.is_file())),
         _ => installed.is_file(),
     }
 }

@@ -14,10 +14,14 @@ use crate::error::ModelsError;
 /// Writes each of `members` of the zip `archive` into `dir` under its file
 /// name, each checked against its own checksum. A member is written beside
 /// its final name and renamed only when it matches; on any error nothing
-/// half-written is left behind.
+/// half-written is left behind. A member whose file name is not one plain
+/// name ([`narratoria_fs::child`]) is refused before anything is written.
 pub fn members(archive: &Path, members: &[Member], dir: &Path) -> Result<(), ModelsError> {
     let file = File::open(archive).map_err(|e| ModelsError::io(archive, e))?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| ModelsError::io(archive, e))?;
+    for m in members {
+        narratoria_fs::child(dir, &m.file)?;
+    }
     std::fs::create_dir_all(dir).map_err(|e| ModelsError::io(dir, e))?;
     for m in members {
         let mut entry = zip
@@ -26,7 +30,7 @@ pub fn members(archive: &Path, members: &[Member], dir: &Path) -> Result<(), Mod
                 archive: archive.display().to_string(),
                 member: m.path.clone(),
             })?;
-        let dest = dir.join(&m.file);
+        let dest = narratoria_fs::child(dir, &m.file)?;
         let tmp = dir.join(format!(".{}.unpacking", m.file));
         let written = copy_hashing(&mut entry, &tmp);
         let actual = match written {

