@@ -56,6 +56,24 @@ pub enum ModelsError {
     /// stay a plain name directly inside the models folder.
     #[error("not a name inside the models folder: {0}")]
     Name(#[from] NameError),
+    /// The server sent (or announced) more bytes than the file may have.
+    #[error("the download of {url} was stopped: {seen}, and its limit is {limit} bytes ({basis}); the partial file was discarded")]
+    DownloadTooLarge {
+        url: String,
+        limit: u64,
+        /// Where the limit comes from, e.g. the catalog's size and its slack.
+        basis: String,
+        /// What went past it: an announced length, or the body itself.
+        seen: String,
+    },
+    /// The server sent too little for too long: past the download's
+    /// deadline, or stalled.
+    #[error("the download of {url} was stopped after {done} bytes: {reason}; try again to go on from there")]
+    DownloadTooSlow {
+        url: String,
+        done: u64,
+        reason: String,
+    },
 }
 
 impl ModelsError {
@@ -86,6 +104,8 @@ impl ModelsError {
             ModelsError::Catalog { .. } => "catalog_invalid",
             ModelsError::NotANarrator { .. } => "model_not_narrator",
             ModelsError::Name(_) => "model_name_invalid",
+            ModelsError::DownloadTooLarge { .. } => "download_too_large",
+            ModelsError::DownloadTooSlow { .. } => "download_too_slow",
         }
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use narratoria_fs::child;
 
 use crate::catalog::{self, Entry, Kind, Unpack};
-use crate::download::{self, Progress};
+use crate::download::{self, Pace, Progress};
 use crate::error::ModelsError;
 use crate::gguf;
 use crate::unpack;
@@ -25,6 +25,7 @@ pub struct Library {
     own: PathBuf,
     bundled: Vec<PathBuf>,
     catalog: Vec<Entry>,
+    pace: Pace,
 }
 
 /// A model on disk.
@@ -71,7 +72,15 @@ impl Library {
             own,
             bundled,
             catalog,
+            pace: Pace::DEFAULT,
         }
+    }
+
+    /// The same library with downloads held to `pace` instead of
+    /// [`Pace::DEFAULT`] (tests use one of a second).
+    pub fn with_pace(mut self, pace: Pace) -> Library {
+        self.pace = pace;
+        self
     }
 
     /// The user's models folder.
@@ -230,7 +239,8 @@ impl Library {
     /// already in the user's folder is not downloaded again. Every file
     /// written is a direct child of the user's folder or of its
     /// `.downloads` folder: an entry whose names are not plain names gets
-    /// the name error before anything is written.
+    /// the name error before anything is written. The download is held to
+    /// the entry's size and the library's [`Pace`] ([`download::fetch`]).
     pub fn download(
         &self,
         name: &str,
@@ -249,7 +259,11 @@ impl Library {
         let downloads = self.own.join(".downloads");
         let archive = child(&downloads, &entry.download_name())?;
         if !download::matches_checksum(&archive, &entry.sha256)? {
-            download::fetch(&entry.url, &entry.sha256, &archive, on_progress)?;
+            let limits = download::Limits {
+                size: entry.size,
+                pace: self.pace,
+            };
+            download::fetch(&entry.url, &entry.sha256, &archive, &limits, on_progress)?;
         }
         match &entry.unpack {
             Unpack::AsIs { .. } => {

