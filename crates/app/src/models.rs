@@ -136,11 +136,49 @@ impl From<ModelsError> for AppError {
         let code = match &e {
             ModelsError::Http { .. }
             | ModelsError::ChecksumMismatch { .. }
-            | ModelsError::MemberMissing { .. } => ErrorCode::DownloadFailed,
+            | ModelsError::MemberMissing { .. }
+            | ModelsError::DownloadTooLarge { .. }
+            | ModelsError::DownloadTooSlow { .. } => ErrorCode::DownloadFailed,
             ModelsError::Io { .. } => ErrorCode::Io,
             ModelsError::Settings { .. } => ErrorCode::ConfigInvalid,
-            _ => ErrorCode::ModelUnusable,
+            // Listed one by one, so that a new kind of failure is sorted here
+            // on purpose rather than called an unusable model.
+            ModelsError::Gguf(_)
+            | ModelsError::NoChatTemplate { .. }
+            | ModelsError::Unknown { .. }
+            | ModelsError::ReadOnly { .. }
+            | ModelsError::AlreadyThere { .. }
+            | ModelsError::Catalog { .. }
+            | ModelsError::NotANarrator { .. }
+            | ModelsError::Name(_) => ErrorCode::ModelUnusable,
         };
         AppError::new(code, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A download stopped for its size or its pace is a failed download the
+    /// player can retry, not an unusable model.
+    #[test]
+    fn a_bounded_download_is_a_failed_download() {
+        let too_large = ModelsError::DownloadTooLarge {
+            url: "http://127.0.0.1/m.gguf".into(),
+            limit: 66_546,
+            basis: "the catalog's size".into(),
+            seen: "the body ran past it".into(),
+        };
+        let too_slow = ModelsError::DownloadTooSlow {
+            url: "http://127.0.0.1/m.gguf".into(),
+            done: 38,
+            reason: "stalled".into(),
+        };
+        for e in [too_large, too_slow] {
+            assert_eq!(AppError::from(e).code, ErrorCode::DownloadFailed);
+        }
+        let name = narratoria_core::fs::child(Path::new("/m"), "../x").unwrap_err();
+        assert_eq!(AppError::from(ModelsError::Name(name)).code, ErrorCode::ModelUnusable);
     }
 }
