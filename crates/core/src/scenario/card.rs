@@ -1,22 +1,29 @@
 //! Character cards as SillyTavern and TavernAI write them: V2
 //! (`spec: "chara_card_v2"`, fields under `data`), V3 (`chara_card_v3`,
-//! same fields) and V1 (flat), as JSON or inside a PNG whose tEXt chunk
-//! `chara` (or `ccv3`) holds the card's JSON in base64.
+//! same fields) and V1 (flat), as JSON or inside a PNG whose text chunk
+//! `chara` (or `ccv3`) holds the card's JSON in base64 (read by `png_card.rs`).
+//!
+//! Every field is held to the limits of [`super::limits`], and so is every
+//! text the card gives a story once names are filled in: a card that
+//! breaks one is refused with the field and the limit named.
 
-use std::io::Cursor;
-
-use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::error::Origin;
+use super::json::without_bom;
+use super::limits::{self, MAX_FILE_BYTES, MAX_NAMED, NAME_CHARS, TEXT_CHARS};
 use super::lore::LoreEntry;
 use super::model::{Person, PlayerCharacter, Scenario};
+use super::png_card;
+use super::start::person_entry;
 use super::world_info::entries_from;
 use super::ScenarioError;
 
 /// The largest card file read, in bytes.
-pub const MAX_CARD_BYTES: usize = 5 * 1024 * 1024;
-const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+pub const MAX_CARD_BYTES: usize = MAX_FILE_BYTES;
+/// Who the player is in a story built around a character they meet.
+const TRAVELLER: &str = "Traveller";
 
 /// Whom a card's character becomes in the story.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -65,9 +72,11 @@ pub struct CharacterCard {
 
 impl CharacterCard {
     /// Reads a card file's bytes: a PNG with a `chara`/`ccv3` chunk, or
-    /// JSON. Promises: never panics; refuses files over 5 MiB, files that
-    /// are neither PNG nor JSON, PNGs without a card chunk, chunks that are
-    /// not base64 JSON, and cards without a name, naming the problem.
+    /// JSON (a leading byte-order mark passed over). Promises: never
+    /// panics; refuses files over 5 MiB, files that are neither PNG nor
+    /// JSON, PNGs without a card chunk or whose card chunk inflates past
+    /// its limit (no other chunk is inflated), chunks that are not base64
+    /// JSON, and what [`CharacterCard::from_json`] refuses, naming the problem.
     pub fn from_bytes(bytes: &[u8]) -> Result<CharacterCard, ScenarioError> {
         if bytes.len() > MAX_CARD_BYTES {
             return Err(bad(format!(
@@ -75,10 +84,11 @@ impl CharacterCard {
                 bytes.len()
             )));
         }
-        if bytes.starts_with(PNG_SIGNATURE) {
-            let json = card_json_in_png(bytes)?;
+        if png_card::is_png(bytes) {
+            let json = png_card::card_json_in_png(bytes)?;
             return CharacterCard::from_json(&json);
         }
+        let bytes = without_bom(bytes);
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => CharacterCard::from_json(bytes),
             _ => Err(bad(
@@ -87,9 +97,14 @@ impl CharacterCard {
         }
     }
 
-    /// Reads a card's JSON (V1, V2 or V3).
+    /// Reads a card's JSON (V1, V2 or V3). Promises: refuses JSON that is
+    /// not a card (a scenario file is told which of its required fields it
+    /// lacks), a card without a name, fields of the wrong type, and any
+    /// field, list or book past the limits of [`super::limits`] — or
+    /// whose texts, once names are filled in, would be — naming the field
+    /// and the limit.
     pub fn from_json(bytes: &[u8]) -> Result<CharacterCard, ScenarioError> {
-        let value: Value = serde_json::from_slice(bytes)
+        let value: Value = serde_json::from_slice(without_bom(bytes))
             .map_err(|e| bad(format!("the card is not valid JSON ({e})")))?;
         let Value::Object(root) = value else {
             return Err(bad("the card must be a JSON object"));
@@ -114,14 +129,33 @@ impl CharacterCard {
             "mes_example",
         ];
         if spec == "v1" && !CARD_FIELDS.iter().any(|k| fields.contains_key(*k)) {
-            return Err(bad(
-                "not a character card: it has none of the card fields (description, personality, scenario, first_mes)",
-            ));
+            return Err(bad(not_a_card(fields)));
         }
-        let text = |key: &str| text_field(fields, key, at);
-        let name = text("name")?;
+        let text = |key: &str, max: usize| -> Result<String, ScenarioError> {
+            let value = text_field(fields, key, at)?;
+            limits::chars(Origin::Card, &format!("`{at}{key}`"), &value, max)?;
+            Ok(value)
+        };
+        let name = text_field(fields, "name", at)?;
+        limits::chars(
+            Origin::Card,
+            &format!("`{at}name`"),
+            name.trim(),
+            NAME_CHARS,
+        )?;
         if name.trim().is_empty() {
             return Err(bad(format!("the card has no character name (`{at}name`)")));
+        }
+        // Fields the story does not keep are held to the same limits.
+        for key in [
+            "mes_example",
+            "creator_notes",
+            "system_prompt",
+            "post_history_instructions",
+        ] {
+            if let Some(Value::String(value)) = fields.get(key) {
+                limits::chars(Origin::Card, &format!("`{at}{key}`"), value, TEXT_CHARS)?;
+            }
         }
         let (lore, lore_skipped) = match fields.get("character_book") {
             None | Some(Value::Null) => (Vec::new(), Vec::new()),
@@ -129,7 +163,7 @@ impl CharacterCard {
                 Some(Value::Array(items)) => {
                     let raw: Vec<&Value> = items.iter().collect();
                     let read = entries_from(&raw, &format!("{at}character_book.entries"))
-                        .map_err(|e| bad(e.to_string().replacen("lorebook: ", "", 1)))?;
+                        .map_err(|e| e.within(Origin::Card))?;
                     (read.entries, read.skipped)
                 }
                 None | Some(Value::Null) => (Vec::new(), Vec::new()),
@@ -137,19 +171,50 @@ impl CharacterCard {
             },
             Some(_) => return Err(bad(format!("`{at}character_book` must be an object"))),
         };
-        Ok(CharacterCard {
+        let card = CharacterCard {
             spec: spec.to_string(),
             name: name.trim().to_string(),
-            description: text("description")?,
-            personality: text("personality")?,
-            scenario: text("scenario")?,
-            first_mes: text("first_mes")?,
-            alternate_greetings: text_list(fields, "alternate_greetings", at)?,
-            creator: text("creator")?,
-            tags: text_list(fields, "tags", at)?,
+            description: text("description", TEXT_CHARS)?,
+            personality: text("personality", TEXT_CHARS)?,
+            scenario: text("scenario", TEXT_CHARS)?,
+            first_mes: text("first_mes", TEXT_CHARS)?,
+            alternate_greetings: text_list(fields, "alternate_greetings", at, TEXT_CHARS)?,
+            creator: text("creator", NAME_CHARS)?,
+            tags: text_list(fields, "tags", at, NAME_CHARS)?,
             lore,
             lore_skipped,
-        })
+        };
+        // A story built around the card, the character met or played.
+        card.check_told(TRAVELLER)?;
+        card.check_told(&card.name)?;
+        Ok(card)
+    }
+
+    /// Refuses the card when a text it gives a story whose player is
+    /// called `player` would break the story's limits once `{{user}}` and
+    /// `{{char}}` are filled in: the character's description (with their
+    /// personality) as the player's or as someone met, the premise, and
+    /// the greeting, which is told as a turn's narration (so it fits the
+    /// storyteller's input).
+    pub fn check_told(&self, player: &str) -> Result<(), ScenarioError> {
+        let told = |field: &str, text: &str| match limits::over(text, TEXT_CHARS) {
+            Some(size) => Err(ScenarioError::too_large(
+                Origin::Card,
+                &format!("{field}, with {{{{user}}}} and {{{{char}}}} filled in,"),
+                size,
+                TEXT_CHARS,
+                "characters",
+            )),
+            None => Ok(()),
+        };
+        let both = "`description` and `personality` together";
+        told(both, &self.as_player().description)?;
+        told(both, &person_entry(&self.as_person(player)).content)?;
+        told(
+            "the premise (`scenario`, else `description`)",
+            &self.premise(player),
+        )?;
+        told("`first_mes`", &self.fill(&self.first_mes, player))
     }
 
     /// `text` with the card's placeholders filled in: `{{char}}`/`<BOT>`
@@ -208,27 +273,34 @@ impl CharacterCard {
         }
     }
 
+    /// The premise of a story built around the card: its situation, else
+    /// the character's description, `{{user}}` being `player`.
+    fn premise(&self, player: &str) -> String {
+        [self.scenario.trim(), self.description.trim()]
+            .into_iter()
+            .find(|t| !t.is_empty())
+            .map(|t| self.fill(t, player))
+            .unwrap_or_else(|| format!("A story with {}.", self.name))
+    }
+
     /// A scenario built around the card: the card's situation as the
     /// premise, its greeting as the opening, its book as lore; the
     /// character plays `role` (a traveller stands in as the player when
-    /// the character is someone they meet).
+    /// the character is someone they meet). A card read by
+    /// [`CharacterCard::from_json`] gives a scenario that passes
+    /// [`Scenario::check`].
     pub fn to_scenario(&self, name: &str, role: CardRole) -> Scenario {
         let player = match role {
             CardRole::Player => self.as_player(),
             CardRole::Npc => PlayerCharacter {
-                name: "Traveller".into(),
+                name: TRAVELLER.into(),
                 description: String::new(),
             },
         };
-        let premise = [self.scenario.trim(), self.description.trim()]
-            .into_iter()
-            .find(|t| !t.is_empty())
-            .map(|t| self.fill(t, &player.name))
-            .unwrap_or_else(|| format!("A story with {}.", self.name));
         Scenario {
             name: name.to_string(),
             title: self.name.clone(),
-            premise: clip(&premise, 4000),
+            premise: self.premise(&player.name),
             setting: String::new(),
             location: String::new(),
             opening: self.fill(&self.first_mes, &player.name),
@@ -243,45 +315,29 @@ impl CharacterCard {
     }
 }
 
-/// The card's JSON in a PNG's `ccv3` (preferred) or `chara` text chunk.
-fn card_json_in_png(bytes: &[u8]) -> Result<Vec<u8>, ScenarioError> {
-    let decoder = png::Decoder::new(Cursor::new(bytes));
-    let mut reader = decoder
-        .read_info()
-        .map_err(|e| bad(format!("the PNG image cannot be read ({e})")))?;
-    // Card chunks usually follow the image data: read to the end.
-    reader
-        .finish()
-        .map_err(|e| bad(format!("the PNG image cannot be read to its end ({e})")))?;
-    let info = reader.info();
-    let mut texts: Vec<(String, String)> = info
-        .uncompressed_latin1_text
+/// Why a flat object with none of a card's fields is not a card; when it
+/// has a scenario's fields, which of those a scenario needs it lacks.
+fn not_a_card(fields: &Map<String, Value>) -> String {
+    const SCENARIO: [&str; 9] = [
+        "title", "premise", "player", "setting", "location", "opening", "factions", "people",
+        "lore",
+    ];
+    const REQUIRED: [&str; 3] = ["title", "premise", "player"];
+    let Some(has) = SCENARIO.iter().find(|k| fields.contains_key(**k)) else {
+        return "not a character card: it has none of the card fields (description, personality, scenario, first_mes)".into();
+    };
+    let missing: Vec<String> = REQUIRED
         .iter()
-        .map(|t| (t.keyword.clone(), t.text.clone()))
+        .filter(|k| !fields.contains_key(**k))
+        .map(|k| format!("`{k}`"))
         .collect();
-    texts.extend(
-        info.utf8_text
-            .iter()
-            .filter_map(|t| t.get_text().ok().map(|text| (t.keyword.clone(), text))),
-    );
-    let chunk = ["ccv3", "chara"]
-        .iter()
-        .find_map(|k| texts.iter().find(|(kw, _)| kw.eq_ignore_ascii_case(k)))
-        .ok_or_else(|| {
-            bad("the PNG has no `chara` text chunk, so it is a picture but not a character card")
-        })?;
-    let compact: String = chunk.1.chars().filter(|c| !c.is_whitespace()).collect();
-    let engine = base64::engine::general_purpose::GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        base64::engine::GeneralPurposeConfig::new()
-            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-    );
-    engine.decode(compact.as_bytes()).map_err(|e| {
-        bad(format!(
-            "the PNG's `{}` chunk is not valid base64 ({e})",
-            chunk.0
-        ))
-    })
+    if missing.is_empty() {
+        return "this is a scenario file, not a character card".into();
+    }
+    format!(
+        "not a character card, and not a whole scenario either: it has a scenario's `{has}` but no {}, which a scenario needs",
+        missing.join(" and no ")
+    )
 }
 
 fn text_field(fields: &Map<String, Value>, key: &str, at: &str) -> Result<String, ScenarioError> {
@@ -292,30 +348,37 @@ fn text_field(fields: &Map<String, Value>, key: &str, at: &str) -> Result<String
     }
 }
 
+/// A list of texts: at most [`MAX_NAMED`] of them, each at most `max`
+/// characters.
 fn text_list(
     fields: &Map<String, Value>,
     key: &str,
     at: &str,
+    max: usize,
 ) -> Result<Vec<String>, ScenarioError> {
-    match fields.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(String::from)
-                    .ok_or_else(|| bad(format!("`{at}{key}` must be a list of text")))
-            })
-            .collect(),
-        Some(_) => Err(bad(format!("`{at}{key}` must be a list of text"))),
-    }
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}…", &text[..i]),
-    }
+    let items = match fields.get(key) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad(format!("`{at}{key}` must be a list of text"))),
+    };
+    limits::items(
+        Origin::Card,
+        &format!("`{at}{key}`"),
+        items.len(),
+        MAX_NAMED,
+        "items",
+    )?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let text = v
+                .as_str()
+                .ok_or_else(|| bad(format!("`{at}{key}` must be a list of text")))?;
+            limits::chars(Origin::Card, &format!("`{at}{key}[{i}]`"), text, max)?;
+            Ok(text.to_string())
+        })
+        .collect()
 }
 
 fn bad(message: impl Into<String>) -> ScenarioError {
@@ -325,6 +388,7 @@ fn bad(message: impl Into<String>) -> ScenarioError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
     use serde_json::json;
 
     fn v2() -> Value {
@@ -421,6 +485,178 @@ mod tests {
         );
         assert!(err(b"{ not json").contains("not valid JSON"));
         assert!(err(&vec![b'{'; MAX_CARD_BYTES + 1]).contains("5 MiB"));
+    }
+
+    /// A zlib stream that inflates to `mib` MiB of `A` (one compressed MiB
+    /// repeated, then an empty final block and the Adler-32 of the whole).
+    fn zlib_bomb(mib: usize) -> Vec<u8> {
+        use flate2::{Compress, Compression, FlushCompress};
+        const MIB: usize = 1 << 20;
+        let mut block = Vec::with_capacity(64 * 1024);
+        let mut deflate = Compress::new(Compression::best(), false);
+        deflate
+            .compress_vec(&vec![b'A'; MIB], &mut block, FlushCompress::Sync)
+            .unwrap();
+        let mut out = vec![0x78, 0xDA];
+        for _ in 0..mib {
+            out.extend_from_slice(&block);
+        }
+        out.extend_from_slice(&[0x03, 0x00]);
+        let (n, v, m) = ((mib * MIB) as u128, u128::from(b'A'), 65_521u128);
+        let (a, b) = ((1 + n * v) % m, (n + v * (n * (n + 1) / 2)) % m);
+        out.extend_from_slice(&(((b << 16) | a) as u32).to_be_bytes());
+        out
+    }
+
+    /// A 1×1 PNG with these raw chunks (kind, data) before its image data.
+    fn png_with_raw(raw: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, 1, 1);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut w = enc.write_header().unwrap();
+            for (kind, data) in raw {
+                w.write_chunk(png::chunk::ChunkType(**kind), data).unwrap();
+            }
+            w.write_image_data(&[200, 100, 50, 255]).unwrap();
+            w.finish().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn a_compressed_card_chunk_is_inflated_only_up_to_its_limit() {
+        let mut chara = b"chara\0\x01\x00\x00\x00".to_vec();
+        chara.extend_from_slice(&zlib_bomb(16));
+        let err = CharacterCard::from_bytes(&png_with_raw(&[(b"iTXt", chara)]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`chara` chunk") && err.contains("8388608 bytes"),
+            "{err}"
+        );
+        let mut ztxt = b"ccv3\0\x00".to_vec();
+        ztxt.extend_from_slice(&zlib_bomb(16));
+        let err = CharacterCard::from_bytes(&png_with_raw(&[(b"zTXt", ztxt)]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`ccv3` chunk"), "{err}");
+    }
+
+    #[test]
+    fn a_card_in_a_compressed_ztxt_chunk_reads() {
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, 1, 1);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.add_ztxt_chunk("chara".into(), b64(&v2())).unwrap();
+            let mut w = enc.write_header().unwrap();
+            w.write_image_data(&[200, 100, 50, 255]).unwrap();
+            w.finish().unwrap();
+        }
+        assert_eq!(CharacterCard::from_bytes(&out).unwrap().name, "Mara Vell");
+    }
+
+    #[test]
+    fn a_json_card_may_start_with_a_byte_order_mark() {
+        let mut bytes = "\u{feff}".as_bytes().to_vec();
+        bytes.extend_from_slice(v2().to_string().as_bytes());
+        assert_eq!(CharacterCard::from_bytes(&bytes).unwrap().name, "Mara Vell");
+    }
+
+    #[test]
+    fn a_scenario_missing_a_required_field_is_told_which() {
+        let err = |v: Value| {
+            CharacterCard::from_bytes(v.to_string().as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        let no_premise = json!({"title": "The Mill", "player": {"name": "Ada"}});
+        assert!(
+            err(no_premise).contains("no `premise`"),
+            "{}",
+            err(json!({"title": "The Mill", "player": {"name": "Ada"}}))
+        );
+        let no_player = json!({"title": "The Mill", "premise": "Something grinds."});
+        assert!(err(no_player).contains("no `player`"));
+    }
+
+    /// `v2()` with `data.<field>` set to `value`.
+    fn v2_with(field: &str, value: Value) -> Vec<u8> {
+        let mut card = v2();
+        card["data"][field] = value;
+        card.to_string().into_bytes()
+    }
+
+    #[test]
+    fn a_greeting_longer_than_the_storyteller_reads_is_refused() {
+        let err = CharacterCard::from_bytes(&v2_with("first_mes", json!("a".repeat(8_001))))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`data.first_mes`") && err.contains("8000"),
+            "{err}"
+        );
+        let card =
+            CharacterCard::from_bytes(&v2_with("first_mes", json!("a".repeat(8_000)))).unwrap();
+        assert_eq!(
+            card.to_scenario("m", CardRole::Npc).opening.chars().count(),
+            8_000
+        );
+        // Names filled in may make a greeting too long for the story it joins.
+        let filled = format!("{} {{{{user}}}}", "a".repeat(7_900));
+        let card = CharacterCard::from_bytes(&v2_with("first_mes", json!(filled))).unwrap();
+        let mut state = serde_json::Map::new();
+        state.insert("player".into(), json!({"name": "W".repeat(200)}));
+        let err = super::super::start::with_card(&state, &card, CardRole::Npc)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("first_mes") && err.contains("8000"), "{err}");
+    }
+
+    #[test]
+    fn every_card_field_is_bounded_and_the_limit_named() {
+        let err = |bytes: Vec<u8>| CharacterCard::from_bytes(&bytes).unwrap_err().to_string();
+        let long = |n: usize| json!("x".repeat(n));
+        for (field, value, words) in [
+            ("name", long(201), "`data.name`"),
+            ("description", long(8_001), "`data.description`"),
+            ("personality", long(8_001), "`data.personality`"),
+            ("scenario", long(8_001), "`data.scenario`"),
+            ("mes_example", long(8_001), "`data.mes_example`"),
+            ("creator_notes", long(8_001), "`data.creator_notes`"),
+            ("creator", long(201), "`data.creator`"),
+            (
+                "alternate_greetings",
+                json!([long(8_001)]),
+                "`data.alternate_greetings[0]`",
+            ),
+            (
+                "alternate_greetings",
+                json!(vec!["hi"; 101]),
+                "`data.alternate_greetings`",
+            ),
+            ("tags", json!([long(201)]), "`data.tags[0]`"),
+        ] {
+            let e = err(v2_with(field, value));
+            assert!(e.contains(words), "{field}: {e}");
+        }
+        let mut both = v2();
+        both["data"]["description"] = long(5_000);
+        both["data"]["personality"] = long(5_000);
+        let e = err(both.to_string().into_bytes());
+        assert!(
+            e.contains("`description` and `personality` together") && e.contains("8000"),
+            "{e}"
+        );
+        let book = json!({"entries": [{"keys": ["k".repeat(201)], "content": "c"}]});
+        let e = err(v2_with("character_book", book));
+        assert!(
+            e.contains("character_book.entries[0].keys[0]") && e.contains("200"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::builtin;
+use super::error::Origin;
+use super::limits::MAX_FILE_BYTES;
 use super::model::{check_name, Scenario};
 use super::ScenarioError;
 
@@ -32,7 +34,9 @@ pub struct Unreadable {
 
 /// Every scenario: built-in ones first (unless a saved one has their
 /// name), then the saved ones in `dir` by name; broken files are reported,
-/// not fatal. A missing `dir` holds none.
+/// not fatal, and so is anything named `*.json` that is not a regular file
+/// (a FIFO, a device, a folder), which is never read. A missing `dir`
+/// holds none.
 pub fn list(dir: &Path) -> (Vec<ScenarioSummary>, Vec<Unreadable>) {
     let mut saved = Vec::new();
     let mut broken = Vec::new();
@@ -95,9 +99,12 @@ pub fn save(dir: &Path, scenario: &Scenario) -> Result<PathBuf, ScenarioError> {
     Ok(path)
 }
 
-/// Reads one scenario file; its name is the file's name.
+/// Reads one scenario file; its name is the file's name. Promises: only a
+/// regular file (or a link to one) of at most [`MAX_FILE_BYTES`] is read;
+/// anything else is refused without waiting on it (a FIFO is opened
+/// without blocking and never read).
 pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::io(path, e))?;
+    let text = read_regular(path)?;
     let mut scenario = Scenario::from_json(&text).map_err(|e| match e {
         ScenarioError::Invalid(m) => ScenarioError::Invalid(format!("{}: {m}", path.display())),
         other => other,
@@ -106,6 +113,72 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
         scenario.name = stem.to_string();
     }
     Ok(scenario)
+}
+
+/// A regular file's text, at most [`MAX_FILE_BYTES`]. The file is opened
+/// without blocking and judged by what was opened, so a FIFO put in its
+/// place after a look at its name cannot make the read wait.
+fn read_regular(path: &Path) -> Result<String, ScenarioError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| ScenarioError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| ScenarioError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(ScenarioError::Invalid(format!(
+            "{}: not a regular file ({}); only regular files are read",
+            path.display(),
+            kind_of(&meta.file_type())
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(ScenarioError::too_large(
+            Origin::Scenario,
+            &path.display().to_string(),
+            usize::try_from(meta.len()).unwrap_or(usize::MAX),
+            MAX_FILE_BYTES,
+            "bytes",
+        ));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, MAX_FILE_BYTES as u64 + 1),
+        &mut text,
+    )
+    .map_err(|e| ScenarioError::io(path, e))?;
+    if text.len() > MAX_FILE_BYTES {
+        return Err(ScenarioError::too_large(
+            Origin::Scenario,
+            &path.display().to_string(),
+            text.len(),
+            MAX_FILE_BYTES,
+            "bytes",
+        ));
+    }
+    Ok(text)
+}
+
+/// What a file that is not a regular one is, in words.
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else {
+        "not a plain file"
+    }
 }
 
 fn file_of(dir: &Path, name: &str) -> PathBuf {
@@ -155,5 +228,43 @@ mod tests {
             find(dir.path(), "../etc"),
             Err(ScenarioError::NotFound(_))
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_among_the_scenarios_is_passed_over_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("waiting.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo makes a FIFO");
+        let mine = builtin::find("ashford").map(|mut s| {
+            s.name = "mine".into();
+            s
+        });
+        save(dir.path(), &mine.unwrap()).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let at = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(list(&at));
+        });
+        let (all, broken) = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("listing does not wait on a FIFO");
+        assert!(all.iter().any(|s| s.name == "mine"));
+        assert_eq!(broken.len(), 1);
+        assert_eq!(broken[0].path, fifo);
+        assert!(
+            broken[0].problem.contains("not a regular file"),
+            "{}",
+            broken[0].problem
+        );
+    }
+
+    #[test]
+    fn a_scenario_file_may_start_with_a_byte_order_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = serde_json::to_string(&builtin::find("ashford").unwrap()).unwrap();
+        std::fs::write(dir.path().join("bom.json"), format!("\u{feff}{text}")).unwrap();
+        assert_eq!(find(dir.path(), "bom").unwrap().name, "bom");
     }
 }

@@ -5,18 +5,18 @@
 //! when it has secondary keys, one of those must occur too). Active entries
 //! are chosen constant first, then by priority (higher first), while they fit
 //! the character budget; the chosen ones are told in `order` (lower first).
+//! Keys are found as `keys.rs` says: all of them in one pass.
 
 use serde::{Deserialize, Serialize};
 
+use super::error::Origin;
+use super::keys::{EntryKeys, KeySet};
+use super::limits::{self, LORE_KEY_CHARS, NAME_CHARS};
 use super::ScenarioError;
 
+pub use super::limits::{LORE_CHARS, MAX_ENTRIES};
 /// The longest an entry's text may be, in characters.
-pub const ENTRY_CHARS: usize = 8_000;
-/// The most entries one lorebook may hold.
-pub const MAX_ENTRIES: usize = 1_000;
-/// The most text all of a story's lore may hold, in characters (the lore
-/// travels with the story's state).
-pub const LORE_CHARS: usize = 256 * 1024;
+pub const ENTRY_CHARS: usize = limits::TEXT_CHARS;
 
 /// One lorebook (world info) entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,13 +70,12 @@ impl LoreEntry {
 
     /// Whether the entry is active for `text` by its keys (constant or not).
     pub fn keys_match(&self, text: &str) -> bool {
-        let lower = text.to_lowercase();
-        let any = |keys: &[String]| keys.iter().any(|k| contains_word(&lower, k));
-        any(&self.keys) && (self.secondary_keys.is_empty() || any(&self.secondary_keys))
+        EntryKeys::new(std::slice::from_ref(self)).matching(text)[0]
     }
 
-    /// Refuses an entry that could never be told or that is too long;
-    /// `at` says which entry it is (e.g. `lore[3]`).
+    /// Refuses an entry that could never be told, or whose name, content or
+    /// keys break the limits of [`super::limits`]; `at` says which entry it
+    /// is (e.g. `lore[3]`).
     pub fn check(&self, at: &str) -> Result<(), ScenarioError> {
         let label = if self.name.trim().is_empty() {
             at.to_string()
@@ -86,11 +85,24 @@ impl LoreEntry {
         if self.content.trim().is_empty() {
             return Err(ScenarioError::Lore(format!("{label} has no content")));
         }
-        if self.content.chars().count() > ENTRY_CHARS {
-            return Err(ScenarioError::Lore(format!(
-                "{label} is longer than {ENTRY_CHARS} characters"
-            )));
-        }
+        limits::chars(
+            Origin::Lore,
+            &format!("{at}.name"),
+            self.name.trim(),
+            NAME_CHARS,
+        )?;
+        limits::chars(
+            Origin::Lore,
+            &format!("{at}.content"),
+            &self.content,
+            ENTRY_CHARS,
+        )?;
+        limits::keys(Origin::Lore, &format!("{at}.keys"), &self.keys)?;
+        limits::keys(
+            Origin::Lore,
+            &format!("{at}.secondaryKeys"),
+            &self.secondary_keys,
+        )?;
         if !self.constant && self.keys.iter().all(|k| k.trim().is_empty()) {
             return Err(ScenarioError::Lore(format!(
                 "{label} has no keys and is not constant, so it would never be told"
@@ -100,49 +112,56 @@ impl LoreEntry {
     }
 }
 
-/// Refuses a list of entries that is too large or holds a broken entry;
-/// `at` names the list (e.g. `lore`).
+/// Refuses a list of entries that is too large (see [`check_totals`]) or
+/// holds a broken entry (see [`LoreEntry::check`]); `at` names the list
+/// (e.g. `lore`).
 pub fn check_all(entries: &[LoreEntry], at: &str) -> Result<(), ScenarioError> {
-    if entries.len() > MAX_ENTRIES {
-        return Err(ScenarioError::Lore(format!(
-            "{at} has {} entries; at most {MAX_ENTRIES} are allowed",
-            entries.len()
-        )));
-    }
-    let total: usize = entries.iter().map(|e| e.content.chars().count()).sum();
-    if total > LORE_CHARS {
-        return Err(ScenarioError::Lore(format!(
-            "{at} holds {total} characters of text; at most {LORE_CHARS} are allowed"
-        )));
-    }
+    check_totals(entries, at)?;
     for (i, e) in entries.iter().enumerate() {
         e.check(&format!("{at}[{i}]"))?;
     }
     Ok(())
 }
 
+/// Refuses a list of more than [`MAX_ENTRIES`] entries, or whose entries
+/// hold more than [`LORE_CHARS`] of content or [`LORE_KEY_CHARS`] of keys
+/// together; `at` names the list.
+pub fn check_totals(entries: &[LoreEntry], at: &str) -> Result<(), ScenarioError> {
+    limits::items(Origin::Lore, at, entries.len(), MAX_ENTRIES, "entries")?;
+    let total: usize = entries.iter().map(|e| e.content.chars().count()).sum();
+    if total > LORE_CHARS {
+        let field = format!("{at} (its entries' content together)");
+        return Err(ScenarioError::too_large(
+            Origin::Lore,
+            &field,
+            total,
+            LORE_CHARS,
+            "characters",
+        ));
+    }
+    let keys: usize = entries
+        .iter()
+        .flat_map(|e| e.keys.iter().chain(&e.secondary_keys))
+        .map(|k| k.chars().count())
+        .sum();
+    if keys > LORE_KEY_CHARS {
+        let field = format!("{at} (its entries' keys together)");
+        return Err(ScenarioError::too_large(
+            Origin::Lore,
+            &field,
+            keys,
+            LORE_KEY_CHARS,
+            "characters",
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `key` occurs in `lower_text` (already lower-cased) as a whole
-/// word or phrase, ignoring case. A blank key never matches.
+/// word or phrase, ignoring case. A blank key never matches. Linear in the
+/// text (see `keys.rs`).
 pub fn contains_word(lower_text: &str, key: &str) -> bool {
-    let key = key.trim().to_lowercase();
-    if key.is_empty() {
-        return false;
-    }
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    let mut from = 0;
-    while let Some(found) = lower_text[from..].find(&key) {
-        let start = from + found;
-        let end = start + key.len();
-        let before = lower_text[..start].chars().next_back();
-        let after = lower_text[end..].chars().next();
-        let starts_word = !key.starts_with(is_word) || !before.is_some_and(is_word);
-        let ends_word = !key.ends_with(is_word) || !after.is_some_and(is_word);
-        if starts_word && ends_word {
-            return true;
-        }
-        from = start + lower_text[start..].chars().next().map_or(1, char::len_utf8);
-    }
-    false
+    KeySet::new([key]).found(lower_text)[0]
 }
 
 /// Entries found alike in meaning to the recent turns, by a sentence
@@ -178,11 +197,12 @@ pub struct LoreUse {
     pub similarity: Option<f32>,
 }
 
-/// Why entry `i` is active for `recent_text`; `None` when it is not.
+/// Why entry `i` is active, `by_keys` saying whether its keys match the
+/// recent turns; `None` when it is not.
 fn reason(
     i: usize,
     e: &LoreEntry,
-    recent_text: &str,
+    by_keys: bool,
     similar: Option<&Similarities>,
 ) -> Option<LoreReason> {
     if !e.enabled || e.content.trim().is_empty() {
@@ -190,7 +210,7 @@ fn reason(
     }
     if e.constant {
         Some(LoreReason::Constant)
-    } else if e.keys_match(recent_text) {
+    } else if by_keys {
         Some(LoreReason::Keys)
     } else if similar.is_some_and(|s| s.scores.get(i).is_some_and(|v| *v >= s.threshold)) {
         Some(LoreReason::Meaning)
@@ -229,14 +249,22 @@ pub fn select_why<'a>(
     budget: usize,
     similar: Option<&Similarities>,
 ) -> Vec<(&'a LoreEntry, LoreUse)> {
+    // Every entry's keys are looked for in one pass over each text.
+    let keys = EntryKeys::new(entries);
+    let in_recent = keys.matching(recent_text);
+    let in_now = if now_text == recent_text {
+        in_recent.clone()
+    } else {
+        keys.matching(now_text)
+    };
     // Each candidate with whether it is about this turn (by meaning, or its
     // keys in `now_text`), worked out once.
     let mut candidates: Vec<(usize, &LoreEntry, LoreReason, bool)> = entries
         .iter()
         .enumerate()
         .filter_map(|(i, e)| {
-            reason(i, e, recent_text, similar)
-                .map(|r| (i, e, r, r == LoreReason::Meaning || e.keys_match(now_text)))
+            reason(i, e, in_recent[i], similar)
+                .map(|r| (i, e, r, r == LoreReason::Meaning || in_now[i]))
         })
         .collect();
     candidates.sort_by(|(ia, a, _, now_a), (ib, b, _, now_b)| {
@@ -389,6 +417,187 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("at most 1000"));
+    }
+
+    /// The rule as first written, key by key and occurrence by occurrence:
+    /// the reference the one-pass matcher must agree with.
+    fn word_by_word(lower_text: &str, key: &str) -> bool {
+        let key = key.trim().to_lowercase();
+        if key.is_empty() {
+            return false;
+        }
+        let is_word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut from = 0;
+        while let Some(found) = lower_text[from..].find(&key) {
+            let start = from + found;
+            let end = start + key.len();
+            let before = lower_text[..start].chars().next_back();
+            let after = lower_text[end..].chars().next();
+            let starts_word = !key.starts_with(is_word) || !before.is_some_and(is_word);
+            let ends_word = !key.ends_with(is_word) || !after.is_some_and(is_word);
+            if starts_word && ends_word {
+                return true;
+            }
+            from = start + lower_text[start..].chars().next().map_or(1, char::len_utf8);
+        }
+        false
+    }
+
+    #[test]
+    fn the_one_pass_matcher_agrees_with_the_word_by_word_rule() {
+        let keys = [
+            "a",
+            "aa",
+            "ana",
+            "Mara",
+            "mara's",
+            "north gate",
+            "+1",
+            "café",
+            "CAFÉ",
+            "ß",
+            "SS",
+            "İstanbul",
+            "i̇stanbul",
+            "_x",
+            "x_",
+            "-",
+            "a-b",
+            "  spaced  ",
+            "",
+            " ",
+            "ledger!",
+            "!",
+            "naïve",
+            "日本",
+            "🐉",
+            "dragon🐉",
+            "ab",
+        ];
+        let texts = [
+            "",
+            "a",
+            "aa aaa",
+            "banana ana",
+            "I ask MARA for a room",
+            "the Marauders ride",
+            "Tamara waves",
+            "mara's ledger!",
+            "We reach the north gate.",
+            "a +1 sword",
+            "x+1",
+            "café noir",
+            "CAFÉ",
+            "straße STRASSE",
+            "İSTANBUL, istanbul",
+            "_x x_ _x_",
+            "a-b-a-b",
+            "spaced spaced",
+            "naïve naive",
+            "日本語 日本",
+            "🐉 dragon🐉s",
+            "ab_ab ab",
+            "ledger!!",
+            "- - -",
+        ];
+        for text in texts {
+            let lower = text.to_lowercase();
+            let found = KeySet::new(keys).found(&lower);
+            for (i, key) in keys.iter().enumerate() {
+                assert_eq!(
+                    found[i],
+                    word_by_word(&lower, key),
+                    "key {key:?} in {text:?}"
+                );
+                assert_eq!(
+                    contains_word(&lower, key),
+                    found[i],
+                    "key {key:?} in {text:?}"
+                );
+            }
+            for e in [
+                LoreEntry::new("x", &["mara", "gate"], "x"),
+                LoreEntry {
+                    secondary_keys: vec!["  ".into()],
+                    ..LoreEntry::new("y", &["a"], "y")
+                },
+                LoreEntry {
+                    secondary_keys: vec!["ledger".into(), "room".into()],
+                    ..LoreEntry::new("z", &["mara"], "z")
+                },
+            ] {
+                let any = |ks: &[String]| ks.iter().any(|k| word_by_word(&lower, k));
+                let expected =
+                    any(&e.keys) && (e.secondary_keys.is_empty() || any(&e.secondary_keys));
+                assert_eq!(e.keys_match(text), expected, "{:?} in {text:?}", e.name);
+            }
+        }
+    }
+
+    /// 100 entries whose keys (4,000 `a` or nearly) occur at almost every
+    /// place of a greeting of 8,000 `a`, yet never as a whole word.
+    fn near_misses(entries: usize) -> (Vec<LoreEntry>, String) {
+        let entries = (0..entries)
+            .map(|i| {
+                let key = "a".repeat(4_000 - i % 200);
+                LoreEntry::new(&format!("e{i}"), &[key.as_str()], "Told.")
+            })
+            .collect();
+        (entries, "a".repeat(8_000))
+    }
+
+    #[test]
+    fn keys_that_nearly_match_everywhere_do_not_stall_a_turn() {
+        let (entries, text) = near_misses(100);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(select(&entries, &text, 800, None).len());
+        });
+        let chosen = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("matching 100 entries against 8,000 characters finishes at once");
+        assert_eq!(chosen, 0);
+    }
+
+    /// Prints how long finding the keys of 1,000 entries (or
+    /// `NARRATORIA_LORE_ENTRIES`) in a greeting of 8,000 `a` takes, one pass
+    /// for all (now) and key by key (as first written). Run with
+    /// `cargo test -p narratoria-core --lib measure_near_misses -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement; prints figures"]
+    fn measure_near_misses() {
+        let n = std::env::var("NARRATORIA_LORE_ENTRIES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1_000);
+        let text = "a".repeat(8_000);
+        for (case, spread) in [
+            ("one key of 4,000 `a`", 1),
+            ("keys of 3,801 to 4,000 `a`", 200),
+        ] {
+            let entries: Vec<LoreEntry> = (0..n)
+                .map(|i| {
+                    let key = "a".repeat(4_000 - i % spread);
+                    LoreEntry::new(&format!("e{i}"), &[key.as_str()], "Told.")
+                })
+                .collect();
+            let started = std::time::Instant::now();
+            let told = select(&entries, &text, 800, None).len();
+            let now = started.elapsed();
+            let started = std::time::Instant::now();
+            let before = entries
+                .iter()
+                .filter(|e| {
+                    let lower = text.to_lowercase();
+                    e.keys.iter().any(|k| word_by_word(&lower, k))
+                })
+                .count();
+            let then = started.elapsed();
+            assert_eq!(told, before);
+            println!(
+                "{n} entries, {case}, against 8,000 `a`: {now:?} in one pass; {then:?} key by key"
+            );
+        }
     }
 
     #[test]

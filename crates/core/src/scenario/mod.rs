@@ -10,19 +10,25 @@
 //!   the entries the recent turns call for within a budget.
 //! - [`telling`]: the text the storyteller gets about the story, built from
 //!   the session state.
+//! - [`limits`]: how much each of these may hold; what comes from outside
+//!   and breaks a limit is refused, naming the field and the limit.
 
 pub mod builtin;
 pub mod card;
 mod error;
+mod json;
+mod keys;
 pub mod library;
+pub mod limits;
 pub mod lore;
 mod model;
+mod png_card;
 pub mod start;
 pub mod telling;
 pub mod world_info;
 
 pub use card::{CardRole, CharacterCard};
-pub use error::ScenarioError;
+pub use error::{Origin, ScenarioError};
 pub use lore::LoreEntry;
 pub use model::{Faction, Person, PlayerCharacter, Scenario};
 pub use start::initial_state;

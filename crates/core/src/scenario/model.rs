@@ -2,15 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::Origin;
+use super::json::without_bom_str;
+use super::limits::{self, MAX_KEYS, MAX_NAMED, NAME_CHARS as TITLE_CHARS, TEXT_CHARS};
 use super::lore::{self, LoreEntry};
+use super::start::person_entry;
 use super::ScenarioError;
 
-/// The longest title, in characters.
-const TITLE_CHARS: usize = 200;
-/// The longest premise, setting, description or opening, in characters.
-const TEXT_CHARS: usize = 8_000;
-/// The most factions and people a scenario names.
-const MAX_NAMED: usize = 100;
 /// Starting standings lie on the reputation skill's default scale.
 pub const STANDING_RANGE: std::ops::RangeInclusive<i64> = -100..=100;
 
@@ -79,10 +77,11 @@ pub struct Person {
 }
 
 impl Scenario {
-    /// Reads a scenario file's JSON. Promises: unknown fields, missing
-    /// fields and failed [`Scenario::check`]s are refused with the field named.
+    /// Reads a scenario file's JSON (a leading byte-order mark passed
+    /// over). Promises: unknown fields, missing fields and failed
+    /// [`Scenario::check`]s are refused with the field named.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: serde_json::Value = serde_json::from_str(text)
+        let value: serde_json::Value = serde_json::from_str(without_bom_str(text))
             .map_err(|e| ScenarioError::Invalid(format!("the file is not JSON ({e})")))?;
         let scenario: Scenario = serde_json::from_value(value.clone()).map_err(|e| {
             ScenarioError::Invalid(
@@ -94,9 +93,10 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// Refuses a scenario a story cannot start from: a bad name, blank or
-    /// overlong texts, duplicate or malformed faction ids, standings off
-    /// the scale, broken lore.
+    /// Refuses a scenario a story cannot start from: a bad name, blank
+    /// texts, texts, lists or keys past the limits of [`super::limits`],
+    /// duplicate or malformed faction ids, standings off the scale, broken
+    /// lore.
     pub fn check(&self) -> Result<(), ScenarioError> {
         let bad = |m: String| Err(ScenarioError::Invalid(m));
         if !self.name.is_empty() {
@@ -109,11 +109,20 @@ impl Scenario {
         optional("opening", &self.opening, TEXT_CHARS)?;
         required("player.name", &self.player.name, TITLE_CHARS)?;
         optional("player.description", &self.player.description, TEXT_CHARS)?;
-        if self.factions.len() > MAX_NAMED || self.people.len() > MAX_NAMED {
-            return bad(format!(
-                "at most {MAX_NAMED} factions and {MAX_NAMED} people"
-            ));
-        }
+        limits::items(
+            Origin::Scenario,
+            "factions",
+            self.factions.len(),
+            MAX_NAMED,
+            "factions",
+        )?;
+        limits::items(
+            Origin::Scenario,
+            "people",
+            self.people.len(),
+            MAX_NAMED,
+            "people",
+        )?;
         for (i, f) in self.factions.iter().enumerate() {
             let at = format!("factions[{i}]");
             if !is_id(&f.id, true) {
@@ -141,9 +150,22 @@ impl Scenario {
                 &p.description,
                 TEXT_CHARS,
             )?;
+            // Their name is a key too.
+            let keys = format!("people[{i}].keys");
+            limits::items(Origin::Scenario, &keys, p.keys.len(), MAX_KEYS - 1, "keys")?;
+            limits::keys(Origin::Scenario, &keys, &p.keys)?;
         }
-        lore::check_all(&self.lore, "lore")
-            .map_err(|e| ScenarioError::Invalid(e.to_string().replacen("lorebook: ", "", 1)))
+        lore::check_all(&self.lore, "lore").map_err(|e| e.within(Origin::Scenario))?;
+        // People become lore entries: with the lore, they are held to the
+        // limits of a story's lore together.
+        let story: Vec<LoreEntry> = self
+            .people
+            .iter()
+            .map(person_entry)
+            .chain(self.lore.iter().cloned())
+            .collect();
+        lore::check_totals(&story, "people and lore together")
+            .map_err(|e| e.within(Origin::Scenario))
     }
 }
 
@@ -204,12 +226,7 @@ fn required(field: &str, text: &str, max: usize) -> Result<(), ScenarioError> {
 }
 
 fn optional(field: &str, text: &str, max: usize) -> Result<(), ScenarioError> {
-    if text.chars().count() > max {
-        return Err(ScenarioError::Invalid(format!(
-            "{field} is longer than {max} characters"
-        )));
-    }
-    Ok(())
+    limits::chars(Origin::Scenario, field, text, max)
 }
 
 #[cfg(test)]
@@ -280,5 +297,38 @@ mod tests {
         let mut bad_lore = sample();
         bad_lore["lore"] = json!([{"name": "x", "keys": [], "content": "c"}]);
         assert!(check(bad_lore).unwrap_err().to_string().contains("lore[0]"));
+    }
+
+    #[test]
+    fn a_persons_keys_are_bounded_like_lore_keys() {
+        let mut v = sample();
+        v["people"] =
+            json!([{"name": "Mara", "description": "The innkeeper.", "keys": ["k".repeat(201)]}]);
+        let e = check(v).unwrap_err().to_string();
+        assert!(e.contains("people[0].keys[0]") && e.contains("200"), "{e}");
+        let mut v = sample();
+        let keys: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+        v["people"] = json!([{"name": "Mara", "description": "The innkeeper.", "keys": keys}]);
+        let e = check(v).unwrap_err().to_string();
+        assert!(
+            e.contains("people[0].keys holds 100 keys; at most 99"),
+            "{e}"
+        );
+        // 100 people of 99 keys of 200 characters: more keys than a story's
+        // lore may hold.
+        let mut v = sample();
+        let keys: Vec<String> = (0..99)
+            .map(|i| format!("{i:03}{}", "k".repeat(197)))
+            .collect();
+        let people: Vec<serde_json::Value> = (0..100)
+            .map(|i| json!({"name": format!("P{i}"), "description": "Someone.", "keys": keys}))
+            .collect();
+        v["people"] = json!(people);
+        let e = check(v).unwrap_err().to_string();
+        assert!(
+            e.contains("people and lore together (its entries' keys together)")
+                && e.contains("at most 131072"),
+            "{e}"
+        );
     }
 }

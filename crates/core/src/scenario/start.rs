@@ -77,7 +77,9 @@ pub fn initial_state(scenario: &Scenario) -> Map<String, Value> {
 /// `player`) or as someone in the story (a lore entry keyed by their
 /// name); the card's book joins the lore; its greeting becomes the opening
 /// when the story has none. Refuses when the story's lore would grow past
-/// its limits.
+/// its limits, or when the card's texts, the story's player's name filled
+/// in, would be longer than a story allows (see [`CharacterCard::check_told`]):
+/// its greeting is told to the storyteller as a turn's narration.
 pub fn with_card(
     state: &Map<String, Value>,
     card: &CharacterCard,
@@ -98,6 +100,7 @@ pub fn with_card(
         }
         CardRole::Npc => player_name(state),
     };
+    card.check_told(&player_name)?;
     let mut added: Vec<LoreEntry> = Vec::new();
     if role == CardRole::Npc {
         added.push(person_entry(&card.as_person(&player_name)));
@@ -129,22 +132,26 @@ pub fn with_card(
 }
 
 /// `state` with `entries` added to its lore (an entry with the same name
-/// and content is not added twice). Refuses when the lore would grow past
-/// its limits.
+/// and content is not added twice). Refuses when an entry added breaks an
+/// entry's limits, or when the lore would grow past the limits of a
+/// story's lore together (entries, content, keys); the entries already
+/// there are not judged again.
 pub fn with_lore(
     state: &Map<String, Value>,
     entries: &[LoreEntry],
 ) -> Result<Map<String, Value>, ScenarioError> {
+    const AT: &str = "the story's lore";
     let mut lore = lore_in(state);
     for e in entries {
         if !lore
             .iter()
             .any(|l| l.name == e.name && l.content == e.content)
         {
+            e.check(&format!("{AT}[{}]", lore.len()))?;
             lore.push(e.clone());
         }
     }
-    lore::check_all(&lore, "the story's lore")?;
+    lore::check_totals(&lore, AT)?;
     let mut out = state.clone();
     if !lore.is_empty() {
         out.insert("lore".into(), lore_value(&lore));
@@ -189,7 +196,9 @@ fn standing_word(score: i64) -> &'static str {
     }
 }
 
-fn person_entry(p: &Person) -> LoreEntry {
+/// The lore entry someone in the story becomes: keyed by their name and
+/// keys, their description as its content (after their name).
+pub(super) fn person_entry(p: &Person) -> LoreEntry {
     let mut keys = vec![p.name.trim().to_string()];
     keys.extend(
         p.keys

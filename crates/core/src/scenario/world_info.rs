@@ -7,11 +7,14 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::error::Origin;
+use super::json::without_bom;
+use super::limits::{self, MAX_FILE_BYTES, NAME_CHARS};
 use super::lore::{self, LoreEntry};
 use super::ScenarioError;
 
 /// The largest lorebook file read, in bytes.
-pub const MAX_LOREBOOK_BYTES: usize = 5 * 1024 * 1024;
+pub const MAX_LOREBOOK_BYTES: usize = MAX_FILE_BYTES;
 
 /// A lorebook as read: its entries, and what was left out and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,10 +26,13 @@ pub struct Lorebook {
     pub skipped: Vec<String>,
 }
 
-/// Reads a lorebook file's bytes. Promises: a file that is not JSON, has no
-/// entries, or holds none that can be told is refused with the problem
-/// named; entries that are blank or could never be told are left out and
-/// listed in `skipped`; the entries kept pass [`lore::check_all`].
+/// Reads a lorebook file's bytes (a leading byte-order mark passed over).
+/// Promises: a file that is not JSON, has no entries, or holds none that
+/// can be told is refused with the problem named; so is one whose name,
+/// entry names, keys or contents break the limits of [`super::limits`],
+/// naming the field as the file does and the limit; entries that are blank
+/// or could never be told are left out and listed in `skipped`; the
+/// entries kept pass [`lore::check_all`].
 pub fn parse_lorebook(bytes: &[u8]) -> Result<Lorebook, ScenarioError> {
     if bytes.len() > MAX_LOREBOOK_BYTES {
         return Err(ScenarioError::Lore(format!(
@@ -35,7 +41,7 @@ pub fn parse_lorebook(bytes: &[u8]) -> Result<Lorebook, ScenarioError> {
             MAX_LOREBOOK_BYTES
         )));
     }
-    let value: Value = serde_json::from_slice(bytes)
+    let value: Value = serde_json::from_slice(without_bom(bytes))
         .map_err(|e| ScenarioError::Lore(format!("the file is not JSON ({e})")))?;
     let (name, raw) = match &value {
         Value::Array(items) => (None, items.iter().collect::<Vec<_>>()),
@@ -46,6 +52,10 @@ pub fn parse_lorebook(bytes: &[u8]) -> Result<Lorebook, ScenarioError> {
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .map(String::from);
+            if let Some(name) = &name {
+                // Told as the player's words when the book joins a story.
+                limits::chars(Origin::Lore, "name", name, NAME_CHARS)?;
+            }
             let entries = match book.get("entries") {
                 Some(Value::Array(items)) => items.iter().collect(),
                 Some(Value::Object(by_id)) => by_id.values().collect(),
@@ -113,10 +123,12 @@ pub fn entries_from(raw: &[&Value], at: &str) -> Result<Lorebook, ScenarioError>
 }
 
 /// One entry from any known shape. Promises: keys from `keys` or `key` (a
-/// list, or one comma-separated string); enabled unless `enabled: false` or
-/// `disable: true`; secondary keys only when `selective` is not `false`;
-/// `order` from `order` or `insertion_order` (default 100); `priority` from
-/// `priority`, else the order (world info tells higher orders first).
+/// list, or one comma-separated string), held to the key limits, as are
+/// secondary keys and the name (from `name` or `comment`, else the first
+/// key); enabled unless `enabled: false` or `disable: true`; secondary keys
+/// only when `selective` is not `false`; `order` from `order` or
+/// `insertion_order` (default 100); `priority` from `priority`, else the
+/// order (world info tells higher orders first).
 fn entry_from(obj: &Map<String, Value>, at: &str) -> Result<LoreEntry, ScenarioError> {
     let keys = key_list(obj, &["keys", "key"], at)?;
     let secondary = key_list(
@@ -135,12 +147,15 @@ fn entry_from(obj: &Map<String, Value>, at: &str) -> Result<LoreEntry, ScenarioE
     let constant = flag(obj, "constant", at)?.unwrap_or(false);
     let order = number(obj, &["order", "insertion_order"], at)?.unwrap_or(100);
     let priority = number(obj, &["priority"], at)?.unwrap_or(order);
-    let name = ["name", "comment"]
+    let named = ["name", "comment"]
         .iter()
-        .filter_map(|k| obj.get(*k).and_then(Value::as_str))
-        .map(str::trim)
-        .find(|n| !n.is_empty())
-        .map(String::from)
+        .filter_map(|k| Some((k, obj.get(*k).and_then(Value::as_str)?.trim())))
+        .find(|(_, n)| !n.is_empty());
+    if let Some((field, name)) = named {
+        limits::chars(Origin::Lore, &format!("{at}.{field}"), name, NAME_CHARS)?;
+    }
+    let name = named
+        .map(|(_, n)| n.to_string())
         .or_else(|| keys.first().cloned())
         .unwrap_or_else(|| at.to_string());
     Ok(LoreEntry {
@@ -180,11 +195,13 @@ fn key_list(
             )))
         }
     };
-    Ok(words
+    let keys: Vec<String> = words
         .into_iter()
         .map(|k| k.trim().to_string())
         .filter(|k| !k.is_empty())
-        .collect())
+        .collect();
+    limits::keys(Origin::Lore, &format!("{at}.{name}"), &keys)?;
+    Ok(keys)
 }
 
 fn flag(obj: &Map<String, Value>, name: &str, at: &str) -> Result<Option<bool>, ScenarioError> {
@@ -286,5 +303,48 @@ mod tests {
             err(br#"{"entries": [{"key": [], "content": "x"}]}"#).contains("none of its 1 entries")
         );
         assert!(err(&vec![b' '; MAX_LOREBOOK_BYTES + 1]).contains("5 MiB"));
+    }
+
+    #[test]
+    fn keys_and_names_are_bounded_and_the_limit_named() {
+        let err = |v: Value| parse(v).unwrap_err().to_string();
+        let entry = |keys: Value| json!({"entries": [{"key": keys, "content": "Told."}]});
+        let e = err(entry(json!(["k".repeat(201)])));
+        assert!(e.contains("entries[0].key[0]") && e.contains("200"), "{e}");
+        let many: Vec<String> = (0..101).map(|i| format!("k{i}")).collect();
+        let e = err(entry(json!(many)));
+        assert!(
+            e.contains("entries[0].key holds 101 keys; at most 100"),
+            "{e}"
+        );
+        let e = err(
+            json!({"entries": [{"key": ["k"], "keysecondary": ["s".repeat(201)], "content": "c"}]}),
+        );
+        assert!(e.contains("entries[0].keysecondary[0]"), "{e}");
+        let e =
+            err(json!({"entries": [{"key": ["k"], "comment": "c".repeat(201), "content": "c"}]}));
+        assert!(e.contains("entries[0].comment") && e.contains("200"), "{e}");
+        let e = err(json!({"name": "n".repeat(201), "entries": [{"key": ["k"], "content": "c"}]}));
+        assert!(e.contains("name holds 201 characters; at most 200"), "{e}");
+        // 990 entries of 10 keys of 150 characters: 1,485,000 characters of keys.
+        let entries: Vec<Value> = (0..990)
+            .map(|i| {
+                let keys: Vec<String> = (0..10)
+                    .map(|j| format!("{i}-{j}-{}", "k".repeat(140)))
+                    .collect();
+                json!({"key": keys, "content": "Told."})
+            })
+            .collect();
+        let e = err(json!({ "entries": entries }));
+        assert!(e.contains("keys") && e.contains("131072"), "{e}");
+    }
+
+    #[test]
+    fn a_lorebook_may_start_with_a_byte_order_mark() {
+        let mut bytes = "\u{feff}".as_bytes().to_vec();
+        bytes.extend_from_slice(
+            br#"[{"name": "Gate", "keys": ["gate"], "content": "Shut at dusk."}]"#,
+        );
+        assert_eq!(parse_lorebook(&bytes).unwrap().entries.len(), 1);
     }
 }
