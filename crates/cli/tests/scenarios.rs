@@ -470,3 +470,142 @@ fn new_scenarios_from_a_starter_or_a_card_can_start_stories() {
         "player",
     );
 }
+
+/// A 1×1 PNG with one zTXt chunk (compressed by the encoder).
+fn png_with_ztxt(keyword: &str, text: String) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, 1, 1);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.add_ztxt_chunk(keyword.into(), text).unwrap();
+        let mut w = enc.write_header().unwrap();
+        w.write_image_data(&[30, 60, 90]).unwrap();
+        w.finish().unwrap();
+    }
+    out
+}
+
+#[test]
+fn cards_past_their_limits_are_refused_naming_the_field_and_the_limit() {
+    let home = Home::new();
+    let mut long_greeting = card_v2();
+    long_greeting["data"]["first_mes"] = json!("a".repeat(8_001));
+    let mut long_player = card_v2();
+    long_player["data"]["description"] = json!("d".repeat(8_001));
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "greeting.json",
+            long_greeting.to_string().into_bytes(),
+            "`data.first_mes` holds 8001 characters; at most 8000 are allowed",
+        ),
+        (
+            "player.json",
+            long_player.to_string().into_bytes(),
+            "`data.description` holds 8001 characters; at most 8000 are allowed",
+        ),
+        // 16 MiB of `A` compressed into a small chunk.
+        (
+            "bomb.png",
+            png_with_ztxt("chara", "A".repeat(16 << 20)),
+            "`chara` chunk inflates to more than 8388608 bytes",
+        ),
+    ];
+    for (name, bytes, words) in cases {
+        let file = home.file(name, &bytes);
+        home.refused(&["cards", "import", &path(&file)], "card_invalid", words);
+        home.refused(
+            &["cards", "import", &path(&file), "--as", "player"],
+            "card_invalid",
+            words,
+        );
+    }
+    let keys: Vec<String> = (0..10).map(|j| format!("{j}{}", "k".repeat(150))).collect();
+    let entries: Vec<Value> = (0..990)
+        .map(|i| json!({"key": keys, "content": format!("Entry {i}.")}))
+        .collect();
+    let book = home.file(
+        "keys.json",
+        json!({ "entries": entries }).to_string().as_bytes(),
+    );
+    home.refused(
+        &["lore", "import", &path(&book)],
+        "lore_invalid",
+        "at most 131072 are allowed",
+    );
+}
+
+#[test]
+fn a_card_in_a_ztxt_chunk_or_after_a_byte_order_mark_imports() {
+    let home = Home::new();
+    let png = home.file("tom.png", &png_with_ztxt("chara", b64(&card_v2())));
+    assert!(home
+        .ok(&["cards", "import", &path(&png)])
+        .stdout
+        .contains("Old Tom (chara_card_v2)"));
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend_from_slice(card_v2().to_string().as_bytes());
+    let json = home.file("tom.json", &bom);
+    assert!(home
+        .ok(&["cards", "import", &path(&json)])
+        .stdout
+        .contains("Old Tom (chara_card_v2)"));
+}
+
+#[test]
+fn a_scenario_missing_a_required_field_is_told_which() {
+    let home = Home::new();
+    let no_premise = home.file(
+        "no-premise.json",
+        br#"{"title": "The Mill", "player": {"name": "Ada"}}"#,
+    );
+    home.refused(
+        &["scenarios", "new", "mill", "--from", &path(&no_premise)],
+        "scenario_invalid",
+        "no `premise`",
+    );
+    let no_player = home.file(
+        "no-player.json",
+        br#"{"title": "The Mill", "premise": "Something grinds at night."}"#,
+    );
+    home.refused(
+        &["scenarios", "new", "mill", "--from", &path(&no_player)],
+        "scenario_invalid",
+        "no `player`",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn scenarios_list_passes_over_a_fifo_with_a_reason() {
+    let home = Home::new();
+    let dir = home.dir.path().join("scenarios");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("waiting.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo makes a FIFO");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_narratoria"))
+        .args(["scenarios", "list", "--json"])
+        .env("NARRATORIA_HOME", home.dir.path())
+        .env_remove("XDG_DATA_HOME")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("`scenarios list` waited on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unreadable = list["unreadable"].as_array().unwrap();
+    assert_eq!(unreadable.len(), 1, "{list}");
+    assert!(unreadable[0]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("not a regular file (a FIFO)"));
+}
