@@ -181,9 +181,16 @@ pub fn new_scenario(dir: &Path, name: &str, from: Option<&Path>) -> Result<PathB
 /// A scenario file's or a character card's scenario, by what the file holds.
 fn scenario_or_card(path: &Path, name: &str) -> Result<Scenario, AppError> {
     let bytes = read_limited(path, ErrorCode::ScenarioInvalid)?;
-    let looks_like_scenario = serde_json::from_slice::<Map<String, Value>>(&bytes)
-        .map(|m| m.contains_key("premise") && m.contains_key("player"))
-        .unwrap_or(false);
+    // An object with a scenario's fields and none of a card's is read as a
+    // scenario, so a missing field is named as the scenario's.
+    let looks_like_scenario =
+        serde_json::from_slice::<Map<String, Value>>(narratoria_core::scenario::without_bom(&bytes))
+            .map(|m| {
+                let scenario = ["premise", "player", "title"].iter().any(|k| m.contains_key(*k));
+                let card = ["spec", "data", "first_mes", "char_name"].iter().any(|k| m.contains_key(*k));
+                scenario && !card
+            })
+            .unwrap_or(false);
     if looks_like_scenario {
         let text = String::from_utf8_lossy(&bytes);
         return Scenario::from_json(&text)
@@ -250,7 +257,20 @@ fn read_limited(path: &Path, code: ErrorCode) -> Result<Vec<u8>, AppError> {
             ),
         ));
     }
-    std::fs::read(path).map_err(io)
+    // A file that grows after the size was read is still read no further.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::open(path).map_err(io)?, MAX + 1),
+        &mut bytes,
+    )
+    .map_err(io)?;
+    if bytes.len() as u64 > MAX {
+        return Err(AppError::new(
+            code,
+            format!("{} grew past {MAX} bytes (5 MiB) while it was read", path.display()),
+        ));
+    }
+    Ok(bytes)
 }
 
 impl App {
@@ -396,6 +416,34 @@ mod tests {
             read_card(&lore_file).unwrap_err().code,
             ErrorCode::CardInvalid
         );
+    }
+
+    /// A scenario file missing a required field is told which, not called
+    /// "neither a scenario nor a character card"; a byte-order mark at its
+    /// start is passed over.
+    #[test]
+    fn a_scenario_file_is_judged_as_a_scenario() {
+        let dir = tempfile::tempdir().unwrap();
+        let scenarios = dir.path().join("scenarios");
+        let no_premise = dir.path().join("no-premise.json");
+        std::fs::write(&no_premise, r#"{"title": "The Ferry", "player": {"name": "Wren"}}"#).unwrap();
+        let e = new_scenario(&scenarios, "ferry", Some(&no_premise)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ScenarioInvalid);
+        assert!(e.message.contains("premise"), "{}", e.message);
+        assert!(!e.message.contains("neither"), "{}", e.message);
+        let no_player = dir.path().join("no-player.json");
+        std::fs::write(&no_player, r#"{"title": "The Ferry", "premise": "A river at night."}"#).unwrap();
+        let e = new_scenario(&scenarios, "ferry", Some(&no_player)).unwrap_err();
+        assert!(e.message.contains("player"), "{}", e.message);
+        assert!(!e.message.contains("neither"), "{}", e.message);
+        let bom = dir.path().join("bom.json");
+        std::fs::write(
+            &bom,
+            "\u{feff}{\"title\": \"The Ferry\", \"premise\": \"A river at night.\", \"player\": {\"name\": \"Wren\"}}",
+        )
+        .unwrap();
+        let saved = new_scenario(&scenarios, "ferry", Some(&bom)).unwrap();
+        assert_eq!(library::read_file(&saved).unwrap().title, "The Ferry");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 const BOM: &str = "\u{feff}";
 
 /// `bytes` without a leading UTF-8 byte-order mark.
-pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes)
 }
 

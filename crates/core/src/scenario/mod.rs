@@ -29,6 +29,7 @@ pub mod world_info;
 
 pub use card::{CardRole, CharacterCard};
 pub use error::{Origin, ScenarioError};
+pub use json::without_bom;
 pub use lore::LoreEntry;
 pub use model::{Faction, Person, PlayerCharacter, Scenario};
 pub use start::initial_state;
