@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         tracing::error!("internal error: {info}");
     }));
-    tracing::debug!(args = ?std::env::args().collect::<Vec<_>>(), "start");
+    narratoria_app::logging::log_start(std::env::args_os());
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
