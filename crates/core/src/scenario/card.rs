@@ -91,6 +91,10 @@ impl CharacterCard {
         let bytes = without_bom(bytes);
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => CharacterCard::from_json(bytes),
+            None => Err(bad("the file is empty (a character card is a .png or .json file)")),
+            Some(b'[' | b'"') => Err(bad(
+                "the file is JSON but not an object; a character card is one JSON object",
+            )),
             _ => Err(bad(
                 "the file is neither a PNG image nor JSON (a character card is a .png or .json file)",
             )),
@@ -451,6 +455,15 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_is_not_a_card_is_told_what_it_is() {
+        let said = |bytes: &[u8]| CharacterCard::from_bytes(bytes).unwrap_err().to_string();
+        assert!(said(b"  \n").contains("the file is empty"), "{}", said(b""));
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(said(deep.as_bytes()).contains("JSON but not an object"), "{}", said(deep.as_bytes()));
+        assert!(said(b"GIF89a").contains("neither a PNG image nor JSON"));
+    }
+
+    #[test]
     fn reads_v1_and_prefers_ccv3() {
         let v1 = json!({"name": "Old Tom", "description": "A ferryman.", "first_mes": "Fare's a copper."});
         let card = CharacterCard::from_bytes(v1.to_string().as_bytes()).unwrap();
@@ -466,7 +479,7 @@ mod tests {
     fn bad_files_name_the_problem() {
         let err = |b: &[u8]| CharacterCard::from_bytes(b).unwrap_err().to_string();
         assert!(err(b"GIF89a....").contains("neither a PNG image nor JSON"));
-        assert!(err(b"").contains("neither a PNG image nor JSON"));
+        assert!(err(b"").contains("the file is empty"));
         assert!(err(&png_with(&[("Comment", "hello")])).contains("no `chara` text chunk"));
         assert!(err(&png_with(&[("chara", "@@not base64@@")])).contains("not valid base64"));
         let not_json = base64::engine::general_purpose::STANDARD.encode("hello");
