@@ -129,9 +129,14 @@ pub fn clean_json(json: String) -> String {
     out
 }
 
-/// Whether `c` is a control character a terminal could act on.
+/// Whether `c` is a control character a terminal could act on, or a
+/// bidirectional embedding, override or isolate, which makes a name read
+/// other than it is written (U+202A–U+202E, U+2066–U+2069).
 fn is_control(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}'
+    (c.is_control() && c != '\n' && c != '\t')
+        || c == '\u{7f}'
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
 type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
@@ -243,6 +248,13 @@ mod tests {
         assert_eq!(clean("a\u{9d}52;c;SGVsbG8=\u{9c}b"), "ab");
         assert_eq!(clean("a\u{9b}31mb"), "ab");
         assert_eq!(clean("a\u{1b}(Bb"), "ab");
+    }
+
+    #[test]
+    fn text_cannot_reverse_itself_on_screen() {
+        assert_eq!(clean("Old Tom\u{202e}lave\u{202c} \u{2067}x\u{2069}"), "Old Tomlave x");
+        // Marks that only say which way a script runs stay.
+        assert_eq!(clean("שלום\u{200f} Tom"), "שלום\u{200f} Tom");
     }
 
     #[test]
