@@ -562,7 +562,7 @@ fn a_scenario_missing_a_required_field_is_told_which() {
     home.refused(
         &["scenarios", "new", "mill", "--from", &path(&no_premise)],
         "scenario_invalid",
-        "no `premise`",
+        "missing field `premise`",
     );
     let no_player = home.file(
         "no-player.json",
@@ -571,7 +571,7 @@ fn a_scenario_missing_a_required_field_is_told_which() {
     home.refused(
         &["scenarios", "new", "mill", "--from", &path(&no_player)],
         "scenario_invalid",
-        "no `player`",
+        "missing field `player`",
     );
 }
 
