@@ -73,9 +73,8 @@ impl Settings {
         if let Some(dir) = self.user_file.parent() {
             std::fs::create_dir_all(dir).map_err(|e| ModelsError::io(dir, e))?;
         }
-        let tmp = self.user_file.with_extension("json.tmp");
-        std::fs::write(&tmp, text + "\n").map_err(|e| ModelsError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &self.user_file).map_err(|e| ModelsError::io(&self.user_file, e))
+        narratoria_fs::write_atomically(&self.user_file, (text + "\n").as_bytes(), false)
+            .map_err(|e| ModelsError::io(&self.user_file, e))
     }
 
     /// The user's settings file.
