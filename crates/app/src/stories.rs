@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use narratoria_core::fs::ReadError;
 use narratoria_core::error::ErrorCode;
 use narratoria_core::scenario::library::{self, ScenarioSummary, Unreadable};
 use narratoria_core::scenario::{
@@ -236,41 +237,23 @@ fn role_word(role: CardRole) -> &'static str {
     }
 }
 
-/// A file's bytes, refusing one over 5 MiB before reading it.
+/// A file's bytes, refusing one over 5 MiB, or one that is not a regular
+/// file, without reading it ([`narratoria_core::fs::read_regular`]).
 fn read_limited(path: &Path, code: ErrorCode) -> Result<Vec<u8>, AppError> {
     const MAX: u64 = 5 * 1024 * 1024;
-    let io = |e: std::io::Error| AppError::new(ErrorCode::Io, format!("{}: {e}", path.display()));
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(AppError::new(
-            code,
-            format!("{} is not a file", path.display()),
-        ));
-    }
-    if meta.len() > MAX {
-        return Err(AppError::new(
+    narratoria_core::fs::read_regular(path, MAX).map_err(|e| match e {
+        ReadError::Io(e) => AppError::new(ErrorCode::Io, format!("{}: {e}", path.display())),
+        ReadError::NotRegular { .. } => {
+            AppError::new(code, format!("{} is not a file", path.display()))
+        }
+        ReadError::TooLarge { size, .. } => AppError::new(
             code,
             format!(
-                "{} is {} bytes; files of at most {MAX} bytes (5 MiB) are read",
-                path.display(),
-                meta.len()
+                "{} is {size} bytes; files of at most {MAX} bytes (5 MiB) are read",
+                path.display()
             ),
-        ));
-    }
-    // A file that grows after the size was read is still read no further.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(std::fs::File::open(path).map_err(io)?, MAX + 1),
-        &mut bytes,
-    )
-    .map_err(io)?;
-    if bytes.len() as u64 > MAX {
-        return Err(AppError::new(
-            code,
-            format!("{} grew past {MAX} bytes (5 MiB) while it was read", path.display()),
-        ));
-    }
-    Ok(bytes)
+        ),
+    })
 }
 
 impl App {

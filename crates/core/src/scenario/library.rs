@@ -115,70 +115,32 @@ pub fn read_file(path: &Path) -> Result<Scenario, ScenarioError> {
     Ok(scenario)
 }
 
-/// A regular file's text, at most [`MAX_FILE_BYTES`]. The file is opened
-/// without blocking and judged by what was opened, so a FIFO put in its
-/// place after a look at its name cannot make the read wait.
+/// A regular file's text, at most [`MAX_FILE_BYTES`] ([`crate::fs::read_regular`]:
+/// a FIFO put in its place after a look at its name cannot make the read wait).
 fn read_regular(path: &Path) -> Result<String, ScenarioError> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let file = options.open(path).map_err(|e| ScenarioError::io(path, e))?;
-    let meta = file.metadata().map_err(|e| ScenarioError::io(path, e))?;
-    if !meta.is_file() {
-        return Err(ScenarioError::Invalid(format!(
-            "{}: not a regular file ({}); only regular files are read",
-            path.display(),
-            kind_of(&meta.file_type())
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES as u64 {
-        return Err(ScenarioError::too_large(
+    let bytes = crate::fs::read_regular(path, MAX_FILE_BYTES as u64).map_err(|e| match e {
+        crate::fs::ReadError::Io(e) => ScenarioError::io(path, e),
+        crate::fs::ReadError::NotRegular { kind } => ScenarioError::Invalid(format!(
+            "{}: not a regular file ({kind}); only regular files are read",
+            path.display()
+        )),
+        crate::fs::ReadError::TooLarge { size, .. } => ScenarioError::too_large(
             Origin::Scenario,
             &path.display().to_string(),
-            usize::try_from(meta.len()).unwrap_or(usize::MAX),
+            usize::try_from(size).unwrap_or(usize::MAX),
             MAX_FILE_BYTES,
             "bytes",
-        ));
-    }
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut std::io::Read::take(file, MAX_FILE_BYTES as u64 + 1),
-        &mut text,
-    )
-    .map_err(|e| ScenarioError::io(path, e))?;
-    if text.len() > MAX_FILE_BYTES {
-        return Err(ScenarioError::too_large(
-            Origin::Scenario,
-            &path.display().to_string(),
-            text.len(),
-            MAX_FILE_BYTES,
-            "bytes",
-        ));
-    }
-    Ok(text)
-}
-
-/// What a file that is not a regular one is, in words.
-fn kind_of(kind: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    if kind.is_dir() {
-        "a folder"
-    } else {
-        "not a plain file"
-    }
+        ),
+    })?;
+    String::from_utf8(bytes).map_err(|_| {
+        ScenarioError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ),
+        )
+    })
 }
 
 fn file_of(dir: &Path, name: &str) -> PathBuf {
