@@ -43,6 +43,7 @@ impl Generator for LlamaPlanner {
                 .n_ctx
                 .min(self.model().n_ctx_train().max(512)),
             max_tokens: HOST_MAX_TOKENS,
+            parameters: Some(self.model().n_params()),
         }
     }
 

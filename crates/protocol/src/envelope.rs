@@ -145,7 +145,8 @@ mod tests {
             Some(HostModel {
                 model: "m.gguf".into(),
                 context_tokens: 4096,
-                max_tokens: 512
+                max_tokens: 512,
+                parameters: None,
             })
         );
         assert_eq!(

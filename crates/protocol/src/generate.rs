@@ -33,6 +33,10 @@ pub struct HostModel {
     pub context_tokens: u32,
     /// The most tokens one request may ask for.
     pub max_tokens: u32,
+    /// The model's parameter count, when the host knows it: a script sizes
+    /// its prompts and answers by it (docs/protocol.md, "Host generation").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<u64>,
 }
 
 /// A `generate` request (a stdout event of a `narratoria/1.1` script).

@@ -72,6 +72,7 @@ fn envelopes() {
                         model: "qwen2.5-1.5b-instruct-q4_k_m.gguf".into(),
                         context_tokens: 4096,
                         max_tokens: 512,
+                        parameters: None,
                     }),
                 }),
             ),

@@ -92,6 +92,8 @@ pub struct StoryConfig {
     pub endpoint: Option<String>,
     pub api_key: Option<ApiKey>,
     pub style: Style,
+    /// How long a large writer's prose is (docs/stories.md, "The writer's profile").
+    pub length: narratoria_core::narration::AnswerLength,
     pub temperature: f32,
     pub max_tokens: u32,
     pub model_path: Option<String>,
@@ -106,6 +108,7 @@ impl Default for StoryConfig {
             endpoint: None,
             api_key: None,
             style: Style::Vivid,
+            length: narratoria_core::narration::AnswerLength::Medium,
             temperature: 0.5,
             max_tokens: 200,
             model_path: None,

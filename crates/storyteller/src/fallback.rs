@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use narratoria_core::narration::ends_a_sentence;
+use narratoria_core::narration::{ends_a_sentence, Language, WriterProfile};
 use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
@@ -112,6 +112,13 @@ pub struct Job<'a> {
     /// The narration of the turns before, which the prose must not start
     /// its later sentences like.
     pub told_before: Vec<String>,
+    /// The profile of the model the host lends (or this script loads):
+    /// its answer's length and the guards that read it. A hosted step is
+    /// always [`WriterProfile::hosted`].
+    pub profile: WriterProfile,
+    /// The story's language: the word-based guards run only where it has
+    /// their words.
+    pub language: Language,
 }
 
 /// The narrative and who wrote it.
@@ -463,6 +470,8 @@ mod tests {
             model_candidates: vec![PathBuf::from("/nonexistent/model.gguf")],
             deadline: Instant::now() + Duration::from_secs(30),
             told_before: Vec::new(),
+            profile: WriterProfile::local(None, 4096, Default::default()),
+            language: Language::english(),
         }
     }
 
@@ -549,6 +558,7 @@ mod tests {
                     model: "m.gguf".into(),
                     context_tokens: 2048,
                     max_tokens: 100,
+                    parameters: None,
                 },
                 words,
                 asked: 0,

@@ -7,6 +7,8 @@ use narratoria_skills_builtin::{Context, LogLevel, Outcome, ScriptSpec, SkillErr
 use serde::Deserialize;
 use serde_json::json;
 
+use narratoria_core::narration::{Language, WriterProfile};
+
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
 use crate::prompt::{self, Facts, RecentTurn};
@@ -24,6 +26,9 @@ pub const SPEC: ScriptSpec = ScriptSpec {
 /// the skill's time limit (120 s) leaves room for the template after it.
 const LOCAL_BUDGET: Duration = Duration::from_secs(100);
 
+/// The context of the model this script loads itself (providers/local.rs).
+const LOCAL_CONTEXT_TOKENS: u32 = 4096;
+
 /// The script's input (`inputSchema` in skill.json).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -36,9 +41,15 @@ pub struct NarrateInput {
     /// The story's premise and setting.
     #[serde(default)]
     pub scenario: Option<String>,
-    /// The last turns, oldest first (the host fills them in).
+    /// The story's turns, oldest first (the host fills them in).
     #[serde(default)]
     pub recent_turns: Vec<RecentTurn>,
+    /// The player's steer for the writer, kept with the story.
+    #[serde(default)]
+    pub author_note: Option<String>,
+    /// The story's language (absent: English).
+    #[serde(default)]
+    pub language: Option<Language>,
 }
 
 /// Narrates one turn. Promises `done.output = {"narrative", "provider"}` with
@@ -64,6 +75,14 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         deps,
         state: &state,
     };
+    let offered = narratoria_skills_builtin::host::offered(&ctx.envelope).cloned();
+    // The host's model when it lends one; else the model this script loads
+    // (the bundled small one unless the settings name another).
+    let profile = match &offered {
+        Some(m) => WriterProfile::local(m.parameters, m.context_tokens, config.length),
+        None => WriterProfile::local(None, LOCAL_CONTEXT_TOKENS, config.length),
+    };
+    let language = input.language.clone().unwrap_or_default();
     let prompt = prompt::build(&facts, style, config.max_tokens);
     let job = Job {
         prompt: &prompt,
@@ -84,11 +103,11 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             .iter()
             .map(|t| t.narrator.clone())
             .collect(),
+        profile,
+        language,
     };
     ctx.log(LogLevel::Info, describe(&config, style));
-    let mut stdio = narratoria_skills_builtin::host::offered(&ctx.envelope)
-        .cloned()
-        .map(|model| host::Stdio { model });
+    let mut stdio = offered.map(|model| host::Stdio { model });
     let answer = fallback::run(
         &config,
         &job,

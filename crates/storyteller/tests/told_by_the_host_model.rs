@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use narratoria_core::host::Generator;
 use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
+use narratoria_core::narration::{Language, WriterProfile};
 use narratoria_protocol::{GenerateRequest, HostModel};
 use narratoria_skills_builtin::host::AskError;
 use narratoria_skills_builtin::{LogLevel, SkillError};
@@ -142,6 +143,8 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             model_candidates: Vec::new(),
             deadline: Instant::now() + Duration::from_secs(120),
             told_before: recent.iter().map(|t| t.narrator.clone()).collect(),
+            profile: WriterProfile::local(host.0.parameters, host.0.context_tokens, config.length),
+            language: Language::english(),
         };
         let mut shown = Shown::default();
         let answer = run(&config, &job, &mut shown, Some(&mut host));

@@ -25,6 +25,7 @@ impl Generator for Parrot {
             model: "parrot.gguf".into(),
             context_tokens: 2048,
             max_tokens: 64,
+            parameters: None,
         }
     }
 

@@ -6,6 +6,8 @@
 pub mod checked;
 pub mod deed;
 pub mod facts;
+pub mod language;
+pub mod profile;
 pub mod question;
 pub mod remember;
 pub mod step;
@@ -14,6 +16,8 @@ pub mod template;
 pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
 pub use deed::{act, deed, ends_a_sentence, CLOSERS, SENTENCE_ENDS, TITLES};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
+pub use language::Language;
+pub use profile::{AnswerLength, Guarding, WriterClass, WriterProfile};
 pub use question::{is_question, wondered};
 pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
 pub use template::told;
