@@ -3,7 +3,7 @@
 //! fallback (`crate::rules`) both implement it.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,7 +39,8 @@ pub struct PlanRequest<'a> {
     pub state: &'a Map<String, Value>,
     /// Why the previous attempt failed, in a sentence (when replanning).
     pub previous_failure: Option<&'a str>,
-    /// Generation must end by then (5 s per generation, docs/narrator.md).
+    /// Generation must end by then (the planner's [`Planner::plan_time`]
+    /// from the plan's start, docs/narrator.md).
     pub deadline: Instant,
     /// Whether a plan routed to no tool still gets the planner's own
     /// `narrative` (a generation). A turn asks for none: its narration is
@@ -155,6 +156,10 @@ pub enum PlannerError {
     Model(String),
 }
 
+/// The time one plan is given unless a planner says it needs more: the
+/// design's 5 seconds (docs/narrator.md, "How long a plan is given").
+pub const PLAN_TIME_DEFAULT: Duration = Duration::from_secs(5);
+
 /// Turns player input into plans. Implementations must be safe to call from
 /// several threads and must return by `request.deadline`.
 pub trait Planner: Send + Sync {
@@ -175,6 +180,13 @@ pub trait Planner: Send + Sync {
         request: &PlanRequest<'_>,
         on_narrative: &mut dyn FnMut(&str),
     ) -> Result<PlanOutcome, PlannerError>;
+
+    /// How long one plan needs, from asking to the plan: a turn gives each
+    /// plan this long ([`PlanRequest::deadline`]). A planner that measures
+    /// its own speed answers from it; by default [`PLAN_TIME_DEFAULT`].
+    fn plan_time(&self) -> Duration {
+        PLAN_TIME_DEFAULT
+    }
 
     /// The same loaded model as a writer of text for skill scripts (docs/
     /// protocol.md, "Host generation"); `None` for a planner without a model.

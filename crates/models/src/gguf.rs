@@ -21,6 +21,8 @@ const MAX_STRING: u64 = 16 << 20;
 const MAX_ARRAY: u64 = 1 << 26;
 const MAX_COUNT: u64 = 1 << 20;
 const MAX_DIMS: u32 = 4;
+/// The longest tensor name read (ggml's own limit is 64 bytes).
+const MAX_TENSOR_NAME: u64 = 4096;
 
 /// What the header says about a GGUF file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +42,13 @@ pub struct GgufSummary {
     pub has_chat_template: bool,
     /// Bytes the tensor data needs, when every tensor type is one whose size is known here.
     pub data_end: Option<u64>,
+    /// Bytes one token of context takes in the KV cache, when the header
+    /// gives the layout (`<architecture>.block_count`, `.embedding_length`,
+    /// `.attention.head_count`, `.attention.head_count_kv`).
+    pub kv_bytes_per_token: Option<u64>,
+    /// The model's parameters: the elements of every tensor added up
+    /// (the product of each tensor's dimensions).
+    pub parameters: u64,
     pub file_len: u64,
 }
 
@@ -61,6 +70,9 @@ impl From<std::io::Error> for Fault {
 struct Reader<R> {
     inner: R,
     pos: u64,
+    /// The file's length: a length field that runs past it is a truncated
+    /// file, found before anything of that length is allocated.
+    len: u64,
 }
 
 impl<R: Read> Reader<R> {
@@ -91,6 +103,9 @@ impl<R: Read> Reader<R> {
                 "a string of {len} bytes at offset {}",
                 self.pos
             )));
+        }
+        if len > self.len.saturating_sub(self.pos) {
+            return Err(Fault::Eof);
         }
         let mut v = vec![0u8; len as usize];
         self.inner.read_exact(&mut v)?;
@@ -207,6 +222,7 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
     let mut r = Reader {
         inner: BufReader::with_capacity(1 << 16, file),
         pos: 0,
+        len: file_len,
     };
     let not_gguf = |reason: String| GgufError::NotGguf {
         path: path.to_path_buf(),
@@ -257,6 +273,8 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
     let mut has_chat_template = false;
     // `<architecture>.context_length`, whichever comes first in the file.
     let mut context_lengths: Vec<(Vec<u8>, u64)> = Vec::new();
+    // `<architecture>.<field>` of the KV cache's layout.
+    let mut layout: Vec<(Vec<u8>, &'static str, u64)> = Vec::new();
     for _ in 0..metadata_count {
         let key = r.string().map_err(|f| map(f, file_len, "metadata"))?;
         let ty = r.u32().map_err(|f| map(f, file_len, "metadata"))?;
@@ -273,6 +291,14 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
             }
             (b"general.file_type", Value::U32(t)) => file_type = Some(t),
             (b"tokenizer.chat_template", Value::Str(s)) => has_chat_template = !s.is_empty(),
+            (k, Value::U32(n)) if layout_field(k).is_some() => {
+                let (arch, field) = layout_field(k).expect("matched");
+                layout.push((arch.to_vec(), field, u64::from(n)))
+            }
+            (k, Value::U64(n)) if layout_field(k).is_some() => {
+                let (arch, field) = layout_field(k).expect("matched");
+                layout.push((arch.to_vec(), field, n))
+            }
             (k, Value::U32(n)) if k.ends_with(b".context_length") => {
                 context_lengths.push((k[..k.len() - 15].to_vec(), u64::from(n)))
             }
@@ -285,8 +311,16 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
 
     let mut known = true;
     let mut data_len: u64 = 0;
-    for _ in 0..tensor_count {
-        r.string().map_err(|f| map(f, file_len, "tensor table"))?;
+    let mut parameters: u64 = 0;
+    for i in 0..tensor_count {
+        let name_len = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
+        if name_len > MAX_TENSOR_NAME {
+            return Err(not_gguf(format!(
+                "malformed tensor table: tensor {i} has a name of {name_len} bytes"
+            )));
+        }
+        r.skip(name_len)
+            .map_err(|f| map(f, file_len, "tensor table"))?;
         let n_dims = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
         if n_dims == 0 || n_dims > MAX_DIMS {
             return Err(not_gguf(format!("a tensor with {n_dims} dimensions")));
@@ -294,8 +328,15 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
         let mut elements: u64 = 1;
         for _ in 0..n_dims {
             let d = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
-            elements = elements.saturating_mul(d);
+            elements = elements.checked_mul(d).ok_or_else(|| {
+                not_gguf(format!(
+                    "malformed tensor table: tensor {i}'s dimensions multiply past 2^64 elements"
+                ))
+            })?;
         }
+        parameters = parameters.checked_add(elements).ok_or_else(|| {
+            not_gguf("malformed tensor table: the tensors add up past 2^64 elements".into())
+        })?;
         let ty = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
         let offset = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
         match block_layout(ty) {
@@ -321,7 +362,29 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
         .find(|(arch, _)| Some(arch.as_slice()) == architecture.as_deref().map(str::as_bytes))
         .or(context_lengths.first())
         .map(|(_, n)| *n);
+    let of_arch = |field: &str| {
+        layout
+            .iter()
+            .find(|(arch, f, _)| {
+                *f == field && Some(arch.as_slice()) == architecture.as_deref().map(str::as_bytes)
+            })
+            .map(|(_, _, n)| *n)
+    };
+    let kv_bytes_per_token = match (
+        of_arch("block_count"),
+        of_arch("embedding_length"),
+        of_arch("attention.head_count"),
+    ) {
+        (Some(layers), Some(embedding), Some(heads)) => {
+            let kv_heads = of_arch("attention.head_count_kv").unwrap_or(heads);
+            Some(crate::context::kv_bytes_per_token(
+                layers, embedding, heads, kv_heads,
+            ))
+        }
+        _ => None,
+    };
     Ok(GgufSummary {
+        kv_bytes_per_token,
         version,
         tensor_count,
         metadata_count,
@@ -331,7 +394,23 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
         context_length,
         has_chat_template,
         data_end,
+        parameters,
         file_len,
+    })
+}
+
+/// `(architecture, field)` of a metadata key naming part of the KV cache's
+/// layout (`qwen2.block_count` → `("qwen2", "block_count")`).
+fn layout_field(key: &[u8]) -> Option<(&[u8], &'static str)> {
+    const FIELDS: [&str; 4] = [
+        "block_count",
+        "embedding_length",
+        "attention.head_count",
+        "attention.head_count_kv",
+    ];
+    FIELDS.iter().find_map(|field| {
+        let arch = key.strip_suffix(field.as_bytes())?.strip_suffix(b".")?;
+        (!arch.is_empty() && !arch.contains(&b'.')).then_some((arch, *field))
     })
 }
 

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod catalog;
+pub mod context;
 pub mod download;
 mod error;
 pub mod fixture;

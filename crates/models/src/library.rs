@@ -41,6 +41,9 @@ pub struct InstalledModel {
     pub size: u64,
     pub quantization: Option<String>,
     pub context_length: Option<u64>,
+    /// The model's parameters, from its tensor table (`None` for an
+    /// embedder, or a file that cannot be read).
+    pub parameters: Option<u64>,
     pub architecture: Option<String>,
     /// Whether the GGUF carries a chat template (`None` for an embedder).
     pub chat_template: Option<bool>,
@@ -337,6 +340,7 @@ impl Library {
                 size: folder_size(path),
                 quantization: None,
                 context_length: None,
+                parameters: None,
                 architecture: None,
                 chat_template: None,
                 read_only,
@@ -359,6 +363,7 @@ impl Library {
             size,
             quantization: header.as_ref().and_then(|h| h.quantization()),
             context_length: header.as_ref().and_then(|h| h.context_length),
+            parameters: header.as_ref().map(|h| h.parameters),
             architecture: header.as_ref().and_then(|h| h.architecture.clone()),
             chat_template: header.as_ref().map(|h| h.has_chat_template),
             read_only,

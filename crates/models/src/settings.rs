@@ -8,8 +8,17 @@ use serde_json::{Map, Value};
 
 use crate::error::ModelsError;
 
-/// The settings key naming the narrator model in use.
+/// The settings key naming the model the player brings: it writes the
+/// story's prose (and plans too when no planner is chosen apart).
 pub const MODEL_KEY: &str = "model";
+
+/// The settings key naming the model that plans the turns' mechanics
+/// (absent: the bundled default model).
+pub const PLANNER_KEY: &str = "planner";
+
+/// The settings key holding the most tokens the writer's context may hold
+/// (absent: up to 8,192, as the model and the machine's memory allow).
+pub const WRITER_CONTEXT_KEY: &str = "writerContext";
 
 /// Settings read from the defaults and the user's file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -59,6 +68,23 @@ impl Settings {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(str::to_string)
+    }
+
+    /// The model chosen to plan, by name.
+    pub fn planner(&self) -> Option<String> {
+        self.get(PLANNER_KEY)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+
+    /// The most tokens the writer's context may hold, when the player set it
+    /// (a positive whole number; anything else is left out).
+    pub fn writer_context(&self) -> Option<u32> {
+        self.get(WRITER_CONTEXT_KEY)
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+            .map(|n| n.min(u64::from(u32::MAX)) as u32)
     }
 
     /// Sets `key` in the user's file (`None` removes it, so the default

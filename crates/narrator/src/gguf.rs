@@ -23,6 +23,17 @@ pub fn check(path: &Path) -> Result<GgufSummary, NarratorError> {
     })
 }
 
+/// The parameters of the model at `path` without loading it: the product
+/// of each tensor's dimensions, added up over the tensor table. The read is
+/// bounded like [`check`]'s (the header's counts, each name and each
+/// dimension are held to limits, and a length that runs past the file is a
+/// truncated file before anything is allocated for it); a malformed table
+/// (dimensions multiplying past 2^64) is `model_not_gguf`, a short one
+/// `model_truncated`.
+pub fn parameter_count(path: &Path) -> Result<u64, NarratorError> {
+    check(path).map(|summary| summary.parameters)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +75,145 @@ mod tests {
         }
         v.extend(std::iter::repeat_n(0u8, data));
         v
+    }
+
+    /// A file of F32 tensors with the given dimensions, each tensor's data
+    /// present and aligned.
+    fn tensors_file(shapes: &[&[u64]]) -> Vec<u8> {
+        let mut v = header(shapes.len() as u64, 1);
+        string(&mut v, "general.architecture");
+        v.extend(8u32.to_le_bytes());
+        string(&mut v, "llama");
+        let mut offset = 0u64;
+        for (i, dims) in shapes.iter().enumerate() {
+            string(&mut v, &format!("t{i}"));
+            v.extend((dims.len() as u32).to_le_bytes());
+            for d in *dims {
+                v.extend(d.to_le_bytes());
+            }
+            v.extend(0u32.to_le_bytes()); // F32
+            v.extend(offset.to_le_bytes());
+            let bytes = dims.iter().product::<u64>() * 4;
+            offset += bytes.div_ceil(32) * 32;
+        }
+        #[allow(clippy::manual_is_multiple_of)]
+        while v.len() % 32 != 0 {
+            v.push(0);
+        }
+        v.extend(std::iter::repeat_n(0u8, offset as usize));
+        v
+    }
+
+    #[test]
+    fn counts_the_parameters_of_every_tensor() {
+        let f = write(&tensors_file(&[&[8], &[4, 3], &[2, 2, 2, 2]]));
+        assert_eq!(parameter_count(f.path()).unwrap(), 8 + 12 + 16);
+        let f = write(&one_tensor_file(32));
+        assert_eq!(parameter_count(f.path()).unwrap(), 8);
+    }
+
+    #[test]
+    fn a_truncated_tensor_table_is_named_not_counted() {
+        let full = tensors_file(&[&[8], &[4, 3]]);
+        // Cut inside the second tensor's entry (its dimensions).
+        let table_end = full.len() - 64;
+        for cut in [table_end - 30, table_end - 12, table_end - 1] {
+            let f = write(&full[..cut]);
+            let err = parameter_count(f.path()).unwrap_err();
+            assert_eq!(err.code(), "model_truncated", "cut at {cut}: {err}");
+        }
+    }
+
+    #[test]
+    fn lying_tables_are_refused_without_a_panic_or_a_huge_allocation() {
+        // Dimensions whose product runs past 2^64.
+        let mut lying = header(1, 0);
+        string(&mut lying, "w");
+        lying.extend(2u32.to_le_bytes());
+        lying.extend((1u64 << 40).to_le_bytes());
+        lying.extend((1u64 << 40).to_le_bytes());
+        lying.extend(0u32.to_le_bytes());
+        lying.extend(0u64.to_le_bytes());
+        let f = write(&lying);
+        let err = parameter_count(f.path()).unwrap_err();
+        assert_eq!(err.code(), "model_not_gguf", "{err}");
+        assert!(err.to_string().contains("2^64"), "{err}");
+
+        // Tensors that add up past 2^64 (each one fits).
+        let mut many = header(2, 0);
+        for name in ["a", "b"] {
+            string(&mut many, name);
+            many.extend(1u32.to_le_bytes());
+            many.extend((u64::MAX / 2 + 1).to_le_bytes());
+            many.extend(0u32.to_le_bytes());
+            many.extend(0u64.to_le_bytes());
+        }
+        let f = write(&many);
+        let err = parameter_count(f.path()).unwrap_err();
+        assert_eq!(err.code(), "model_not_gguf", "{err}");
+
+        // A tensor name said to be 15 MiB long in a file of a few bytes: a
+        // truncated file, found before the name is read.
+        let mut long_name = header(1, 0);
+        long_name.extend((15u64 << 20).to_le_bytes());
+        long_name.extend(b"w");
+        let f = write(&long_name);
+        let err = parameter_count(f.path()).unwrap_err();
+        assert!(
+            matches!(err.code(), "model_not_gguf" | "model_truncated"),
+            "{err}"
+        );
+
+        // A metadata string said to be 15 MiB long: truncated, nothing allocated.
+        let mut long_key = header(0, 1);
+        long_key.extend((15u64 << 20).to_le_bytes());
+        long_key.extend(b"general");
+        let f = write(&long_key);
+        assert_eq!(
+            parameter_count(f.path()).unwrap_err().code(),
+            "model_truncated"
+        );
+
+        // A million tensors claimed, one present.
+        let mut claimed = tensors_file(&[&[8]]);
+        claimed[8..16].copy_from_slice(&(1u64 << 20).to_le_bytes());
+        let f = write(&claimed);
+        let err = parameter_count(f.path()).unwrap_err();
+        assert!(
+            matches!(err.code(), "model_not_gguf" | "model_truncated"),
+            "{err}"
+        );
+
+        // A tensor of 2^30 values (4 GiB) in a file that holds 64 bytes of data.
+        let mut short_data = header(1, 0);
+        string(&mut short_data, "w");
+        short_data.extend(1u32.to_le_bytes());
+        short_data.extend((1u64 << 30).to_le_bytes());
+        short_data.extend(0u32.to_le_bytes());
+        short_data.extend(0u64.to_le_bytes());
+        #[allow(clippy::manual_is_multiple_of)]
+        while short_data.len() % 32 != 0 {
+            short_data.push(0);
+        }
+        short_data.extend([0u8; 64]);
+        let f = write(&short_data);
+        assert_eq!(
+            parameter_count(f.path()).unwrap_err().code(),
+            "model_truncated"
+        );
+    }
+
+    /// Runs when the default model has been fetched (scripts/fetch-model.sh):
+    /// the count is llama.cpp's own (`n_params`, 134,515,008).
+    #[test]
+    fn the_default_model_has_135_million_parameters() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../models")
+            .join(crate::DEFAULT_MODEL_FILE);
+        if !path.is_file() {
+            return;
+        }
+        assert_eq!(parameter_count(&path).unwrap(), 134_515_008);
     }
 
     #[test]

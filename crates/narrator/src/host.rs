@@ -38,10 +38,8 @@ impl Generator for LlamaPlanner {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            context_tokens: self
-                .load_report()
-                .n_ctx
-                .min(self.model().n_ctx_train().max(512)),
+            // The prose context, the one this model writes in.
+            context_tokens: self.load_report().prose_n_ctx,
             max_tokens: HOST_MAX_TOKENS,
             parameters: Some(self.model().n_params()),
         }

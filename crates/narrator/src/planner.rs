@@ -24,6 +24,9 @@ use crate::meaning_choices::choose_by_meaning;
 use crate::prompt::{self, Levers, Prefilter, Prefix, TailInputs};
 use crate::segments;
 use crate::state_choices::with_state_choices;
+pub use narratoria_models::context::WRITER_CONTEXT_DEFAULT;
+use narratoria_models::context::{available_memory, writer_context};
+
 use crate::worker::{
     self, ContextSettings, Continuation, Event, Generated, Job, Next, Sampling, Segment, Work,
 };
@@ -34,14 +37,26 @@ const FORCED_START: &str = segments::ANSWER_START;
 /// A load-progress callback: receives 0.0 ..= 1.0.
 pub use narratoria_core::planner::Progress;
 
+/// The fewest tokens a prose context holds.
+const PROSE_CONTEXT_MIN: u32 = narratoria_models::context::WRITER_CONTEXT_MIN;
+
 /// How to load a model.
 pub struct LoadOptions {
     /// Threads for prompt reading (default: the core count).
     pub threads: i32,
     /// Threads for generation, one token at a time (see [`crate::default_decode_threads`]).
     pub decode_threads: i32,
-    /// Context size in tokens.
+    /// The planner's context size in tokens.
     pub n_ctx: u32,
+    /// The prose context's size: `None`, the planner's (`n_ctx`, within the
+    /// model's trained context); `Some(cap)`, as large as the model's trained
+    /// context, `cap` and the machine's memory allow
+    /// ([`narratoria_models::context::writer_context`]) —
+    /// what a writer loads with.
+    pub prose_ctx_cap: Option<u32>,
+    /// Whether to load the routing model beside it (a model that only
+    /// writes never routes).
+    pub routing: bool,
     /// Called as llama.cpp loads the weights.
     pub on_progress: Option<Progress>,
 }
@@ -52,20 +67,36 @@ impl Default for LoadOptions {
             threads: crate::backend::default_threads(),
             decode_threads: crate::backend::default_decode_threads(),
             n_ctx: 4096,
+            prose_ctx_cap: None,
+            routing: true,
             on_progress: None,
         }
     }
 }
 
-impl std::fmt::Debug for LoadOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadOptions")
-            .field("threads", &self.threads)
-            .field("decode_threads", &self.decode_threads)
-            .field("n_ctx", &self.n_ctx)
-            .field("on_progress", &self.on_progress.is_some())
-            .finish()
+impl LoadOptions {
+    /// The options of a model that only writes (it is lent to skills and
+    /// never plans): a small planner context it will not use, no routing
+    /// model, and a prose context of up to `cap` tokens
+    /// ([`WRITER_CONTEXT_DEFAULT`] when `None`) as memory allows.
+    pub fn writer(cap: Option<u32>) -> LoadOptions {
+        LoadOptions {
+            n_ctx: PROSE_CONTEXT_MIN,
+            prose_ctx_cap: Some(cap.unwrap_or(WRITER_CONTEXT_DEFAULT)),
+            routing: false,
+            ..LoadOptions::default()
+        }
     }
+}
+
+/// The bytes one token of context takes in `model`'s KV cache.
+fn kv_bytes_per_token(model: &LlamaModel) -> u64 {
+    narratoria_models::context::kv_bytes_per_token(
+        u64::from(model.n_layer()),
+        model.n_embd().max(1) as u64,
+        u64::from(model.n_head()),
+        u64::from(model.n_head_kv()),
+    )
 }
 
 /// A progress callback that forwards to a channel, for a UI or a progress bar.
@@ -118,6 +149,99 @@ pub struct LoadReport {
     pub threads: i32,
     pub decode_threads: i32,
     pub n_ctx: u32,
+    /// The prose context's size in tokens (what a writer holds).
+    pub prose_n_ctx: u32,
+    /// The model's parameters (llama.cpp's count).
+    pub parameters: u64,
+}
+
+/// The shortest time one plan is given, whatever the measured speed says
+/// (docs/narrator.md, "How long a plan is given").
+pub const PLAN_TIME_FLOOR: Duration = narratoria_core::planner::PLAN_TIME_DEFAULT;
+
+/// The longest time one plan is given, however slow the measures say it is.
+pub const PLAN_TIME_CEILING: Duration = Duration::from_secs(60);
+
+/// How much longer than the measured speed says a plan is given.
+const PLAN_TIME_MARGIN: f64 = 2.0;
+
+/// What the planner measured of its own speed, plan by plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PlanRates {
+    /// Prompt tokens read per second (smoothed), once measured.
+    pub read_per_s: Option<f64>,
+    /// Tokens written per second while a plan is written (the host's text
+    /// read between the model's parts included), once measured.
+    pub write_per_s: Option<f64>,
+    /// Prompt tokens a plan reads past the cached prefix (smoothed).
+    pub read_tokens: f64,
+    /// Tokens the model writes in a plan (smoothed).
+    pub written_tokens: f64,
+    /// Plans measured so far.
+    pub plans: u32,
+    /// The time the last plan was given, when it ran out; cleared by the
+    /// next plan that comes in time.
+    pub missed: Option<Duration>,
+}
+
+/// Smoothing of the measured rates: the newest measure's weight.
+const RATE_WEIGHT: f64 = 0.5;
+
+fn smooth(old: Option<f64>, new: f64) -> f64 {
+    match old {
+        Some(o) => (1.0 - RATE_WEIGHT) * o + RATE_WEIGHT * new,
+        None => new,
+    }
+}
+
+impl PlanRates {
+    /// Takes in a prompt read of `tokens` (past the cache) in `time`.
+    pub fn read(&mut self, tokens: usize, time: Duration) {
+        // A few tokens read say little about the rate of a batch.
+        if tokens >= 32 && !time.is_zero() {
+            self.read_per_s = Some(smooth(self.read_per_s, tokens as f64 / time.as_secs_f64()));
+        }
+    }
+
+    /// Takes in a plan that came in time.
+    pub(crate) fn planned(&mut self, g: &Generated) {
+        let uncached = g.prompt_tokens.saturating_sub(g.cached_tokens);
+        self.read(uncached, g.prompt_time);
+        let writing = g.total.saturating_sub(g.prompt_time);
+        if g.completion_tokens > 0 && !writing.is_zero() {
+            self.write_per_s = Some(smooth(
+                self.write_per_s,
+                g.completion_tokens as f64 / writing.as_secs_f64(),
+            ));
+        }
+        let first = self.plans == 0;
+        let mean = |old: f64, new: usize| if first { new as f64 } else { smooth(Some(old), new as f64) };
+        self.read_tokens = mean(self.read_tokens, uncached);
+        self.written_tokens = mean(self.written_tokens, g.completion_tokens);
+        self.plans += 1;
+        self.missed = None;
+    }
+
+    /// How long one plan needs: the measured reading and writing times with
+    /// a margin, at least [`PLAN_TIME_FLOOR`] (all of it before anything
+    /// is measured) and one and a half times a deadline just missed, at most
+    /// [`PLAN_TIME_CEILING`].
+    pub fn plan_time(&self) -> Duration {
+        // The worker's own cautious start, and a slow machine's writing speed.
+        let read = self.read_per_s.unwrap_or(100.0).max(1.0);
+        let write = self.write_per_s.unwrap_or(10.0).max(0.5);
+        let measured = if self.read_per_s.is_none() && self.write_per_s.is_none() {
+            Duration::ZERO
+        } else {
+            let secs = self.read_tokens / read + self.written_tokens / write;
+            Duration::from_secs_f64((secs * PLAN_TIME_MARGIN).min(PLAN_TIME_CEILING.as_secs_f64()))
+        };
+        let after_miss = self.missed.map(|d| d.mul_f64(1.5)).unwrap_or_default();
+        measured
+            .max(after_miss)
+            .max(PLAN_TIME_FLOOR)
+            .min(PLAN_TIME_CEILING)
+    }
 }
 
 struct CachedPrefix {
@@ -140,6 +264,7 @@ pub struct LlamaPlanner {
     router: Mutex<Option<Arc<narratoria_routing::Router>>>,
     name: String,
     report: LoadReport,
+    rates: Mutex<PlanRates>,
 }
 
 impl std::fmt::Debug for LlamaPlanner {
@@ -180,6 +305,16 @@ impl LlamaPlanner {
                 reason: format!("no usable chat template: {e}"),
             })?;
         let model = Arc::new(model);
+        let parameters = model.n_params();
+        let prose_n_ctx = match options.prose_ctx_cap {
+            None => options.n_ctx.min(model.n_ctx_train().max(512)),
+            Some(cap) => writer_context(
+                model.n_ctx_train(),
+                cap,
+                kv_bytes_per_token(&model),
+                available_memory(),
+            ),
+        };
         let threads = options.threads.max(1);
         let decode_threads = options.decode_threads.max(1);
         let (job_tx, job_rx) = mpsc::channel();
@@ -188,7 +323,7 @@ impl LlamaPlanner {
             model.clone(),
             ContextSettings {
                 n_ctx: options.n_ctx,
-                prose_n_ctx: options.n_ctx.min(model.n_ctx_train().max(512)),
+                prose_n_ctx,
                 threads,
                 decode_threads,
             },
@@ -209,7 +344,11 @@ impl LlamaPlanner {
             worker: Mutex::new(Some(handle)),
             options: Mutex::new(PlannerOptions::default()),
             prefix: Mutex::new(None),
-            router: Mutex::new(crate::routing::load_router(path).map(Arc::new)),
+            router: Mutex::new(if options.routing {
+                crate::routing::load_router(path).map(Arc::new)
+            } else {
+                None
+            }),
             name,
             report: LoadReport {
                 path: path.to_path_buf(),
@@ -218,13 +357,27 @@ impl LlamaPlanner {
                 threads,
                 decode_threads,
                 n_ctx: options.n_ctx,
+                prose_n_ctx,
+                parameters,
             },
+            rates: Mutex::new(PlanRates::default()),
         })
     }
 
     /// What loading measured.
     pub fn load_report(&self) -> &LoadReport {
         &self.report
+    }
+
+    /// What the planner measured of its speed so far.
+    pub fn rates(&self) -> PlanRates {
+        *lock(&self.rates)
+    }
+
+    /// How long one plan needs at the speed measured so far
+    /// ([`PlanRates::plan_time`]).
+    pub fn plan_time(&self) -> Duration {
+        self.rates().plan_time()
     }
 
     /// The loaded model, for callers that need its tokenizer.
@@ -332,7 +485,9 @@ impl LlamaPlanner {
             false,
             tx,
         ))?;
-        wait(&rx, deadline, &mut |_| {}).map(|g| g.prompt_tokens)
+        let g = wait(&rx, deadline, &mut |_| {})?;
+        lock(&self.rates).read(g.prompt_tokens.saturating_sub(g.cached_tokens), g.prompt_time);
+        Ok(g.prompt_tokens)
     }
 
     /// Empties the KV cache, so the next call reads its whole prompt (for
@@ -467,6 +622,7 @@ impl LlamaPlanner {
         let tokens = self.tokenize(&prompt_text);
 
         let (tx, rx) = mpsc::channel();
+        let given = request.deadline.saturating_duration_since(Instant::now());
         self.submit(Job {
             tokens,
             first,
@@ -477,7 +633,17 @@ impl LlamaPlanner {
             forget: false,
             events: tx,
         })?;
-        let generated = wait(&rx, request.deadline, on_narrative)?;
+        let generated = match wait(&rx, request.deadline, on_narrative) {
+            Ok(g) => {
+                lock(&self.rates).planned(&g);
+                g
+            }
+            Err(NarratorError::Deadline) => {
+                lock(&self.rates).missed = Some(given);
+                return Err(NarratorError::Deadline);
+            }
+            Err(e) => return Err(e),
+        };
         let mut plan = expand(
             &generated.text,
             &Expansion {
@@ -575,6 +741,10 @@ impl Planner for LlamaPlanner {
         Some(self)
     }
 
+    fn plan_time(&self) -> Duration {
+        LlamaPlanner::plan_time(self)
+    }
+
     fn likeness(&self) -> Option<Arc<dyn narratoria_core::likeness::Likeness>> {
         self.router()
             .map(|r| r as Arc<dyn narratoria_core::likeness::Likeness>)
@@ -587,5 +757,51 @@ impl Drop for LlamaPlanner {
         if let Some(h) = lock(&self.worker).take() {
             let _ = h.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generated(prompt: usize, cached: usize, written: usize, read_ms: u64, total_ms: u64) -> Generated {
+        Generated {
+            text: String::new(),
+            prompt_tokens: prompt,
+            cached_tokens: cached,
+            completion_tokens: written,
+            forced_tokens: 0,
+            prompt_time: Duration::from_millis(read_ms),
+            first_token: Some(Duration::from_millis(read_ms)),
+            total: Duration::from_millis(total_ms),
+        }
+    }
+
+    #[test]
+    fn a_plan_is_given_five_seconds_until_the_speed_says_more() {
+        let mut rates = PlanRates::default();
+        assert_eq!(rates.plan_time(), PLAN_TIME_FLOOR);
+        // A fast model: 200 tokens read at 1,000/s, 40 written at 50/s → 1 s, doubled: the floor holds.
+        rates.planned(&generated(900, 700, 40, 200, 1000));
+        assert_eq!(rates.plan_time(), PLAN_TIME_FLOOR);
+        // A slow one: 400 tokens at 100/s and 60 at 10/s → 10 s, doubled.
+        let mut slow = PlanRates::default();
+        slow.planned(&generated(1100, 700, 60, 4000, 10_000));
+        let t = slow.plan_time();
+        assert!(t >= Duration::from_secs(19) && t <= Duration::from_secs(21), "{t:?}");
+        // Never past the ceiling.
+        let mut crawling = PlanRates::default();
+        crawling.planned(&generated(4000, 0, 300, 400_000, 900_000));
+        assert_eq!(crawling.plan_time(), PLAN_TIME_CEILING);
+    }
+
+    #[test]
+    fn a_missed_deadline_gives_the_next_plan_longer_until_one_comes_in_time() {
+        let mut rates = PlanRates::default();
+        rates.missed = Some(Duration::from_secs(8));
+        assert_eq!(rates.plan_time(), Duration::from_secs(12));
+        rates.planned(&generated(900, 700, 40, 200, 1000));
+        assert_eq!(rates.missed, None);
+        assert_eq!(rates.plan_time(), PLAN_TIME_FLOOR);
     }
 }
