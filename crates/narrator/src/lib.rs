@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod cache_reuse;
 pub mod catalog;
 pub mod compact;
 pub mod echo;

@@ -129,18 +129,18 @@ impl Engine<'_> {
                 available: n_ctx,
             });
         }
-        let keep = self.reuse_prefix(&job.tokens);
+        let reuse = self.arrange(&job.tokens);
         let mut batch = LlamaBatch::new(crate::worker::MAX_CHUNK, 1);
         let mut prose = Prose {
             text: String::new(),
             finish: Finish::Length,
             prompt_tokens: job.tokens.len(),
-            cached_tokens: keep,
+            cached_tokens: reuse.served(),
             completion_tokens: 0,
             first_token: None,
             total: Duration::ZERO,
         };
-        let mut logits_at = match self.read(&mut batch, &job.tokens[keep..], job.deadline) {
+        let mut logits_at = match self.read_spans(&mut batch, &job.tokens, &reuse.read, job.deadline) {
             Ok(at) => at,
             Err(NarratorError::Deadline) => {
                 prose.finish = Finish::Deadline;

@@ -16,6 +16,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use crate::cache_reuse::{self, Reuse};
 use crate::error::NarratorError;
 use crate::stream::{NarrativeScanner, ValueEnd};
 
@@ -27,6 +28,9 @@ const MIN_CHUNK: usize = 32;
 /// batches, and a batch is also sized to take at most half the time left, so
 /// a read stops close to its deadline.
 const CHUNK_TIME: Duration = Duration::from_secs(2);
+/// The shortest run of cached tokens moved rather than read again
+/// (crate::cache_reuse): shorter runs are cheaper to read than to find.
+const REUSE_MIN_RUN: usize = 24;
 
 /// How to pick each token.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -223,6 +227,18 @@ pub(crate) struct Engine<'m> {
     pub(crate) cached: Vec<LlamaToken>,
     /// Prompt tokens read per second, as last measured.
     read_rate: f64,
+    /// Whether cached runs may move to new positions (a model whose
+    /// positions are plain RoPE or none; multi-section RoPE cannot shift).
+    can_shift: bool,
+}
+
+/// Whether `model`'s cached positions can move: llama.cpp shifts plain and
+/// NeoX RoPE (and models without RoPE), not multi-section RoPE.
+fn can_shift(model: &LlamaModel) -> bool {
+    use llama_cpp_2::model::RopeType;
+    let plain = matches!(model.rope_type(), None | Some(RopeType::Norm | RopeType::NeoX));
+    let arch = model.meta_val_str("general.architecture").unwrap_or_default();
+    plain && arch != "step35"
 }
 
 fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
@@ -237,7 +253,78 @@ impl<'m> Engine<'m> {
             cached: Vec::new(),
             // A cautious start (a busy 2-core machine reads ≈ 75 tokens/s).
             read_rate: 100.0,
+            can_shift: can_shift(model),
         }
+    }
+
+    /// Arranges the cache for `tokens` (crate::cache_reuse): keeps the common
+    /// start, moves the runs the prompt holds again, drops the rest. Returns
+    /// the plan; its `read` spans must be read next ([`Engine::read_spans`]).
+    pub(crate) fn arrange(&mut self, tokens: &[LlamaToken]) -> Reuse {
+        let reuse = cache_reuse::plan(&self.cached, tokens, REUSE_MIN_RUN, self.can_shift);
+        let mut ok = true;
+        for span in reuse.dropped(self.cached.len()) {
+            ok &= matches!(
+                self.ctx
+                    .clear_kv_cache_seq(Some(0), Some(span.start as u32), Some(span.end as u32)),
+                Ok(true)
+            );
+        }
+        for m in reuse.move_order() {
+            let (from, until) = (m.from as u32, (m.from + m.len) as u32);
+            ok &= self
+                .ctx
+                .kv_cache_seq_add(0, Some(from), Some(until), m.delta() as i32)
+                .is_ok();
+        }
+        if !ok {
+            self.forget();
+            return cache_reuse::plan(&[], tokens, REUSE_MIN_RUN, false);
+        }
+        // Until its spans are read the cache is incomplete: a failed read forgets it.
+        self.cached = tokens.to_vec();
+        reuse
+    }
+
+    /// Reads the `spans` of `tokens` at their own positions, after
+    /// [`Engine::arrange`]; returns the batch index holding the last token's
+    /// logits. A deadline or a failure leaves the cache empty, never half-read.
+    pub(crate) fn read_spans(
+        &mut self,
+        batch: &mut LlamaBatch,
+        tokens: &[LlamaToken],
+        spans: &[std::ops::Range<usize>],
+        deadline: Instant,
+    ) -> Result<i32, NarratorError> {
+        let mut logits_at = 0;
+        for span in spans {
+            let mut at = span.start;
+            while at < span.end {
+                let now = Instant::now();
+                if now >= deadline {
+                    self.forget();
+                    return Err(NarratorError::Deadline);
+                }
+                let budget = CHUNK_TIME.min((deadline - now) / 2).as_secs_f64();
+                let size = ((self.read_rate * budget) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
+                let end = (at + size).min(span.end);
+                batch.clear();
+                for (pos, &t) in tokens.iter().enumerate().take(end).skip(at) {
+                    batch
+                        .add(t, pos as i32, &[0], pos == end - 1)
+                        .map_err(|e| NarratorError::Decode(e.to_string()))?;
+                }
+                let started = Instant::now();
+                self.decode(batch)?;
+                if end - at >= MIN_CHUNK {
+                    let rate = (end - at) as f64 / started.elapsed().as_secs_f64().max(1e-6);
+                    self.read_rate = 0.3 * self.read_rate + 0.7 * rate;
+                }
+                logits_at = batch.n_tokens() - 1;
+                at = end;
+            }
+        }
+        Ok(logits_at)
     }
 
     /// Keeps the cached tokens `tokens` starts with (all but the last, which
