@@ -110,7 +110,7 @@ impl Default for StoryConfig {
             style: Style::Vivid,
             length: narratoria_core::narration::AnswerLength::Medium,
             temperature: 0.5,
-            max_tokens: 200,
+            max_tokens: 1000,
             model_path: None,
             timeout_seconds: 30,
         }
@@ -194,7 +194,7 @@ mod tests {
         let c: StoryConfig = serde_json::from_value(json!({})).unwrap();
         assert_eq!(c.provider, Provider::Local);
         assert_eq!(c.style, Style::Vivid);
-        assert_eq!(c.max_tokens, 200);
+        assert_eq!(c.max_tokens, 1000);
         assert_eq!(c.endpoint_for(Provider::OpenAi), DEFAULT_OPENAI_ENDPOINT);
         assert_eq!(
             c.endpoint_for(Provider::Anthropic),

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use narratoria_core::narration::{ends_a_sentence, Language, WriterProfile};
+use narratoria_core::narration::{ends_a_sentence, Language, WriterClass, WriterProfile};
 use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
@@ -369,7 +369,7 @@ fn attempt<'h>(
     let temperature = config.temperature.clamp(0.0, 2.0);
     let max_tokens = config.max_tokens.clamp(1, 4096);
     // A small model asked again is asked for little more than its first sentence.
-    let small_max_tokens = if retry {
+    let small_max_tokens = if retry && job.profile.class == WriterClass::Small {
         max_tokens.min(RETRY_MOST_TOKENS)
     } else {
         max_tokens
@@ -395,7 +395,9 @@ fn attempt<'h>(
                 key,
                 prompt,
                 temperature,
-                max_tokens,
+                // The player's length for a hosted (large) writer, within the setting's most.
+                max_tokens: max_tokens
+                    .min(WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length).answer_tokens),
                 // Leave the local model time to answer after a hosted failure.
                 timeout: Duration::from_secs(config.timeout_seconds.max(1))
                     .min(left.saturating_sub(Duration::from_secs(30)))
@@ -408,7 +410,14 @@ fn attempt<'h>(
             }
         }
         Step::Host => match host {
-            Some(host) => host::generate(host, prompt, temperature, small_max_tokens, on_piece),
+            Some(host) => host::generate(
+                host,
+                prompt,
+                temperature,
+                small_max_tokens.min(job.profile.answer_tokens),
+                job.profile.class == WriterClass::Small,
+                on_piece,
+            ),
             None => Err(ProviderError::ModelMissing(
                 "the host offers no model".into(),
             )),

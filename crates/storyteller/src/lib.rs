@@ -19,6 +19,7 @@ pub mod narrate;
 pub mod prompt;
 pub mod providers;
 pub mod sentences;
+pub mod story_so_far;
 pub mod template;
 
 pub use config::{ApiKey, Provider, StoryConfig, Style};

@@ -29,6 +29,10 @@ const LOCAL_BUDGET: Duration = Duration::from_secs(100);
 /// The context of the model this script loads itself (providers/local.rs).
 const LOCAL_CONTEXT_TOKENS: u32 = 4096;
 
+/// The context assumed of a hosted model (today's hosted models hold far
+/// more; the story's budget is what it bounds).
+pub const HOSTED_CONTEXT_TOKENS: u32 = 32_768;
+
 /// The script's input (`inputSchema` in skill.json).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -67,10 +71,13 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let style = input.style.unwrap_or(config.style);
     let deps = &ctx.envelope.deps;
     let state = ctx.envelope.state.clone();
+    let language = input.language.clone().unwrap_or_default();
     let facts = Facts {
         action: &input.player_input,
         context: input.context.as_deref(),
         scenario: input.scenario.as_deref(),
+        author_note: input.author_note.as_deref(),
+        language: &language,
         recent: &input.recent_turns,
         deps,
         state: &state,
@@ -82,8 +89,26 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         Some(m) => WriterProfile::local(m.parameters, m.context_tokens, config.length),
         None => WriterProfile::local(None, LOCAL_CONTEXT_TOKENS, config.length),
     };
-    let language = input.language.clone().unwrap_or_default();
-    let prompt = prompt::build(&facts, style, config.max_tokens);
+    // A hosted writer first, the host's after it: the story told as the
+    // smaller of the two may hold, so the fallback's prompt fits too.
+    let first = match config.provider {
+        Provider::Local => profile,
+        _ => {
+            let hosted = WriterProfile::hosted(HOSTED_CONTEXT_TOKENS, config.length);
+            WriterProfile {
+                story_tokens: hosted.story_tokens.min(profile.story_tokens),
+                ..hosted
+            }
+        }
+    };
+    let prompt = prompt::build(
+        &facts,
+        prompt::Asked {
+            style,
+            profile: &first,
+            length: config.length,
+        },
+    );
     let job = Job {
         prompt: &prompt,
         template: template::narrate(
@@ -104,7 +129,7 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             .map(|t| t.narrator.clone())
             .collect(),
         profile,
-        language,
+        language: language.clone(),
     };
     ctx.log(LogLevel::Info, describe(&config, style));
     let mut stdio = offered.map(|model| host::Stdio { model });

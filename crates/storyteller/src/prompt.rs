@@ -5,10 +5,14 @@
 use narratoria_core::narration::{
     act, checked, ends_a_sentence, facts_of, sentence_case, wondered, Fact, Verdict,
 };
+use narratoria_protocol::Role;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use narratoria_core::narration::{AnswerLength, Language, WriterClass, WriterProfile};
+
 use crate::config::Style;
+use crate::story_so_far::StorySoFar;
 use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
 
 /// The most characters of free context, of the scenario, of the story so far
@@ -16,7 +20,10 @@ use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
 /// ≈ 300 tokens a second, so a short prompt is a fast first word).
 const CONTEXT_CHARS: usize = 1200;
 const SCENARIO_CHARS: usize = 800;
-const HISTORY_CHARS: usize = 1400;
+/// A larger writer reads the whole scenario (its limit in skill.json).
+const LARGE_SCENARIO_CHARS: usize = 4000;
+/// The most characters of the author's note (its limit in skill.json).
+const NOTE_CHARS: usize = 2000;
 const STATE_CHARS: usize = 400;
 
 /// One earlier turn, as the player and the narrator wrote it.
@@ -35,6 +42,10 @@ pub struct Facts<'a> {
     pub context: Option<&'a str>,
     /// The story's premise and setting, when it has a scenario.
     pub scenario: Option<&'a str>,
+    /// The player's steer for the writer (tone, focus, what to avoid).
+    pub author_note: Option<&'a str>,
+    /// The language the story is told in.
+    pub language: &'a Language,
     /// The last turns, oldest first.
     pub recent: &'a [RecentTurn],
     /// Outputs of the tools this one depends on, by tool id (`null` = failed).
@@ -43,10 +54,15 @@ pub struct Facts<'a> {
     pub state: &'a Value,
 }
 
-/// A system and a user message, and the words the answer opens with.
+/// A system message, the story so far, a user message, and the words the
+/// answer opens with.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Prompt {
     pub system: String,
+    /// The earlier turns, as exchanges between the system message and `user`.
+    pub so_far: StorySoFar,
+    /// Whether worked turns (a small model's examples) come before the story.
+    pub worked: bool,
     pub user: String,
     /// The story's own words in the messages — the scenario, the earlier
     /// turns, the action, what happened — without the instructions around
@@ -62,6 +78,31 @@ pub struct Prompt {
     /// What the rules decided, as the lines under "What happened" word for
     /// word: the opening tells it, so the prose may not say it again.
     pub decided: Vec<String>,
+}
+
+impl Prompt {
+    /// The messages after the system message and before the answer: the
+    /// story so far as exchanges (the summary of turns that gave way opening
+    /// the first), then the turn. The same story gives the same messages,
+    /// and a story told on adds messages only at the end.
+    pub fn conversation(&self) -> Vec<(Role, String)> {
+        let mut out = Vec::new();
+        let mut summary = self.so_far.summary.as_deref();
+        for e in &self.so_far.exchanges {
+            let asked = match summary.take() {
+                Some(s) => format!("Earlier in the story: {s}\n\n{}", e.asked),
+                None => e.asked.clone(),
+            };
+            out.push((Role::User, asked));
+            out.push((Role::Assistant, e.answered.clone()));
+        }
+        let user = match summary {
+            Some(s) => format!("Earlier in the story: {s}\n\n{}", self.user),
+            None => self.user.clone(),
+        };
+        out.push((Role::User, user));
+        out
+    }
 }
 
 /// The words an answer opens with. With a check, the player's action and
@@ -256,46 +297,77 @@ pub fn without_recent_accounts(
 /// How much of a turn's narration identifies its account in a memory.
 const ACCOUNT_START_CHARS: usize = 60;
 
-/// How each style reads, as told to the model.
+/// How each style reads, as told to the model (the length is the
+/// writer's profile's, [`WriterProfile::length_asked`]).
 pub fn style_guide(style: Style) -> &'static str {
     match style {
-        Style::Terse => "terse — one to three short, plain sentences",
-        Style::Vivid => "vivid — concrete sensory detail and strong verbs, two to four sentences",
-        Style::Poetic => "poetic — lyrical, rhythmic prose with imagery, two to four sentences",
+        Style::Terse => "terse — short, plain sentences",
+        Style::Vivid => "vivid — concrete sensory detail and strong verbs",
+        Style::Poetic => "poetic — lyrical, rhythmic prose with imagery",
     }
 }
 
+/// How the writer is asked to write: the style, the writer's profile and
+/// the player's length for a large writer.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub style: Style,
+    pub profile: &'a WriterProfile,
+    pub length: AnswerLength,
+}
+
 /// Builds the prompt. Promises: the system message names the style
-/// (`Style: <name>`) and a length bound derived from `max_tokens`; the user
-/// message holds the story so far (newest turns kept first within a budget),
-/// the action, and what the rules decided in words — never raw numbers — with
-/// every part bounded in length.
-pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
-    let words = (max_tokens as usize * 3 / 4).clamp(20, 700);
+/// (`Style: <name>`), the length the writer's profile asks for, the story's
+/// language and its scenario, and stays the same all story long; the story
+/// so far comes as earlier exchanges ([`StorySoFar`]) so that each turn's
+/// prompt extends the last; the user message holds the action, what the
+/// rules decided in words — never raw numbers — and the author's note, last,
+/// with every part bounded in length.
+pub fn build(facts: &Facts, asked: Asked) -> Prompt {
+    let Asked {
+        style,
+        profile,
+        length,
+    } = asked;
+    let language = facts.language;
     let mut system = String::from(
-        "You are the narrator of an interactive story told to \"you\", its hero, who has just acted (\"Action\"); write what happens next.\n\
-         - Write in the second person (\"you\"), present tense.\n\
-         - Tell exactly what the rules decided under \"What happened\": a failure stays a failure, a success a success. Never mention dice, numbers or game mechanics.\n\
+        "You are the narrator of an interactive story told to \"you\", its hero, who has just acted (\"Action\"); write what happens next.\n",
+    );
+    if language.is_english() {
+        system.push_str("- Write in the second person (\"you\"), present tense.\n");
+    } else {
+        system.push_str(&format!(
+            "- Write in {name} ({own}) only, even where these instructions and the notes are in English; in the second person, present tense.\n",
+            name = language.name(),
+            own = language.autonym(),
+        ));
+    }
+    system.push_str(
+        "- Tell exactly what the rules decided under \"What happened\": a failure stays a failure, a success a success. Never mention dice, numbers or game mechanics.\n\
          - Say something new: do not repeat the action's words or earlier narration.\n\
          - Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
     );
     let mut story = String::new();
+    let scenario_chars = match profile.class {
+        WriterClass::Small => SCENARIO_CHARS,
+        _ => LARGE_SCENARIO_CHARS,
+    };
     if let Some(sc) = facts.scenario.map(str::trim).filter(|s| !s.is_empty()) {
-        let sc = one_line(sc, SCENARIO_CHARS);
+        let sc = one_line(sc, scenario_chars);
         system.push_str(&format!("The story: {sc}\n"));
         story.push_str(&sc);
     }
     system.push_str(&format!(
-        "Style: {}.\nLength: at most about {words} words.",
-        style_guide(style)
+        "Style: {}.\nLength: {}.",
+        style_guide(style),
+        profile.length_asked(length)
     ));
 
-    let mut user = String::new();
-    let history = history(facts.recent);
-    if !history.is_empty() {
-        user.push_str(&format!("Story so far:\n{history}\n"));
-    }
-    user.push_str(&format!("Action: {}\n", one_line(facts.action, 2000)));
+    let so_far = StorySoFar::of(facts.recent, profile);
+    story.push('\n');
+    story.push_str(&so_far.text());
+
+    let mut user = format!("Action: {}\n", one_line(facts.action, 2000));
     let decided = decided(
         &without_recent_accounts(facts.deps, facts.recent),
         facts.action,
@@ -318,43 +390,37 @@ pub fn build(facts: &Facts, style: Style, max_tokens: u32) -> Prompt {
         let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
         (deed, v)
     });
-    let opening = opening(facts.deps, facts.action);
+    // The rules' opening is English words: another language's prose is the
+    // model's from its first word (the outcome is under "What happened").
+    let opening = if language.is_english() {
+        opening(facts.deps, facts.action)
+    } else {
+        String::new()
+    };
     story.push('\n');
     story.push_str(&user);
     story.push('\n');
     story.push_str(&opening);
-    user.push_str("Narrate what happens next.");
+    // The player's steer comes last but one, where it weighs most.
+    if let Some(note) = facts.author_note.map(str::trim).filter(|n| !n.is_empty()) {
+        user.push_str(&format!("Author's note: {}\n", one_line(note, NOTE_CHARS)));
+    }
+    if language.is_english() {
+        user.push_str("Narrate what happens next.");
+    } else {
+        user.push_str(&format!("Narrate what happens next, in {}.", language.name()));
+    }
     Prompt {
         system,
+        so_far,
+        // Worked turns are English and shaped for a small model's two sentences.
+        worked: profile.class == WriterClass::Small && language.is_english(),
         user,
         story,
         opening,
         check,
         decided,
     }
-}
-
-/// The earlier turns as a transcript, newest kept first within the budget,
-/// printed oldest first; a turn with no action (the story's opening scene)
-/// is the narrator's line alone.
-fn history(recent: &[RecentTurn]) -> String {
-    let mut kept: Vec<String> = Vec::new();
-    let mut used = 0;
-    for turn in recent.iter().rev() {
-        // The story's opening scene comes with no action.
-        let action = match one_line(&turn.player, 300) {
-            a if a.is_empty() => String::new(),
-            a => format!("Action: {a}\n"),
-        };
-        let entry = format!("{action}Narrator: {}", one_line(&turn.narrator, 600));
-        if used + entry.len() > HISTORY_CHARS {
-            break;
-        }
-        used += entry.len();
-        kept.push(entry);
-    }
-    kept.reverse();
-    kept.join("\n")
 }
 
 /// What the tools decided, one line per fact, in words. A check the planner
@@ -415,6 +481,68 @@ pub fn clip(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn small() -> WriterProfile {
+        WriterProfile::local(Some(135_000_000), 4096, AnswerLength::Medium)
+    }
+
+    fn asked(style: Style, profile: &WriterProfile) -> Asked<'_> {
+        Asked {
+            style,
+            profile,
+            length: AnswerLength::Medium,
+        }
+    }
+
+    #[test]
+    fn a_story_in_another_language_is_asked_for_in_it_with_no_english_opening() {
+        let french = Language::parse("fr").unwrap();
+        let deps = json!({"roll": {"formula": "1d20", "rolls": [4], "total": 4, "dc": 12,
+                                   "outcome": "failure", "margin": -8}});
+        let medium = WriterProfile::local(Some(1_500_000_000), 8192, AnswerLength::Medium);
+        let facts = Facts {
+            action: "J'entre dans l'auberge et je regarde autour de moi",
+            context: None,
+            scenario: None,
+            author_note: None,
+            language: &french,
+            recent: &[],
+            deps: deps.as_object().unwrap(),
+            state: &json!({}),
+        };
+        let p = build(&facts, asked(Style::Vivid, &medium));
+        assert!(p.system.contains("Write in French (français) only"), "{}", p.system);
+        assert!(p.user.ends_with("Narrate what happens next, in French."), "{}", p.user);
+        assert_eq!(p.opening, "");
+        assert!(!p.worked);
+        assert!(p.system.contains("Length: two to four sentences"), "{}", p.system);
+    }
+
+    #[test]
+    fn the_system_message_stays_the_same_all_story_long() {
+        let english = Language::english();
+        let deps = Map::new();
+        let mut recent = Vec::new();
+        let mut systems = std::collections::HashSet::new();
+        for i in 0..30 {
+            let facts = Facts {
+                action: "I walk on",
+                context: None,
+                scenario: Some("A salt marsh at dawn."),
+                author_note: Some("Quiet dread."),
+                language: &english,
+                recent: &recent,
+                deps: &deps,
+                state: &json!({}),
+            };
+            systems.insert(build(&facts, asked(Style::Vivid, &small())).system);
+            recent.push(RecentTurn {
+                player: format!("I walk on {i}"),
+                narrator: format!("The reeds bend {i}."),
+            });
+        }
+        assert_eq!(systems.len(), 1);
+    }
 
     #[test]
     fn the_opening_tells_the_first_checks_outcome() {
@@ -567,26 +695,31 @@ mod tests {
             player: "I walk to the gate".into(),
             narrator: "You reach the gate at dusk.".into(),
         }];
+        let english = Language::english();
         let facts = Facts {
             action: "I sneak past the guard",
             context: Some("It is night."),
             scenario: Some("A border town at war."),
+            author_note: Some("Keep it grim; no one is rescued."),
+            language: &english,
             recent: &recent,
             deps: deps.as_object().unwrap(),
             state: &state,
         };
-        let p = build(&facts, Style::Poetic, 200);
+        let p = build(&facts, asked(Style::Poetic, &small()));
         assert!(p.system.contains("Style: poetic"), "{}", p.system);
-        assert!(p.system.contains("150 words"), "{}", p.system);
+        assert!(p.system.contains("Length: one or two sentences"), "{}", p.system);
         assert!(p.system.contains("A border town at war."), "{}", p.system);
+        let talk = p.conversation();
+        assert_eq!(talk[0], (Role::User, "Action: I walk to the gate".into()));
+        assert_eq!(talk[1], (Role::Assistant, "You reach the gate at dusk.".into()));
+        assert!(p.user.starts_with("Action: I sneak past the guard"));
+        // The player's steer comes after what happened, before the ask.
         assert!(
-            p.user.starts_with(
-                "Story so far:\nAction: I walk to the gate\nNarrator: You reach the gate at dusk."
-            ),
+            p.user.ends_with("Author's note: Keep it grim; no one is rescued.\nNarrate what happens next."),
             "{}",
             p.user
         );
-        assert!(p.user.contains("Action: I sneak past the guard"));
         assert!(
             p.user.contains("Sneak past the guard: it fails."),
             "{}",
@@ -615,40 +748,25 @@ mod tests {
     }
 
     #[test]
-    fn the_newest_turns_are_kept_within_the_budget() {
-        let recent: Vec<RecentTurn> = (0..40)
-            .map(|i| RecentTurn {
-                player: format!("action {i}"),
-                narrator: format!("narration number {i} {}", "x".repeat(80)),
-            })
-            .collect();
-        let h = history(&recent);
-        assert!(h.len() <= HISTORY_CHARS + 100, "{}", h.len());
-        assert!(h.ends_with(&format!("narration number 39 {}", "x".repeat(80))));
-        assert!(!h.contains("action 0\n"));
-        let opening = [RecentTurn {
-            player: " ".into(),
-            narrator: "Rain on the roof.".into(),
-        }];
-        assert_eq!(history(&opening), "Narrator: Rain on the roof.");
-    }
-
-    #[test]
     fn long_parts_are_clipped() {
         let big = "x".repeat(10_000);
         let state = json!({"notes": big});
         let deps = Map::new();
+        let english = Language::english();
         let facts = Facts {
             action: "look",
             context: Some(&big),
             scenario: Some(&big),
+            author_note: Some(&big),
+            language: &english,
             recent: &[],
             deps: &deps,
             state: &state,
         };
-        let p = build(&facts, Style::Terse, 32);
+        let p = build(&facts, asked(Style::Terse, &small()));
         assert!(
-            p.user.len() + p.system.len() < CONTEXT_CHARS + STATE_CHARS + SCENARIO_CHARS + 1200,
+            p.user.len() + p.system.len()
+                < CONTEXT_CHARS + STATE_CHARS + SCENARIO_CHARS + NOTE_CHARS + 1200,
             "{}",
             p.user.len()
         );

@@ -21,7 +21,7 @@ use narratoria_protocol::{GenerateRequest, HostModel};
 use narratoria_skills_builtin::host::AskError;
 use narratoria_skills_builtin::{LogLevel, SkillError};
 use narratoria_storyteller::fallback::{run, Job, Sink};
-use narratoria_storyteller::prompt::{build, Facts, RecentTurn};
+use narratoria_storyteller::prompt::{build, Asked, Facts, RecentTurn};
 use narratoria_storyteller::providers::host::{stop_texts, Host, NAME as HOST};
 use narratoria_storyteller::{StoryConfig, Style};
 use serde_json::json;
@@ -113,6 +113,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
     let mut host = Lent(model().offer());
     let state = json!({"location": "the road to Ashford"});
     let mut recent: Vec<RecentTurn> = Vec::new();
+    let english = Language::english();
     let mut problems = Vec::new();
     let mut told = 0;
     let turns = ACTIONS.iter().flat_map(|a| [(false, *a), (true, *a)]);
@@ -130,11 +131,21 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             action,
             context: None,
             scenario: Some("A rain-soaked river town where a bridge has just burned."),
+            author_note: None,
+            language: &english,
             recent: &recent,
             deps: deps.as_object().unwrap(),
             state: &state,
         };
-        let prompt = build(&facts, Style::Vivid, config.max_tokens);
+        let profile = WriterProfile::local(host.0.parameters, host.0.context_tokens, config.length);
+        let prompt = build(
+            &facts,
+            Asked {
+                style: Style::Vivid,
+                profile: &profile,
+                length: config.length,
+            },
+        );
         // Told as the script tells it: the fallback chain over the host's
         // model, what the player is shown kept.
         let job = Job {
@@ -143,7 +154,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             model_candidates: Vec::new(),
             deadline: Instant::now() + Duration::from_secs(120),
             told_before: recent.iter().map(|t| t.narrator.clone()).collect(),
-            profile: WriterProfile::local(host.0.parameters, host.0.context_tokens, config.length),
+            profile,
             language: Language::english(),
         };
         let mut shown = Shown::default();

@@ -13,13 +13,21 @@ pub const NAME: &str = "anthropic";
 /// The API version sent in `anthropic-version`.
 pub const API_VERSION: &str = "2023-06-01";
 
-/// The request body: model, system prompt, the user message, max_tokens,
-/// temperature (Anthropic accepts 0–1, so higher values are capped at 1) and streaming.
+/// The request body: model, system prompt, the story so far and the turn
+/// as alternating messages ([`crate::prompt::Prompt::conversation`]),
+/// max_tokens, temperature (Anthropic accepts 0–1, so higher values are
+/// capped at 1) and streaming.
 pub fn body(req: &HostedRequest) -> Value {
+    let messages: Vec<Value> = req
+        .prompt
+        .conversation()
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
     json!({
         "model": req.model,
         "system": req.prompt.system,
-        "messages": [{"role": "user", "content": req.prompt.user}],
+        "messages": messages,
         "max_tokens": req.max_tokens,
         "temperature": req.temperature.clamp(0.0, 1.0),
         "stream": true,

@@ -29,9 +29,7 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
          floorboard creaks.",
     ),
     (
-        "Story so far:\nAction: I walk to the gate\n\
-         Narrator: You reach the gate as the light fails.\n\
-         Action: I ask the guard to let me through\n\
+        "Action: I ask the guard to let me through\n\
          What happened:\n- The watch think better of you (now friendly).\n\
          Narrate what happens next.",
         "You speak calmly, and the guard steps aside with a nod. \"Go on, then. \
@@ -39,9 +37,6 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
     ),
 ];
 
-/// A small local model drifts after a few sentences: the answer stops here
-/// even when the settings allow more.
-pub const MOST_TOKENS: u32 = 70;
 
 /// A way to reach the host's model.
 pub trait Host {
@@ -80,22 +75,22 @@ impl Host for Stdio {
 
 /// Writes the answer with the host's model, passing each piece to `on_piece`.
 /// Promises a text that starts with the prompt's opening and ends at the model's
-/// own end, a line break, or `max_tokens` (capped by what the host allows).
+/// own end, where a small writer's answer ends ([`stops`]), or `max_tokens`
+/// (capped by what the host allows).
 pub fn generate(
     host: &mut dyn Host,
     prompt: &Prompt,
     temperature: f32,
     max_tokens: u32,
+    small: bool,
     on_piece: &mut dyn FnMut(&str),
 ) -> Result<(), ProviderError> {
     let request = GenerateRequest {
         id: "narrate".into(),
         messages: messages(prompt),
-        max_tokens: max_tokens
-            .min(MOST_TOKENS)
-            .clamp(1, host.model().max_tokens.max(1)),
+        max_tokens: max_tokens.clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
-        stop: stops(),
+        stop: if small { stops() } else { LABELS.iter().skip(1).map(|l| l.to_string()).collect() },
         json_schema: None,
         stream: true,
     };
@@ -160,20 +155,27 @@ fn stops() -> Vec<String> {
     stop_texts().into_iter().chain(outcome_words).collect()
 }
 
-/// The conversation: the rules, the worked turns, the real turn, and the
-/// answer's opening.
+/// The conversation: the rules, the worked turns (for a small writer), the
+/// story so far, the real turn, and the answer's opening when the rules
+/// wrote one.
 fn messages(prompt: &Prompt) -> Vec<Message> {
     let say = |role, content: &str| Message {
         role,
         content: content.to_string(),
     };
     let mut messages = vec![say(Role::System, &prompt.system)];
-    for (asked, answered) in WORKED_TURNS {
-        messages.push(say(Role::User, asked));
-        messages.push(say(Role::Assistant, answered));
+    if prompt.worked {
+        for (asked, answered) in WORKED_TURNS {
+            messages.push(say(Role::User, asked));
+            messages.push(say(Role::Assistant, answered));
+        }
     }
-    messages.push(say(Role::User, &prompt.user));
-    messages.push(say(Role::Assistant, &prompt.opening));
+    for (role, content) in prompt.conversation() {
+        messages.push(say(role, &content));
+    }
+    if !prompt.opening.is_empty() {
+        messages.push(say(Role::Assistant, &prompt.opening));
+    }
     messages
 }
 

@@ -24,7 +24,9 @@ pub fn generate(
 ) -> Result<TextOutput, ProviderError> {
     let request = TextRequest {
         system: prompt.system.clone(),
-        user: prompt.user.clone(),
+        // This model is loaded for one turn: the story so far is told in
+        // the turn's message, as one transcript.
+        user: transcript(prompt),
         // The rules' opening: second person, and the check's outcome told.
         answer_prefix: prompt.opening.clone(),
         temperature,
@@ -37,6 +39,19 @@ pub fn generate(
         ..TextRequest::default()
     };
     Ok(generate_text(model_path, &request, on_piece)?)
+}
+
+/// The story so far and the turn as one message.
+fn transcript(prompt: &Prompt) -> String {
+    let mut out = String::new();
+    for (role, content) in prompt.conversation() {
+        if role == narratoria_protocol::Role::Assistant {
+            out.push_str("Narrator: ");
+        }
+        out.push_str(&content);
+        out.push('\n');
+    }
+    out.trim_end().to_string()
 }
 
 /// A different draw each run.

@@ -11,14 +11,20 @@ use crate::error::ProviderError;
 
 pub const NAME: &str = "openai";
 
-/// The request body: system and user messages, model, temperature, max_tokens, streaming.
+/// The request body: the system message, the story so far and the turn
+/// ([`crate::prompt::Prompt::conversation`]), model, temperature,
+/// max_tokens, streaming.
 pub fn body(req: &HostedRequest) -> Value {
+    let mut messages = vec![json!({"role": "system", "content": req.prompt.system})];
+    messages.extend(
+        req.prompt
+            .conversation()
+            .into_iter()
+            .map(|(role, content)| json!({"role": role, "content": content})),
+    );
     json!({
         "model": req.model,
-        "messages": [
-            {"role": "system", "content": req.prompt.system},
-            {"role": "user", "content": req.prompt.user},
-        ],
+        "messages": messages,
         "temperature": req.temperature,
         "max_tokens": req.max_tokens,
         "stream": true,

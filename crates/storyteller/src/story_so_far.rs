@@ -1,0 +1,198 @@
+//! The story as the writer reads it (docs/stories.md, "The story stays in the
+//! writer's memory"): every earlier turn as an exchange — the player's action,
+//! the narrator's answer — oldest first, as many as the writer's profile
+//! allows. The prompt only ever grows at its end, so the host's cache reads
+//! just the new turn; when the story outgrows its budget, the oldest turns
+//! give way several at a time to a summary, and the kept turns are moved in
+//! the cache rather than read again.
+
+use narratoria_core::narration::WriterProfile;
+
+use crate::prompt::RecentTurn;
+use crate::sentences::sentence_ends;
+
+/// One earlier turn as the conversation tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// The player's message ("Action: …"; the opening scene's is the
+    /// story's start).
+    pub asked: String,
+    /// The narrator's answer, as told.
+    pub answered: String,
+}
+
+/// The turns a prompt holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StorySoFar {
+    /// What became of the turns that gave way, when some did.
+    pub summary: Option<String>,
+    pub exchanges: Vec<Exchange>,
+}
+
+/// Characters per token, counted low so the story never overruns its budget.
+const CHARS_PER_TOKEN: usize = 3;
+
+/// What the opening scene (a turn with no action) is answered to.
+pub const STORY_START: &str = "Begin the story.";
+
+impl StorySoFar {
+    /// The turns of `recent` (oldest first) that fit `profile`'s story
+    /// budget. Promises: the newest turns are kept; turns give way in
+    /// blocks (so the prompt stays the same turn after turn until the next
+    /// block must go); each turn is told the same way every time; the
+    /// summary depends only on the turns that gave way.
+    pub fn of(recent: &[RecentTurn], profile: &WriterProfile) -> StorySoFar {
+        let budget = profile.story_tokens as usize * CHARS_PER_TOKEN;
+        let turn_chars = if profile.most_sentences.is_some_and(|n| n <= 2) {
+            SMALL_TURN_CHARS
+        } else {
+            TURN_CHARS
+        };
+        let all: Vec<Exchange> = recent
+            .iter()
+            .map(|t| Exchange {
+                asked: match one_line(&t.player, PLAYER_CHARS) {
+                    a if a.is_empty() => STORY_START.to_string(),
+                    a => format!("Action: {a}"),
+                },
+                answered: one_line(&t.narrator, turn_chars),
+            })
+            .collect();
+        let size = |e: &[Exchange]| -> usize {
+            e.iter()
+                .map(|x| x.asked.len() + x.answered.len() + EXCHANGE_OVERHEAD)
+                .sum()
+        };
+        // Turns give way a block at a time, larger for a larger budget.
+        let block = (budget / BLOCK_CHARS).clamp(2, 8);
+        let mut start = 0;
+        while start < all.len() && size(&all[start..]) > budget.saturating_sub(budget / 5) {
+            start += block;
+        }
+        let start = start.min(all.len());
+        let summary = (start > 0).then(|| summary_of(&all[..start], budget / 5));
+        StorySoFar {
+            summary: summary.filter(|s| !s.is_empty()),
+            exchanges: all[start..].to_vec(),
+        }
+    }
+
+    /// The story's own words, for the guards that ground prose in it.
+    pub fn text(&self) -> String {
+        let mut out = self.summary.clone().unwrap_or_default();
+        for e in &self.exchanges {
+            out.push('\n');
+            out.push_str(&e.asked);
+            out.push('\n');
+            out.push_str(&e.answered);
+        }
+        out
+    }
+}
+
+/// The most characters of one action.
+const PLAYER_CHARS: usize = 300;
+/// The most characters of one answer told again (a small model's two
+/// sentences; a larger model's paragraphs).
+const SMALL_TURN_CHARS: usize = 600;
+const TURN_CHARS: usize = 4000;
+/// The budget for each turn that gives way at once.
+const BLOCK_CHARS: usize = 750;
+/// A message's chat-template tokens, in characters.
+const EXCHANGE_OVERHEAD: usize = 24;
+
+/// The first sentence of each turn that gave way, newest kept within `max`
+/// characters, oldest first.
+fn summary_of(gone: &[Exchange], max: usize) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    let mut used = 0;
+    for e in gone.iter().rev() {
+        let first = match sentence_ends(&e.answered, true).first() {
+            Some(&end) => e.answered[..end].trim().to_string(),
+            None => e.answered.trim().to_string(),
+        };
+        if first.is_empty() {
+            continue;
+        }
+        if used + first.len() + 1 > max {
+            break;
+        }
+        used += first.len() + 1;
+        kept.push(first);
+    }
+    kept.reverse();
+    kept.join(" ")
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    crate::prompt::clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use narratoria_core::narration::{AnswerLength, WriterProfile};
+
+    fn turns(n: usize) -> Vec<RecentTurn> {
+        (0..n)
+            .map(|i| RecentTurn {
+                player: if i == 0 { String::new() } else { format!("I do thing {i}") },
+                narrator: format!("Turn {i} happens. {}", "More words follow here. ".repeat(8)),
+            })
+            .collect()
+    }
+
+    fn small() -> WriterProfile {
+        WriterProfile::local(Some(135_000_000), 4096, AnswerLength::Medium)
+    }
+
+    #[test]
+    fn a_young_story_is_told_whole_opening_scene_first() {
+        let s = StorySoFar::of(&turns(3), &small());
+        assert_eq!(s.summary, None);
+        assert_eq!(s.exchanges.len(), 3);
+        assert_eq!(s.exchanges[0].asked, STORY_START);
+        assert_eq!(s.exchanges[1].asked, "Action: I do thing 1");
+        assert!(s.exchanges[2].answered.starts_with("Turn 2 happens."));
+    }
+
+    #[test]
+    fn a_story_told_on_only_grows_at_its_end_until_a_block_gives_way() {
+        let profile = small();
+        let mut shifts = 0;
+        let mut before = StorySoFar::of(&turns(1), &profile);
+        for n in 2..80 {
+            let now = StorySoFar::of(&turns(n), &profile);
+            let budget = profile.story_tokens as usize * CHARS_PER_TOKEN;
+            assert!(now.text().len() <= budget, "turn {n}: {}", now.text().len());
+            assert_eq!(now.exchanges.last().unwrap().asked, format!("Action: I do thing {}", n - 1));
+            let grew = now.summary == before.summary
+                && now.exchanges[..now.exchanges.len() - 1] == before.exchanges[..];
+            if !grew {
+                shifts += 1;
+                // The kept turns are the newest of the old ones: a run the cache moves.
+                let first = &now.exchanges[0];
+                assert!(before.exchanges.contains(first), "turn {n}");
+                assert!(now.summary.as_deref().unwrap().contains("happens."));
+            }
+            before = now;
+        }
+        // Turns give way in blocks: most turns only add one exchange.
+        assert!(shifts > 0 && shifts < 80 / 3, "{shifts} shifts in 80 turns");
+    }
+
+    #[test]
+    fn a_larger_writer_holds_more_of_the_story() {
+        let medium = WriterProfile::local(Some(1_500_000_000), 8192, AnswerLength::Medium);
+        let small_kept = StorySoFar::of(&turns(60), &small()).exchanges.len();
+        let medium_kept = StorySoFar::of(&turns(60), &medium).exchanges.len();
+        assert!(medium_kept > small_kept * 2, "{medium_kept} vs {small_kept}");
+    }
+
+    #[test]
+    fn no_budget_leaves_no_turn_and_no_panic() {
+        let none = WriterProfile::local(Some(2_000_000_000), 256, AnswerLength::Medium);
+        let s = StorySoFar::of(&turns(5), &none);
+        assert!(s.exchanges.is_empty());
+    }
+}
