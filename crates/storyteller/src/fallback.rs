@@ -13,10 +13,11 @@ use serde_json::json;
 
 use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
 use crate::error::{BadAnswer, ProviderError};
+use crate::guards::Policy;
 use crate::prompt::Prompt;
 use crate::providers::host::{self, Host};
 use crate::providers::{anthropic, local, openai, HostedRequest};
-use crate::sentences::{Limit, SentenceStream};
+use crate::sentences::SentenceStream;
 
 /// Where the script's events go.
 pub trait Sink {
@@ -64,14 +65,6 @@ impl Step {
             Step::Host => host::NAME,
             Step::Local => local::NAME,
             Step::Template => "template",
-        }
-    }
-
-    /// Where this step's prose must end.
-    fn limit(self) -> Limit {
-        match self {
-            Step::OpenAi | Step::Anthropic => Limit::HOSTED_MODEL,
-            Step::Host | Step::Local | Step::Template => Limit::SMALL_MODEL,
         }
     }
 
@@ -155,7 +148,13 @@ pub fn run(
         // A model that stopped at once, or whose first sentence was refused,
         // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all
         // (and once more when the last try stopped at once).
-        let mut fresh = SentenceStream::limited(step.limit())
+        // A hosted writer is large; the host's or the script's own model is
+        // what its profile says.
+        let profile = match step {
+            Step::OpenAi | Step::Anthropic => WriterProfile::hosted(HOSTED_CONTEXT, config.length),
+            Step::Host | Step::Local | Step::Template => job.profile,
+        };
+        let mut fresh = SentenceStream::guarded_by(Policy::for_writer(&profile, &job.language))
             .told_before(job.told_before.iter().map(String::as_str))
             .decided(job.prompt.decided.iter().map(String::as_str))
             .grounded_in(&job.prompt.story)
@@ -221,6 +220,14 @@ pub fn run(
                 if !last.is_empty() {
                     sink.delta(&last);
                 }
+            }
+            // Which guards refused what, for a bench to count.
+            for refusal in stream.refusals() {
+                let text: String = refusal.text.chars().take(60).collect();
+                sink.log(
+                    LogLevel::Debug,
+                    &format!("guard {} refused: {text}", refusal.guard),
+                );
             }
             let refused = result.is_ok() && stream.turned_down();
             // A last try that stopped at once is one more draw of the same
@@ -332,6 +339,10 @@ fn says_something(written: &str, opening: &str, step: Step) -> Result<(), Provid
 fn is_last_try(tries: u32) -> bool {
     tries >= TRIES_WHEN_BARE
 }
+
+/// The context a hosted writer's profile is read with: every hosted model
+/// holds more story than a turn's prompt gives it.
+const HOSTED_CONTEXT: u32 = 128_000;
 
 /// The fewest words a model's answer must add to the opening.
 const MIN_OWN_WORDS: usize = 2;
@@ -671,6 +682,10 @@ mod tests {
             "{events:?}"
         );
         assert!(events.iter().any(|e| e == "reset"), "{events:?}");
+        assert!(
+            events.contains(&"log:Debug:guard stranger refused: two people stare at you.".into()),
+            "{events:?}"
+        );
     }
 
     #[test]

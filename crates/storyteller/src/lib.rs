@@ -15,6 +15,7 @@
 pub mod config;
 pub mod error;
 pub mod fallback;
+pub mod guards;
 pub mod narrate;
 pub mod prompt;
 pub mod providers;

@@ -11,7 +11,7 @@ use narratoria_skills_builtin::Events;
 
 use crate::error::ProviderError;
 use crate::prompt::Prompt;
-use crate::sentences::TALK_OF_THE_STORY;
+use crate::guards::TALK_OF_THE_STORY;
 
 pub const NAME: &str = "host";
 

@@ -1,0 +1,136 @@
+//! The guards: each one judgement on the model's sentences, by name
+//! (docs/storyteller.md, "What the model may tell"). A [`Policy`] picks
+//! those that read a writer's prose; the stream (`crate::sentences`) ends
+//! the answer before a sentence one refuses, or at a clause one cuts.
+
+use narratoria_core::narration::Verdict;
+
+pub mod acts_for_player;
+pub mod adds_nothing;
+pub mod contradicts;
+pub mod labels;
+pub mod most_sentences;
+pub mod out_of_story;
+pub mod overstated;
+pub mod policy;
+pub mod read;
+pub mod repeats;
+pub mod retells;
+pub mod says_nothing;
+pub mod stranger;
+pub mod unfinished;
+pub mod words;
+
+pub use policy::Policy;
+pub use words::{words_for, Words, TALK_OF_THE_STORY};
+
+use crate::sentences::open_quote;
+use read::{quoted_words, words_of, QuotedWord};
+
+/// One judgement on the model's sentences.
+pub trait Guard: std::fmt::Debug + Send + Sync {
+    /// Its name, as logged when it refuses.
+    fn name(&self) -> &'static str;
+    /// Whether `sentence` may not be told: the answer ends before it.
+    fn refuses(&self, sentence: &Candidate) -> bool;
+    /// Where a sentence it lets through ends instead: the byte index of the
+    /// joint before its first clause that may not be told.
+    fn cuts(&self, _sentence: &Candidate) -> Option<usize> {
+        None
+    }
+}
+
+/// What the story told before the answer.
+#[derive(Debug, Clone, Default)]
+pub struct Story {
+    /// The narration of earlier turns.
+    pub earlier: Vec<String>,
+    /// The rules' words for this turn's outcomes.
+    pub decided: Vec<String>,
+    /// The story's text so far: scenario, earlier turns, the action, what
+    /// the rules decided.
+    pub text: String,
+    /// The checked deed and its verdict.
+    pub check: Option<(String, Verdict)>,
+}
+
+/// A sentence the stream is about to tell.
+#[derive(Debug)]
+pub struct Candidate<'a> {
+    pub text: &'a str,
+    /// Its number among the model's sentences (0: its first).
+    pub index: usize,
+    /// Its number in the answer: the rules' whole sentences come first.
+    pub at: usize,
+    /// The answer began with the rules' opening.
+    pub opened: bool,
+    /// The model was asked again, or is on its last try.
+    pub asked_again: bool,
+    pub last_chance: bool,
+    /// What the answer told before it.
+    pub before: &'a str,
+    pub story: &'a Story,
+}
+
+impl Candidate<'_> {
+    /// Whether it is a later sentence of the answer (not its first).
+    pub fn later(&self) -> bool {
+        self.at > 0
+    }
+
+    /// Whether it is the model's own words: a later sentence, or the
+    /// model's end of the rules' opening — but on its last try a repeat is
+    /// the lesser fault than no words of the model's.
+    pub fn own(&self) -> bool {
+        self.later() || (self.opened && !self.last_chance)
+    }
+
+    pub fn words(&self) -> Vec<String> {
+        words_of(self.text)
+    }
+
+    /// Its words by the quotations, one an earlier sentence opened included.
+    pub fn quoted(&self) -> Vec<QuotedWord> {
+        quoted_words(self.text, open_quote(self.before).is_some())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use narratoria_core::narration::{AnswerLength, Language, WriterProfile};
+
+    use super::Policy;
+    use crate::sentences::SentenceStream;
+
+    /// The bundled small model's profile: every guard.
+    pub fn small() -> WriterProfile {
+        WriterProfile::local(None, 4096, AnswerLength::Medium)
+    }
+
+    /// A stream guarded as for the small model telling an English story.
+    pub fn full() -> SentenceStream {
+        SentenceStream::guarded_by(Policy::for_writer(&small(), &Language::english()))
+    }
+
+    /// A stream under every guard but the most sentences.
+    pub fn unbounded() -> SentenceStream {
+        let profile = WriterProfile {
+            most_sentences: None,
+            ..small()
+        };
+        SentenceStream::guarded_by(Policy::for_writer(&profile, &Language::english()))
+    }
+
+    /// All `stream` tells of `pieces`, pushed in turn, then finished.
+    pub fn told(mut stream: SentenceStream, pieces: &[&str]) -> String {
+        let mut shown: Vec<String> = pieces.iter().map(|p| stream.push(p)).collect();
+        shown.push(stream.finish());
+        assert_eq!(shown.concat(), stream.text());
+        stream.text().to_string()
+    }
+
+    /// [`told`] in a story that already names whoever `pieces` name.
+    pub fn grounded(stream: SentenceStream, pieces: &[&str]) -> String {
+        told(stream.grounded_in(&pieces.concat()), pieces)
+    }
+}

@@ -1,0 +1,213 @@
+//! A language's words for the guards that read words: one data file a
+//! language (`crates/storyteller/words/<code>.json`), read once. English
+//! ships; other languages have none, and only the guards that need no words
+//! read their stories.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use narratoria_core::narration::{has_negation, Language};
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::Deserialize;
+
+use super::read::words_of;
+
+/// One language's words (lower case), as its data file holds them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Words {
+    /// Words any sentence may share with another ("the", "you").
+    pub function_words: HashSet<String>,
+    /// The word addressing the player, and it run together with "are".
+    pub you: String,
+    pub you_are: HashSet<String>,
+    /// What may follow "you" without deciding what the player does: being,
+    /// perceiving, knowing.
+    pub you_may: HashSet<String>,
+    /// Verbs of being and feeling after "you" ("you feel relieved").
+    pub being: HashSet<String>,
+    /// The narrator speaking as itself ("i", "i'm").
+    pub first_person: HashSet<String>,
+    /// Words saying something is not so, besides core's negations.
+    pub negations: HashSet<String>,
+    /// Kinds of person, singular; irregular plurals; the regular ending.
+    pub people: HashSet<String>,
+    pub plurals: HashMap<String, String>,
+    pub plural_ending: String,
+    /// "is", "a": a kind said of someone ("is a kind person") brings no one
+    /// in, unless after "there".
+    pub copulas: HashSet<String>,
+    pub articles: HashSet<String>,
+    pub there: String,
+    pub speech: HashSet<String>,
+    /// Talk of the story itself or of its player, or that unsays it.
+    #[serde(borrow)]
+    pub talk_of_the_story: Vec<&'static str>,
+    /// Words a cut-off sentence may not end on ("…, and").
+    pub loose_ends: HashSet<String>,
+    /// Words no sentence ends on: what they begin is missing ("you see the.").
+    pub cut_short: HashSet<String>,
+    #[serde(skip)]
+    stemmer: Option<Algorithm>,
+    #[serde(skip)]
+    you_may_stems: HashSet<String>,
+}
+
+static ENGLISH: LazyLock<Words> =
+    LazyLock::new(|| Words::read(include_str!("../../words/en.json"), &Language::english()));
+
+/// The words of `language`, where the storyteller has them.
+pub fn words_for(language: &Language) -> Option<&'static Words> {
+    language.is_english().then(english)
+}
+
+pub fn english() -> &'static Words {
+    &ENGLISH
+}
+
+/// The stemmer for `language`, by its code (none where Snowball has none).
+pub fn stemmer_for(language: &Language) -> Option<Algorithm> {
+    use Algorithm::*;
+    Some(match language.code() {
+        "ar" => Arabic,
+        "da" => Danish,
+        "de" => German,
+        "el" => Greek,
+        "en" => English,
+        "es" => Spanish,
+        "fi" => Finnish,
+        "fr" => French,
+        "hu" => Hungarian,
+        "it" => Italian,
+        "nb" | "nn" | "no" => Norwegian,
+        "nl" => Dutch,
+        "pt" => Portuguese,
+        "ro" => Romanian,
+        "ru" => Russian,
+        "sv" => Swedish,
+        "ta" => Tamil,
+        "tr" => Turkish,
+        _ => return None,
+    })
+}
+
+impl Words {
+    fn read(json: &'static str, language: &Language) -> Words {
+        let mut words: Words = serde_json::from_str(json).expect("valid word files ship");
+        words.stemmer = stemmer_for(language);
+        words.you_may_stems = words.you_may.iter().map(|w| words.stem(w)).collect();
+        words
+    }
+
+    /// Whether `word` is a clause's own: no function word, nor being or perceiving.
+    pub fn is_own(&self, word: &str) -> bool {
+        !self.function_words.contains(word) && !self.you_may.contains(word)
+    }
+
+    /// Whether a run of words holds two that are not function words.
+    pub fn says_something(&self, run: &[String]) -> bool {
+        run.iter()
+            .filter(|w| !self.function_words.contains(*w))
+            .count()
+            >= 2
+    }
+
+    /// `word` lowercased, without punctuation, singular ("People" → "person").
+    pub fn singular(&self, word: &str) -> String {
+        let w: String = word
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if let Some(one) = self.plurals.get(&w) {
+            return one.clone();
+        }
+        let doubled = self.plural_ending.repeat(2);
+        match w.strip_suffix(self.plural_ending.as_str()) {
+            Some(one) if w.len() > 3 && !w.ends_with(&doubled) => one.into(),
+            _ => w,
+        }
+    }
+
+    /// `word` singular, then by its stem ("illuminates", "illuminating").
+    pub fn stem(&self, word: &str) -> String {
+        let one = self.singular(word);
+        match self.stemmer {
+            Some(algorithm) => Stemmer::create(algorithm).stem(&one).into_owned(),
+            None => one,
+        }
+    }
+
+    /// The stems of `words` that are their own: no function words, nor
+    /// being and perceiving.
+    pub fn own_of(&self, words: &[String]) -> HashSet<String> {
+        words
+            .iter()
+            .filter(|w| !self.function_words.contains(*w))
+            .map(|w| self.stem(w))
+            .filter(|w| !w.is_empty() && !self.you_may_stems.contains(w))
+            .collect()
+    }
+
+    /// Whether `words` say something is not so ("the guard is not there").
+    pub fn negates(&self, words: &[String]) -> bool {
+        has_negation(words) || words.iter().any(|w| self.negations.contains(w))
+    }
+}
+
+/// The English words of their own of `text` ([`Words::own_of`]).
+pub(crate) fn own_words(text: &str) -> HashSet<String> {
+    english().own_of(&words_of(text))
+}
+
+/// Talk of the story itself or of its player rather than of its world
+/// ("…, and the story is over."), or that unsays it ("It's all just a
+/// dream."), in English: the host's answer stops at each, and the
+/// `out_of_story` guard refuses a sentence that holds one.
+pub const TALK_OF_THE_STORY: TalkOfTheStory = TalkOfTheStory;
+
+/// [`TALK_OF_THE_STORY`], iterated.
+#[derive(Debug, Clone, Copy)]
+pub struct TalkOfTheStory;
+
+impl IntoIterator for TalkOfTheStory {
+    type Item = &'static str;
+    type IntoIter = std::iter::Copied<std::slice::Iter<'static, &'static str>>;
+    fn into_iter(self) -> Self::IntoIter {
+        english().talk_of_the_story.iter().copied()
+    }
+}
+
+impl<'a> IntoIterator for &'a TalkOfTheStory {
+    type Item = &'a &'static str;
+    type IntoIter = std::slice::Iter<'a, &'static str>;
+    fn into_iter(self) -> Self::IntoIter {
+        english().talk_of_the_story.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_ships_and_other_languages_have_no_words() {
+        let en = words_for(&Language::english()).expect("English words");
+        assert!(en.people.contains("stranger"));
+        assert_eq!(en.singular("Women"), "woman");
+        assert_eq!(en.singular("guards"), "guard");
+        assert_eq!(en.singular("glass"), "glass");
+        assert_eq!(en.stem("illuminates"), en.stem("illuminating"));
+        assert!(words_for(&Language::parse("fr").unwrap()).is_none());
+        let talk: Vec<&str> = TALK_OF_THE_STORY.into_iter().collect();
+        assert_eq!(talk, en.talk_of_the_story);
+    }
+
+    #[test]
+    fn the_stemmer_follows_the_language() {
+        let code = |c: &str| stemmer_for(&Language::parse(c).unwrap());
+        assert_eq!(code("fr"), Some(Algorithm::French));
+        assert_eq!(code("de"), Some(Algorithm::German));
+        assert_eq!(code("ja"), None);
+    }
+}
