@@ -170,10 +170,10 @@ impl SentenceStream {
     /// stop, without its loose end, where the guards allow.
     fn finish_unended(&mut self, held: &str) -> String {
         let rest = self.without_a_loose_end(held);
-        let refusing = self.refusing(0, rest);
         if rest.is_empty() {
             return String::new();
         }
+        let refusing = self.refusing(0, rest);
         if !refusing.is_empty() {
             self.refused(refusing, rest);
             return String::new();

@@ -1,11 +1,8 @@
 //! `acts_for_player` (needs the language's words): what the player does or
-//! says is the player's to decide. A later sentence starting with "You" and
-//! a deed ("You use your magic", "You try to find a way out"; being,
-//! perceiving and knowing stay: "You see", "You are"), and, past the
-//! player's own deed, "you" with a verb of speech and a quotation right
-//! after or before it ("You say, 'I am the keeper.'", "'Who goes there?'
-//! you ask"). Others' quoted words and speech without a quotation ("you
-//! say nothing") stay.
+//! says is theirs to decide. A later sentence starting with "You" and a deed
+//! ("You use your magic"; "You see", "You are" stay), or, past the player's
+//! own deed, "you" with a verb of speech and a quotation ("You say, 'I am
+//! the keeper.'"; others' words and "you say nothing" stay).
 
 use super::read::QuotedWord;
 use super::words::Words;

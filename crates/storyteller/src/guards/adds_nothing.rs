@@ -1,11 +1,9 @@
 //! `adds_nothing` (needs the language's words): a clause that tells nothing
-//! new. Its words of its own (two or more) all told already in this answer,
-//! the rules' opening included, with no new negation ("…called Senna, and
-//! you remember that she is called Senna"); after a failed check, a
-//! negation about the deed ("…, but it will not give, and the door will
-//! not allow you"); or only what you are ("…, and you're happy"). As the
-//! model's first clause the sentence is refused (one that only tells what
-//! you are, as a whole later sentence only); a later clause is cut.
+//! new — its own words all told already in this answer ("…called Senna, and
+//! you remember that she is called Senna"), a failed check's failure again
+//! ("…, but it will not give, and the door will not allow you"), or only
+//! what you are ("…, and you're happy"). A first clause is refused (only
+//! what you are: as a whole later sentence), a later one cut.
 
 use std::collections::HashSet;
 

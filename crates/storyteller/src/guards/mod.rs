@@ -15,7 +15,6 @@ pub mod overstated;
 pub mod policy;
 pub mod read;
 pub mod repeats;
-pub mod retells;
 pub mod says_nothing;
 pub mod stranger;
 pub mod unfinished;

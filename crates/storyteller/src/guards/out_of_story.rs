@@ -1,9 +1,7 @@
 //! `out_of_story` (needs the language's words): the narration steps out of
-//! the story. It speaks as "I" outside any quotation (the narration tells
-//! the player's story to "you": "…, and I am left alone" is the model
-//! talking), or talks of the story itself or its player, or unsays it
-//! ("…, and the story is over.", "It's all just a dream."), perhaps begun
-//! by the rules' opening ("…, and the" + " story is over.").
+//! the story — it speaks as "I" outside any quotation ("…, and I am left
+//! alone"), or talks of the story or its player, or unsays it ("…, and the
+//! story is over.", "It's all just a dream."), perhaps begun by the opening.
 
 use super::read::QuotedWord;
 use super::words::Words;

@@ -1,8 +1,6 @@
 //! `overstated` (English: core's `narration::escalates`): past a plain
-//! outcome, a catastrophe ("erupts", "collapses", "explodes", …) whose
-//! beginning the story's words do not hold. The rules decide how much a
-//! deed changes: a failure to force a door had ended "…, and a great storm
-//! of flames erupts." A critical outcome's own twist allows one.
+//! outcome, a catastrophe the story has not told ("…, but it will not give,
+//! and a great storm of flames erupts."). A critical outcome allows one.
 
 use narratoria_core::narration::escalates;
 

@@ -1,9 +1,7 @@
 //! `stranger` (needs the language's words): a sentence naming a kind of
-//! person (person, figure, man, guard, crowd, …; plurals count) that the
-//! story's own words do not name. With little told about a place, the small
-//! model filled it with people ("You are in a dark room with two people").
-//! A kind said of someone ("the old woman is a kind person") brings no one
-//! in; "there is a man" does.
+//! person the story's words do not ("You are in a dark room with two
+//! people"). A kind said of someone ("the old woman is a kind person")
+//! brings no one in; "there is a man" does.
 
 use std::collections::HashSet;
 

@@ -18,34 +18,30 @@ use super::read::words_of;
 pub struct Words {
     /// Words any sentence may share with another ("the", "you").
     pub function_words: HashSet<String>,
-    /// The word addressing the player, and it run together with "are".
+    /// The player's "you", and it with "are" run together ("you're").
     pub you: String,
     pub you_are: HashSet<String>,
-    /// What may follow "you" without deciding what the player does: being,
-    /// perceiving, knowing.
+    /// What may follow "you" without deciding what the player does.
     pub you_may: HashSet<String>,
     /// Verbs of being and feeling after "you" ("you feel relieved").
     pub being: HashSet<String>,
-    /// The narrator speaking as itself ("i", "i'm").
     pub first_person: HashSet<String>,
     /// Words saying something is not so, besides core's negations.
     pub negations: HashSet<String>,
-    /// Kinds of person, singular; irregular plurals; the regular ending.
+    /// Kinds of person (singular), irregular plurals, the regular ending.
     pub people: HashSet<String>,
     pub plurals: HashMap<String, String>,
     pub plural_ending: String,
-    /// "is", "a": a kind said of someone ("is a kind person") brings no one
-    /// in, unless after "there".
+    /// "is a": a kind said of someone, unless after "there".
     pub copulas: HashSet<String>,
     pub articles: HashSet<String>,
     pub there: String,
     pub speech: HashSet<String>,
-    /// Talk of the story itself or of its player, or that unsays it.
     #[serde(borrow)]
     pub talk_of_the_story: Vec<&'static str>,
-    /// Words a cut-off sentence may not end on ("…, and").
+    /// Words a cut-off sentence may not end on ("…, and"), and words no
+    /// sentence ends on ("you see the.").
     pub loose_ends: HashSet<String>,
-    /// Words no sentence ends on: what they begin is missing ("you see the.").
     pub cut_short: HashSet<String>,
     #[serde(skip)]
     stemmer: Option<Algorithm>,
@@ -99,7 +95,7 @@ impl Words {
         words
     }
 
-    /// Whether `word` is a clause's own: no function word, nor being or perceiving.
+    /// Whether `word` is a clause's own: no function word, being or perceiving.
     pub fn is_own(&self, word: &str) -> bool {
         !self.function_words.contains(word) && !self.you_may.contains(word)
     }
@@ -166,7 +162,6 @@ pub(crate) fn own_words(text: &str) -> HashSet<String> {
 /// `out_of_story` guard refuses a sentence that holds one.
 pub const TALK_OF_THE_STORY: TalkOfTheStory = TalkOfTheStory;
 
-/// [`TALK_OF_THE_STORY`], iterated.
 #[derive(Debug, Clone, Copy)]
 pub struct TalkOfTheStory;
 
