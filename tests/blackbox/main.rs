@@ -8,6 +8,7 @@
 
 mod support;
 
+mod author_note;
 mod crash_safety;
 mod ctrl_c;
 mod game;

@@ -24,6 +24,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   lore_invalid: "That lorebook cannot be read.",
   scenario_invalid: "That scenario file is not valid.",
   scenario_not_found: "There is no scenario by that name.",
+  note_too_long: "That author's note is too long — shorten it; the note saved before is kept.",
+  language_unknown: "That is not a language Narratoria knows — give a code like fr or a name like French.",
   io: "Something went wrong reading or writing a file.",
 };
 

@@ -5,7 +5,8 @@
 //!
 //! The methods are grouped by what they are about, as the desktop shell's
 //! commands are: the narrator (`model.rs`), skills (`skills.rs`), saved
-//! stories (`sessions.rs`) and playing a turn (`play.rs`).
+//! stories (`sessions.rs`), a story's author's note and language
+//! (`steer.rs`) and playing a turn (`play.rs`).
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +26,7 @@ mod regen;
 mod running;
 mod sessions;
 mod skills;
+mod steer;
 pub mod stories;
 mod turn_locks;
 mod views;
@@ -32,6 +34,7 @@ mod views;
 pub use error::AppError;
 pub use play::RECENT_TURNS;
 pub use process::calm_openmp;
+pub use steer::StoryLanguage;
 pub use views::{ModelInfo, SessionView, SkillView, SkillsView, TurnView};
 
 use std::path::{Path, PathBuf};

@@ -97,15 +97,15 @@ impl App {
         // Stoppable from now on, while it waits for the story too.
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
-        let (place, state, recent) = {
+        let (place, state, recent, told) = {
             let store = sync::lock(&self.store);
             let place = match placing {
                 Placing::Next => store.place_next(session)?,
                 Placing::BesideHead => store.place_beside_head(session)?,
             };
             let state = store.state_for(&place)?;
-            let recent = store.recent_for(&place, RECENT_TURNS)?;
-            (place, state, recent)
+            let (recent, told) = crate::steer::told_at(&store, &place, input)?;
+            (place, state, recent, told)
         };
         let session = session.to_string();
         let mut skills = self.registry.state();
@@ -121,6 +121,7 @@ impl App {
             self.registry.snapshot(),
             state,
             recent,
+            told,
             &mut skills,
             &opts,
             events,

@@ -16,7 +16,7 @@ use narratoria_core::turn::{story_context, TurnEvent};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::play::{player_input, Placing, RECENT_TURNS};
+use crate::play::{player_input, Placing};
 use crate::{App, AppError, SessionView, TurnView};
 
 /// The action a continued narration tells: the turn's own action is already
@@ -112,13 +112,13 @@ impl App {
     ) -> Result<SessionView, AppError> {
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
-        let (last, place, recent, state) = {
+        let (last, place, recent, whole, state) = {
             let store = sync::lock(&self.store);
             let last = last_turn_in(&store, session)?;
             let place = store.place_beside_head(session)?;
-            let recent = store.recent_for(&place, RECENT_TURNS)?;
+            let (recent, whole) = crate::steer::told_at(&store, &place, &last.input)?;
             let state = store.state_for(&place)?;
-            (last, place, recent, state)
+            (last, place, recent, whole, state)
         };
         let catalog = self.registry.snapshot();
         let (plan, told) = told_plan(&last, &catalog).ok_or_else(|| {
@@ -129,15 +129,18 @@ impl App {
         })?;
         let mut plan = plan;
         // Judged on the turns before the one told, as when it was played.
-        let opening = step::opening_told(&state, &recent);
+        let opening = whole.opening(&state);
         let mut recent = recent;
+        let mut whole = whole;
         let input = match how {
             Retelling::Anew => last.input.clone(),
             Retelling::More => {
-                recent.push(narratoria_core::planner::TurnSummary {
+                let so_far = narratoria_core::planner::TurnSummary {
                     input: last.input.clone(),
                     narrative: last.narrative.clone(),
-                });
+                };
+                recent.push(so_far.clone());
+                whole = whole.followed_by(so_far);
                 // The narration opens with the action in the second person
                 // ("You wait …, and"): a neutral one reads as the story going
                 // on, where the turn's own action would be told twice.
@@ -151,9 +154,11 @@ impl App {
             &catalog,
             &step::Telling {
                 input: &input,
-                recent: &recent,
+                recent: &whole.turns,
                 scenario: story.as_ref().map(|s| s.text.as_str()),
                 opening,
+                author_note: Some(&whole.author_note),
+                language: Some(&whole.language),
             },
         );
         plan.request_id = uuid::Uuid::new_v4();

@@ -89,9 +89,14 @@ pub fn start_story(store: &mut Store, dir: &Path, name: &str) -> Result<String, 
     start_from(store, &scenario)
 }
 
-/// Starts a story from `scenario`; returns the new session's id.
+/// Starts a story from `scenario`, told in the scenario's language when it
+/// names one; returns the new session's id.
 pub fn start_from(store: &mut Store, scenario: &Scenario) -> Result<String, AppError> {
-    Ok(store.create_session(&scenario.title, &initial_state(scenario))?)
+    Ok(store.create_story(
+        &scenario.title,
+        &initial_state(scenario),
+        scenario.language.as_ref(),
+    )?)
 }
 
 /// Reads a character card file (PNG or JSON); the problem is named when it is not one.

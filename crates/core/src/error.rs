@@ -42,6 +42,10 @@ pub enum ErrorCode {
     ScenarioInvalid,
     /// No built-in or saved scenario has the name asked for.
     ScenarioNotFound,
+    /// A story's author's note is longer than it may be; it was not saved.
+    NoteTooLong,
+    /// A story's language was given as something that names no language.
+    LanguageUnknown,
     Io,
 }
 
@@ -91,7 +95,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 19] = [
+    const PINNED: [(ErrorCode, &str); 21] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -110,6 +114,8 @@ mod tests {
         (ErrorCode::LoreInvalid, "lore_invalid"),
         (ErrorCode::ScenarioInvalid, "scenario_invalid"),
         (ErrorCode::ScenarioNotFound, "scenario_not_found"),
+        (ErrorCode::NoteTooLong, "note_too_long"),
+        (ErrorCode::LanguageUnknown, "language_unknown"),
         (ErrorCode::Io, "io"),
     ];
 

@@ -257,6 +257,49 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
             let view = app.new_session(&arg).map_err(e)?;
             say(&format!("  A new story begins: {}.", view.session.title));
         }
+        "note" => {
+            let id = app.current_session_id().map_err(e)?;
+            match arg.as_str() {
+                "" => {
+                    let note = app.author_note(&id).map_err(e)?;
+                    if note.is_empty() {
+                        say("  No author's note. /note TEXT sets one: tone, focus, what to avoid.");
+                    } else {
+                        say(&format!("  Author's note: {note}"));
+                    }
+                }
+                "clear" => {
+                    app.set_author_note(&id, "").map_err(e)?;
+                    say("  Author's note cleared.");
+                }
+                text => {
+                    app.set_author_note(&id, text).map_err(e)?;
+                    say("  Author's note saved: the narrator follows it from the next turn.");
+                }
+            }
+        }
+        "language" => {
+            let id = app.current_session_id().map_err(e)?;
+            if arg.is_empty() {
+                let language = app.story_language(&id).map_err(e)?;
+                match &language.code {
+                    Some(code) => say(&format!(
+                        "  The story is told in {} ({code}). /language CODE changes it.",
+                        language.name
+                    )),
+                    None => say(
+                        "  The story's language is not known yet: your first words tell it (English until then). /language CODE sets it.",
+                    ),
+                }
+            } else {
+                let language = app.set_story_language(&id, &arg).map_err(e)?;
+                say(&format!(
+                    "  The story is told in {} ({}) from the next turn.",
+                    language.name,
+                    language.code.as_deref().unwrap_or_default()
+                ));
+            }
+        }
         "export" => {
             let (format, file) = export_args(&arg)?;
             let id = app.current_session_id().map_err(e)?;
@@ -303,6 +346,8 @@ const HELP: &str = "  Type what your character does. Commands:
   /turns             the story so far
   /rewind [N]        go back to just after turn N (default: undo the last turn)
   /new [TITLE]       start a new story
+  /note [TEXT|clear] the author's note the narrator follows: show, set or clear it
+  /language [CODE]   the story's language: show it, or set it (fr, French)
   /export [md|json] [FILE]  the file may hold spaces (the rest of the line)
   /quit";
 

@@ -11,6 +11,7 @@ pub mod profile;
 pub mod question;
 pub mod remember;
 pub mod step;
+pub mod story;
 pub mod template;
 
 pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
@@ -20,4 +21,5 @@ pub use language::Language;
 pub use profile::{AnswerLength, Guarding, WriterClass, WriterProfile};
 pub use question::{is_question, wondered};
 pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
+pub use story::{StoryTold, AUTHOR_NOTE_CHARS, STORY_CHARS, STORY_TURNS};
 pub use template::told;

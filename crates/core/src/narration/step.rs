@@ -4,6 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::Language;
 use crate::likeness::Likeness;
 use crate::plan::{Plan, ToolInvocation};
 use crate::planner::TurnSummary;
@@ -17,7 +18,8 @@ pub const NARRATE: &str = "narrate";
 /// The tool id the host gives the narration step (made unique when taken).
 pub const NARRATE_TOOL_ID: &str = "narrate";
 
-/// The most earlier turns a turn is told (the planner and the narration).
+/// The most earlier turns the planner is told, and lore is chosen by (the
+/// narration is told the whole story: [`super::StoryTold`]).
 pub const RECENT_TURNS: usize = 6;
 
 /// What the narration step is told besides the tools' outputs.
@@ -25,13 +27,18 @@ pub const RECENT_TURNS: usize = 6;
 pub struct Telling<'a> {
     /// The player's action, in their words.
     pub input: &'a str,
-    /// The last turns, oldest first.
+    /// The story's turns before this one, oldest first (the whole branch,
+    /// within [`super::StoryTold`]'s bounds).
     pub recent: &'a [TurnSummary],
     /// The story's premise and setting, when it has a scenario.
     pub scenario: Option<&'a str>,
     /// The scenario's opening scene, told as the story's first narration
-    /// while the story is young (see [`opening_told`]).
+    /// while the story is told from its start (see [`super::StoryTold::opening`]).
     pub opening: Option<&'a str>,
+    /// The player's steer for the writer (told when not blank).
+    pub author_note: Option<&'a str>,
+    /// The story's language (absent: the storyteller tells in English).
+    pub language: Option<&'a Language>,
 }
 
 /// The opening scene of `state`'s scenario while every turn of the story is
@@ -168,9 +175,10 @@ pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
 /// Gives `plan` the turn's shape. Promises: every narration tool the planner
 /// wrote is taken out (dependencies on it dropped); when the storyteller can
 /// narrate, exactly one narration tool is appended, required, depending on
-/// every other tool, with the player's input, the recent turns (after the
-/// opening scene, when given, told with no player action) and the scenario
-/// as its input (a style the planner chose is kept).
+/// every other tool, with the player's input, the story's turns (after the
+/// opening scene, when given, told with no player action), the scenario,
+/// the author's note (when not blank) and the language as its input (a
+/// style the planner chose is kept).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
         std::mem::take(&mut plan.tools)
@@ -195,12 +203,18 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     if let Some(scenario) = telling.scenario.filter(|s| !s.trim().is_empty()) {
         input.insert("scenario".into(), json!(scenario));
     }
+    if let Some(note) = telling.author_note.map(str::trim).filter(|n| !n.is_empty()) {
+        input.insert("authorNote".into(), json!(note));
+    }
+    if let Some(language) = telling.language {
+        input.insert("language".into(), json!(language.code()));
+    }
     let opening = telling
         .opening
         .map(str::trim)
         .filter(|o| !o.is_empty())
         .map(|o| json!({"player": "", "narrator": o}));
-    let recent: Vec<Value> = opening
+    let mut recent: Vec<Value> = opening
         .into_iter()
         .chain(
             telling
@@ -209,6 +223,10 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
                 .map(|t| json!({"player": t.input, "narrator": t.narrative})),
         )
         .collect();
+    // The storyteller takes at most this many: the oldest (the opening
+    // first) give way.
+    let over = recent.len().saturating_sub(super::STORY_TURNS);
+    recent.drain(..over);
     if !recent.is_empty() {
         input.insert("recentTurns".into(), Value::Array(recent));
     }
@@ -223,6 +241,32 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
     step.required = true;
     plan.tools.push(step);
+}
+
+/// `plan` as a turn's record keeps it: its narration step's input keeps
+/// only the last [`RECENT_TURNS`] of the story's turns it was told. The
+/// others are the branch's own turns, saved already; saving the whole story
+/// again with every turn would grow the sessions file with the square of
+/// the story's length.
+pub fn recorded(plan: &Plan, catalog: &Catalog) -> Value {
+    let mut value = serde_json::to_value(plan).expect("plan serialises");
+    let narrations: Vec<usize> = plan
+        .tools
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| is_narration_tool(catalog, t))
+        .map(|(i, _)| i)
+        .collect();
+    for i in narrations {
+        let turns = value
+            .pointer_mut(&format!("/tools/{i}/input/recentTurns"))
+            .and_then(Value::as_array_mut);
+        if let Some(turns) = turns {
+            let over = turns.len().saturating_sub(RECENT_TURNS);
+            turns.drain(..over);
+        }
+    }
+    value
 }
 
 #[cfg(test)]
@@ -265,6 +309,8 @@ mod tests {
         recent: &[],
         scenario: None,
         opening: None,
+        author_note: None,
+        language: None,
     };
 
     #[test]
@@ -352,6 +398,90 @@ mod tests {
         // Once the first turns fall out of the window, or with no scenario: no opening.
         assert_eq!(opening_told(state, &vec![turn; RECENT_TURNS]), None);
         assert_eq!(opening_told(&Map::new(), &[]), None);
+    }
+
+    /// The narration is told the whole story (as `StoryTold` bounds it),
+    /// the player's note and the story's language; a turn's record keeps
+    /// only the last turns of it.
+    #[test]
+    fn the_narration_is_told_the_whole_story_the_note_and_the_language() {
+        let (_d, c) = catalog(true);
+        let turns: Vec<TurnSummary> = (1..=40)
+            .map(|n| TurnSummary {
+                input: format!("I take step {n}"),
+                narrative: format!("You take step {n}."),
+            })
+            .collect();
+        let state = json!({"scenario": {"opening": "A long road."}});
+        let state = state.as_object().unwrap();
+        let fr = Language::parse("French").unwrap();
+        let story = crate::narration::StoryTold::new(turns, 40, "Keep it grim; no jokes.", fr);
+        let mut plan = Plan::new(vec![tool("roll", "dice-roller/roll-dice", &[])]);
+        shape(
+            &mut plan,
+            &c,
+            &Telling {
+                recent: &story.turns,
+                opening: story.opening(state),
+                author_note: Some(&story.author_note),
+                language: Some(&story.language),
+                ..TELLING
+            },
+        );
+        let input = &plan.tools[1].input;
+        assert_eq!(input["authorNote"], "Keep it grim; no jokes.");
+        assert_eq!(input["language"], "fr");
+        let told = input["recentTurns"].as_array().unwrap();
+        assert_eq!(told.len(), 41, "the opening, then every turn");
+        assert_eq!(told[0], json!({"player": "", "narrator": "A long road."}));
+        assert_eq!(told[1]["player"], "I take step 1");
+        assert_eq!(told[40]["narrator"], "You take step 40.");
+
+        let kept = recorded(&plan, &c);
+        let kept_turns = kept["tools"][1]["input"]["recentTurns"].as_array().unwrap();
+        assert_eq!(kept_turns.len(), RECENT_TURNS);
+        assert_eq!(kept_turns[RECENT_TURNS - 1]["player"], "I take step 40");
+        assert_eq!(
+            kept["tools"][1]["input"]["authorNote"],
+            "Keep it grim; no jokes."
+        );
+        assert_eq!(
+            plan.tools[1].input["recentTurns"].as_array().unwrap().len(),
+            41
+        );
+
+        // A blank note is not told; without a language none is named.
+        let mut plan = Plan::new(vec![]);
+        shape(
+            &mut plan,
+            &c,
+            &Telling {
+                author_note: Some("   "),
+                ..TELLING
+            },
+        );
+        let input = &plan.tools[0].input;
+        assert!(!input.contains_key("authorNote") && !input.contains_key("language"));
+    }
+
+    /// What the host tells the storyteller fits its input schema.
+    #[test]
+    fn the_bounds_fit_the_storytellers_input_schema() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../skills/storyteller/skill.json"
+        );
+        let skill: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let input = &skill["scripts"]["narrate"]["inputSchema"]["properties"];
+        assert_eq!(
+            input["authorNote"]["maxLength"].as_u64(),
+            Some(crate::narration::AUTHOR_NOTE_CHARS as u64)
+        );
+        assert_eq!(
+            input["recentTurns"]["maxItems"].as_u64(),
+            Some(crate::narration::STORY_TURNS as u64)
+        );
+        assert!(input["language"]["maxLength"].as_u64().unwrap() >= 3);
     }
 
     #[test]

@@ -315,6 +315,7 @@ impl CharacterCard {
             player,
             factions: Vec::new(),
             lore: self.lore.clone(),
+            language: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use super::limits::{self, MAX_KEYS, MAX_NAMED, NAME_CHARS as TITLE_CHARS, TEXT_C
 use super::lore::{self, LoreEntry};
 use super::start::person_entry;
 use super::ScenarioError;
+use crate::narration::Language;
 
 /// Starting standings lie on the reputation skill's default scale.
 pub const STANDING_RANGE: std::ops::RangeInclusive<i64> = -100..=100;
@@ -40,6 +41,11 @@ pub struct Scenario {
     pub people: Vec<Person>,
     #[serde(default)]
     pub lore: Vec<LoreEntry>,
+    /// The language the story is told in: an ISO 639 code or an English
+    /// name in the file ("fr", "French"), kept as its code. Absent: the
+    /// player's first words tell it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<Language>,
 }
 
 /// The player's character.
@@ -192,9 +198,23 @@ fn part_error(value: &serde_json::Value) -> Option<String> {
         })
     }
     first::<PlayerCharacter>(value.get("player"), "player")
+        .or_else(|| language_error(value.get("language")))
         .or_else(|| first::<Faction>(value.get("factions"), "factions"))
         .or_else(|| first::<Person>(value.get("people"), "people"))
         .or_else(|| first::<LoreEntry>(value.get("lore"), "lore"))
+}
+
+/// Why a scenario's `language` is not one, when it is not.
+fn language_error(value: Option<&serde_json::Value>) -> Option<String> {
+    match value? {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(name) => Language::parse(name)
+            .err()
+            .map(|e| format!("language: {e}")),
+        other => Some(format!(
+            "language must be a string, an ISO 639 code (\"fr\") or an English name (\"French\"), not {other}"
+        )),
+    }
 }
 
 /// Refuses a scenario name that is not a plain file name.
@@ -297,6 +317,45 @@ mod tests {
         let mut bad_lore = sample();
         bad_lore["lore"] = json!([{"name": "x", "keys": [], "content": "c"}]);
         assert!(check(bad_lore).unwrap_err().to_string().contains("lore[0]"));
+    }
+
+    #[test]
+    fn a_scenario_may_name_its_language() {
+        assert_eq!(check(sample()).unwrap().language, None);
+        for name in ["fr", "FRA", "French"] {
+            let mut v = sample();
+            v["language"] = json!(name);
+            let s = check(v).unwrap();
+            assert_eq!(
+                s.language.as_ref().map(Language::code),
+                Some("fr"),
+                "{name}"
+            );
+            // Saved as its code.
+            assert_eq!(serde_json::to_value(&s).unwrap()["language"], "fr");
+        }
+        let mut v = sample();
+        v["language"] = json!("Elvish");
+        let e = check(v).unwrap_err();
+        assert_eq!(e.code(), crate::error::ErrorCode::ScenarioInvalid);
+        let text = e.to_string();
+        assert!(
+            text.starts_with("scenario: language: \"Elvish\" is not a language"),
+            "{text}"
+        );
+        let mut v = sample();
+        v["language"] = json!(33);
+        let text = check(v).unwrap_err().to_string();
+        assert!(
+            text.starts_with("scenario: language must be a string"),
+            "{text}"
+        );
+        let mut v = sample();
+        v["language"] = json!(null);
+        assert_eq!(check(v).unwrap().language, None);
+        // Left out when it is not given.
+        let plain = serde_json::to_value(check(sample()).unwrap()).unwrap();
+        assert!(plain.get("language").is_none());
     }
 
     #[test]

@@ -8,13 +8,14 @@
 //! writer instead of failing.
 //!
 //! What lives where: `schema` the tables, `commit` adding turns, `tree`
-//! branches and moving heads, `swipes` a turn's alternatives, `export` the
-//! documents written out.
+//! branches and moving heads, `swipes` a turn's alternatives, `steer` a
+//! story's author's note and language, `export` the documents written out.
 
 mod commit;
 mod export;
 mod opening;
 mod schema;
+mod steer;
 mod swipes;
 #[cfg(test)]
 mod tests;
@@ -32,6 +33,7 @@ use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
 
 pub use commit::{NewTurn, TurnPlace};
+pub use steer::Steer;
 pub use swipes::Alternative;
 pub use tree::{BranchInfo, StoryTree, TreeTurn};
 
@@ -72,6 +74,9 @@ pub enum StoreError {
     SessionChanged { branch: String },
     #[error("stored data is damaged: {0}")]
     Damaged(String),
+    /// An author's note over its limit; refused whole, never cut short.
+    #[error("the author's note holds {chars} characters; at most {limit} are allowed")]
+    NoteTooLong { chars: usize, limit: usize },
 }
 
 impl StoreError {
@@ -83,6 +88,7 @@ impl StoreError {
             | StoreError::NoBranch(_)
             | StoreError::NoAlternative(_) => ErrorCode::SessionNotFound,
             StoreError::SessionChanged { .. } => ErrorCode::SessionChanged,
+            StoreError::NoteTooLong { .. } => ErrorCode::NoteTooLong,
             _ => ErrorCode::SessionStore,
         }
     }
@@ -250,18 +256,37 @@ impl Store {
     }
 
     /// Starts a new session from `initial_state`, with one branch, "main",
-    /// at its start; returns its id.
+    /// at its start; returns its id. Its language is told later (the
+    /// player's words, or the player).
     pub fn create_session(
         &mut self,
         title: &str,
         initial_state: &Map<String, Value>,
     ) -> Result<String, StoreError> {
+        self.create_story(title, initial_state, None)
+    }
+
+    /// [`Store::create_session`] for a story told in `language` when it is
+    /// given (its scenario says which).
+    pub fn create_story(
+        &mut self,
+        title: &str,
+        initial_state: &Map<String, Value>,
+        language: Option<&crate::narration::Language>,
+    ) -> Result<String, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let t = now();
         let tx = self.conn.transaction()?;
         tx.execute(
-            "INSERT INTO sessions (id, title, created_at, updated_at, initial_state) VALUES (?1, ?2, ?3, ?3, ?4)",
-            params![id, title, t, to_json(initial_state)],
+            "INSERT INTO sessions (id, title, created_at, updated_at, initial_state, language)
+             VALUES (?1, ?2, ?3, ?3, ?4, ?5)",
+            params![
+                id,
+                title,
+                t,
+                to_json(initial_state),
+                language.map(|l| l.code())
+            ],
         )?;
         tx.execute(
             "INSERT INTO branches (session_id, name, created_at) VALUES (?1, 'main', ?2)",

@@ -122,8 +122,14 @@ const ROUTING_WHY: &str = "ALTER TABLE plan_attempts ADD COLUMN routing TEXT;";
 /// account, docs/stories.md); 0 for attempts saved before.
 const NOTED: &str = "ALTER TABLE plan_attempts ADD COLUMN noted INTEGER NOT NULL DEFAULT 0;";
 
+/// Seventh step: each story keeps the player's steer for its writer — an
+/// author's note (empty: none) and the language it is told in (an ISO 639
+/// code; NULL until the scenario or the player's words tell one).
+const STEER: &str = "ALTER TABLE sessions ADD COLUMN author_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN language TEXT;";
+
 /// Every step of the schema, oldest first.
-const STEPS: [&str; 6] = [LINEAR, TREE, BY_TURN, LORE_TOLD, ROUTING_WHY, NOTED];
+const STEPS: [&str; 7] = [LINEAR, TREE, BY_TURN, LORE_TOLD, ROUTING_WHY, NOTED, STEER];
 
 /// The schema version this release writes: the number of steps, which is
 /// what a database's `PRAGMA user_version` holds once they are applied. A
@@ -140,6 +146,13 @@ pub(super) fn migrations() -> Migrations<'static> {
 #[cfg(test)]
 pub(super) fn linear_only() -> Migrations<'static> {
     Migrations::new(vec![M::up(LINEAR)])
+}
+
+/// The first `n` steps: the schema an earlier release saved stories with,
+/// for tests of the migration.
+#[cfg(test)]
+pub(super) fn first_steps(n: usize) -> Migrations<'static> {
+    Migrations::new(STEPS[..n].iter().map(|step| M::up(step)).collect())
 }
 
 #[cfg(test)]

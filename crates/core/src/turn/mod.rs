@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::executor::{execute, ExecEvent, ExecutorOptions};
-use crate::narration::{self, Telling};
+use crate::narration::{self, StoryTold, Telling};
 use crate::plan::Plan;
 use crate::planner::{PlanOutcome, PlanRequest, Planner, Routing, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
@@ -116,8 +116,10 @@ pub struct TurnOutcome {
 /// The longest a planner may spend preparing before a turn.
 const WARM_UP_LIMIT: Duration = Duration::from_secs(60);
 
-/// Plays one turn from `state`. Health is updated in `skills` as plans run;
-/// skills that failed are left out of the following plans.
+/// Plays one turn from `state`. The planner is told the `recent` turns; the
+/// narration step the story as `told` holds it (its turns, the author's
+/// note, the language). Health is updated in `skills` as plans run; skills
+/// that failed are left out of the following plans.
 #[allow(clippy::too_many_arguments)]
 pub async fn play_turn(
     input: &str,
@@ -125,6 +127,7 @@ pub async fn play_turn(
     catalog: Arc<Catalog>,
     state: Map<String, Value>,
     recent: Vec<TurnSummary>,
+    told: StoryTold,
     skills: &mut SkillsState,
     opts: &TurnOptions,
     sink: Option<UnboundedSender<TurnEvent>>,
@@ -137,6 +140,7 @@ pub async fn play_turn(
         catalog,
         state,
         recent,
+        told,
         story,
         opts,
         sink,
@@ -196,7 +200,7 @@ pub async fn play_turn(
                 let (plan, noted, transcript, routing) =
                     ready.take().expect("a plan is ready to execute");
                 last_disabled = plan.disabled_skills.clone();
-                let plan_json = serde_json::to_value(&plan).expect("plan serialises");
+                let plan_json = narration::step::recorded(&plan, &turn.catalog);
                 let lore = turn.lore_told(&plan);
                 turn.send(TurnEvent::PlanReady {
                     attempt,
@@ -248,7 +252,10 @@ struct Turn<'a> {
     planner: Arc<dyn Planner>,
     catalog: Arc<Catalog>,
     state: Map<String, Value>,
+    /// The planner's window of recent turns.
     recent: Vec<TurnSummary>,
+    /// What the narration step is told of the story as a whole.
+    told: StoryTold,
     /// What the narration step is told of the story (scenario and lore).
     story: Option<StoryContext>,
     opts: &'a TurnOptions,
@@ -318,9 +325,11 @@ impl Turn<'_> {
             &self.catalog,
             &Telling {
                 input: self.input,
-                recent: &self.recent,
+                recent: &self.told.turns,
                 scenario: self.story.as_ref().map(|s| s.text.as_str()),
-                opening: narration::opening_told(&self.state, &self.recent),
+                opening: self.told.opening(&self.state),
+                author_note: Some(&self.told.author_note),
+                language: Some(&self.told.language),
             },
         );
         (plan, noted)

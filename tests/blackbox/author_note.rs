@@ -1,0 +1,86 @@
+//! `narratoria play`: `/note` and `/language` keep a story's author's note
+//! and language, and the storyteller is told them with the whole story;
+//! a story's first words in French make a French story.
+
+use crate::support::*;
+use std::path::Path;
+
+/// A storyteller that tells what it was told: the note, the language and
+/// how many turns of the story.
+fn teller(root: &Path) {
+    let story = py(r#"
+        req = json.loads(sys.stdin.readline())
+        i = req.get("input") or {}
+        text = "note=%s lang=%s turns=%d." % (i.get("authorNote"), i.get("language"), len(i.get("recentTurns", [])))
+        emit({"type": "done", "ok": True, "output": {"narrative": text}})
+        "#);
+    skill(root, "storyteller", &[("narrate.py", &story)]);
+}
+
+fn play(root: &Path, db: &Path, home: &Path, input: &str) -> String {
+    let out = with_stdin(
+        &["play", "--new", "--session", r(db), "--skills", r(root)],
+        home,
+        input.as_bytes(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+#[test]
+fn note_and_language_are_kept_and_told_to_the_storyteller() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db, home) = (
+        dir.path().join("skills"),
+        dir.path().join("s.db"),
+        dir.path(),
+    );
+    teller(&root);
+    let too_long = "x".repeat(2001);
+    let input = format!(
+        "/help\n/note\n/language\n/note Keep it grim; no jokes.\n/language French\n\
+         I look around the harbour\n/note\n/language\n/note {too_long}\n/language Elvish\n\
+         I walk on\n/note clear\n/note\nI stop\n/quit\n"
+    );
+    let text = play(&root, &db, home, &input);
+    let has = |words: &str| assert!(text.contains(words), "{words:?} missing from:\n{text}");
+    has("/note [TEXT|clear]");
+    has("/language [CODE]");
+    has("No author's note. /note TEXT sets one");
+    has("The story's language is not known yet");
+    has("Author's note saved");
+    has("The story is told in French (fr) from the next turn.");
+    has("note=Keep it grim; no jokes. lang=fr turns=0.");
+    has("Author's note: Keep it grim; no jokes.");
+    has("The story is told in French (fr). /language CODE changes it.");
+    // Refused, naming the limit; the note kept before stays.
+    has("the author's note holds 2001 characters; at most 2000 are allowed");
+    has("\"Elvish\" is not a language");
+    has("note=Keep it grim; no jokes. lang=fr turns=1.");
+    has("Author's note cleared.");
+    has("note=None lang=fr turns=2.");
+}
+
+#[test]
+fn a_storys_first_words_tell_its_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db, home) = (
+        dir.path().join("skills"),
+        dir.path().join("s.db"),
+        dir.path(),
+    );
+    teller(&root);
+    let text = play(
+        &root,
+        &db,
+        home,
+        "J'entre dans l'auberge et je regarde autour de moi\n/language\n/quit\n",
+    );
+    assert!(text.contains("note=None lang=fr turns=0."), "{text}");
+    assert!(text.contains("The story is told in French (fr)."), "{text}");
+}
