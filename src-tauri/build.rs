@@ -45,6 +45,10 @@ const COMMANDS: &[&str] = &[
     "story_new",
     "card_import",
     "lore_import",
+    "story_note",
+    "story_note_set",
+    "story_language",
+    "story_language_set",
     "open_log_folder",
 ];
 

@@ -96,6 +96,10 @@ pub fn run() {
             stories::commands::story_new,
             stories::commands::card_import,
             stories::commands::lore_import,
+            stories::commands::story_note,
+            stories::commands::story_note_set,
+            stories::commands::story_language,
+            stories::commands::story_language_set,
             logs::commands::open_log_folder,
         ])
         .run(tauri::generate_context!())

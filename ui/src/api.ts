@@ -128,6 +128,15 @@ export interface SessionView {
   state: JsonObject;
 }
 
+/** A story's language: its ISO 639 code (null until the player's first words tell it; English meanwhile). */
+export interface StoryLanguage {
+  code: string | null;
+  /** Its English name ("French"). */
+  name: string;
+  /** Its own name ("français"). */
+  autonym: string;
+}
+
 export interface TurnView {
   session: string;
   turn: TurnRecord;
@@ -279,6 +288,14 @@ export const api = {
   /** Deletes a branch (not the last one); its turns stay in the story. */
   deleteBranch: (id: string, name: string) => call<SessionView>("branch_delete", { id, name }),
   renameSession: (id: string, title: string) => call<void>("session_rename", { id, title }),
+  /** The story's author's note ("" when it has none). */
+  storyNote: (id: string) => call<string>("story_note", { id }),
+  /** Keeps the story's author's note ("" clears it); resolves to it as kept. Too long: `note_too_long`. */
+  setStoryNote: (id: string, note: string) => call<string>("story_note_set", { id, note }),
+  storyLanguage: (id: string) => call<StoryLanguage>("story_language", { id }),
+  /** Tells the story in the language a code or English name names; anything else: `language_unknown`. */
+  setStoryLanguage: (id: string, language: string) =>
+    call<StoryLanguage>("story_language_set", { id, language }),
   deleteSession: (id: string) => call<void>("session_delete", { id }),
 };
 

@@ -1,12 +1,13 @@
 //! Story commands: the scenarios a story starts from, a new story from one,
-//! and importing character cards and lorebooks (docs/scenarios.md).
+//! importing character cards and lorebooks (docs/scenarios.md), and a
+//! story's author's note and language (docs/stories.md).
 
 use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::stories::{CardImport, LoreImport, LoreTarget, ScenarioList};
-use narratoria_app::{AppError, SessionView};
+use narratoria_app::{AppError, SessionView, StoryLanguage};
 use narratoria_core::scenario::CardRole;
 use serde::Serialize;
 use tauri::State;
@@ -74,4 +75,38 @@ pub fn lore_import(
         (None, None) => LoreTarget::Nowhere,
     };
     app.import_lore(&path, &target)
+}
+
+/// A story's author's note (empty: none).
+#[tauri::command]
+pub fn story_note(app: State<'_, AppState>, id: String) -> Result<String, AppError> {
+    app.author_note(&id)
+}
+
+/// Keeps a story's author's note (empty clears it); returns it as kept.
+/// A note over the limit is refused (`note_too_long`).
+#[tauri::command]
+pub fn story_note_set(
+    app: State<'_, AppState>,
+    id: String,
+    note: String,
+) -> Result<String, AppError> {
+    app.set_author_note(&id, &note)
+}
+
+/// The language a story is told in.
+#[tauri::command]
+pub fn story_language(app: State<'_, AppState>, id: String) -> Result<StoryLanguage, AppError> {
+    app.story_language(&id)
+}
+
+/// Tells a story in the language `language` names (an ISO 639 code or an
+/// English name); anything else is refused (`language_unknown`).
+#[tauri::command]
+pub fn story_language_set(
+    app: State<'_, AppState>,
+    id: String,
+    language: String,
+) -> Result<StoryLanguage, AppError> {
+    app.set_story_language(&id, &language)
 }

@@ -4,7 +4,8 @@
 // New narration is announced politely to screen readers. While a turn
 // runs, Stop (or Escape) stops it; otherwise each turn can be edited or
 // branched from, and the last one told again, played again or flipped
-// between its versions; undo and redo move along the branch.
+// between its versions; undo and redo move along the branch. Above the
+// story, the author's note and the story's language (AuthorNote).
 
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
@@ -13,6 +14,7 @@ import { fromRecord, type AssetView, type DiceRoll, type TurnModel } from "../tu
 import { openingOf } from "../stories";
 import { Prose } from "./Prose";
 import { Standings } from "./Standings";
+import { AuthorNote } from "./AuthorNote";
 import { LastTurnControls, TurnEditButtons, type TurnActions } from "./TurnControls";
 
 interface Props {
@@ -84,6 +86,7 @@ export function PlayView({
         </div>
       </header>
       <Standings state={session?.state} />
+      <AuthorNote session={session?.session.id ?? null} busy={busy} />
       <div className="story" data-testid="story" aria-live="polite" aria-relevant="additions text">
         {opening && <Prose className="opening" text={opening} testId="opening" />}
         {past.length === 0 && !live && (

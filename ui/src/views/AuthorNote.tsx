@@ -1,0 +1,228 @@
+// The story's author's note and language (docs/stories.md, "Author's note"
+// and "Language"): a folded panel above the story. The note is the
+// player's steer for the narrator — tone, focus, what to avoid — saved with
+// the story and followed from the next turn; the language is the one the
+// story is told in, chosen from a short list or given as any ISO 639 code.
+// A refusal (a note too long, a code that is no language) is shown in the
+// panel and the value saved before stays.
+
+import { useEffect, useState } from "react";
+import { api, asAppError, type AppError, type StoryLanguage } from "../api";
+import { sentenceOf } from "../errors";
+
+/** The most characters a note holds (the storyteller's `authorNote`). */
+export const NOTE_CHARS = 2000;
+
+/** The languages offered by name; any other is given by its code. */
+export const LANGUAGES: { code: string; name: string }[] = [
+  { code: "en", name: "English" },
+  { code: "fr", name: "Français" },
+  { code: "de", name: "Deutsch" },
+  { code: "es", name: "Español" },
+  { code: "it", name: "Italiano" },
+  { code: "pt", name: "Português" },
+  { code: "nl", name: "Nederlands" },
+  { code: "pl", name: "Polski" },
+  { code: "ru", name: "Русский" },
+  { code: "ja", name: "日本語" },
+  { code: "zh", name: "中文" },
+];
+
+const OTHER = "other";
+
+interface Props {
+  /** The story's id; null before one is open. */
+  session: string | null;
+  /** While a turn runs, nothing is changed. */
+  busy: boolean;
+}
+
+export function AuthorNote({ session, busy }: Props) {
+  const [saved, setSaved] = useState("");
+  const [text, setText] = useState("");
+  const [language, setLanguage] = useState<StoryLanguage | null>(null);
+  const [choice, setChoice] = useState("");
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<AppError | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const showLanguage = (lang: StoryLanguage) => {
+    setLanguage(lang);
+    const offered = LANGUAGES.some((l) => l.code === lang.code);
+    setChoice(lang.code === null ? "" : offered ? lang.code : OTHER);
+    setCode(lang.code !== null && !offered ? lang.code : "");
+  };
+
+  useEffect(() => {
+    setError(null);
+    setDone(null);
+    if (!session) return;
+    let current = true;
+    Promise.all([api.storyNote(session), api.storyLanguage(session)]).then(
+      ([note, lang]) => {
+        if (!current) return;
+        setSaved(note);
+        setText(note);
+        showLanguage(lang);
+      },
+      (e) => current && setError(asAppError(e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [session]);
+
+  const saveNote = async () => {
+    if (!session) return;
+    setError(null);
+    setDone(null);
+    try {
+      const kept = await api.setStoryNote(session, text);
+      setSaved(kept);
+      setText(kept);
+      setDone(kept ? "Note saved: the narrator follows it from the next turn." : "Note cleared.");
+    } catch (e) {
+      setError(asAppError(e));
+    }
+  };
+
+  const saveLanguage = async (wanted: string) => {
+    if (!session || !wanted.trim()) return;
+    setError(null);
+    setDone(null);
+    try {
+      const lang = await api.setStoryLanguage(session, wanted.trim());
+      showLanguage(lang);
+      setDone(`The story is told in ${lang.name} from the next turn.`);
+    } catch (e) {
+      setError(asAppError(e));
+    }
+  };
+
+  if (!session) return null;
+  const chars = [...text].length;
+  const changed = text.trim() !== saved;
+  const summary = language
+    ? language.code === null
+      ? "language: from your first words"
+      : `language: ${language.autonym} (${language.code})`
+    : "";
+  return (
+    <details className="author-note" data-testid="author-note">
+      <summary>
+        Author's note
+        {saved ? <span className="muted"> — {firstWords(saved)}</span> : <span className="muted"> — none</span>}
+        {summary && (
+          <span className="badge" data-testid="story-language">
+            {summary}
+          </span>
+        )}
+      </summary>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          saveNote();
+        }}
+      >
+        <label htmlFor="author-note-text" className="field-label">
+          Your steer for the narrator: tone, focus, what to avoid. It is kept with the story and followed every turn.
+        </label>
+        <textarea
+          id="author-note-text"
+          value={text}
+          rows={3}
+          disabled={busy}
+          placeholder="e.g. Keep it grim and slow. Mara never lies. No comic relief."
+          onChange={(e) => setText(e.target.value)}
+          aria-describedby="author-note-count"
+          data-testid="author-note-text"
+        />
+        <div className="row">
+          <button type="submit" disabled={busy || !changed} data-testid="author-note-save">
+            Save
+          </button>
+          {saved && (
+            <button
+              type="button"
+              className="link"
+              disabled={busy}
+              onClick={() => setText("")}
+              data-testid="author-note-clear"
+            >
+              clear
+            </button>
+          )}
+          <span
+            id="author-note-count"
+            className={chars > NOTE_CHARS ? "small error-text" : "small muted"}
+            data-testid="author-note-count"
+          >
+            {chars} / {NOTE_CHARS}
+          </span>
+        </div>
+      </form>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          saveLanguage(choice === OTHER ? code : choice);
+        }}
+      >
+        <label htmlFor="story-language-choice">Language</label>
+        <select
+          id="story-language-choice"
+          value={choice}
+          disabled={busy}
+          onChange={(e) => {
+            setChoice(e.target.value);
+            if (e.target.value && e.target.value !== OTHER) saveLanguage(e.target.value);
+          }}
+          data-testid="story-language-choice"
+        >
+          {choice === "" && <option value="">From your first words</option>}
+          {LANGUAGES.map((l) => (
+            <option key={l.code} value={l.code}>
+              {l.name}
+            </option>
+          ))}
+          <option value={OTHER}>Other (ISO 639 code)…</option>
+        </select>
+        {choice === OTHER && (
+          <>
+            <input
+              aria-label="Language code or English name"
+              value={code}
+              size={10}
+              disabled={busy}
+              placeholder="e.g. sv, Swedish"
+              onChange={(e) => setCode(e.target.value)}
+              data-testid="story-language-code"
+            />
+            <button type="submit" disabled={busy || !code.trim()} data-testid="story-language-save">
+              Set
+            </button>
+          </>
+        )}
+      </form>
+      <p className="small" aria-live="polite">
+        {error ? (
+          <span className="error-text" role="alert" data-testid="author-note-error" data-code={error.code}>
+            {sentenceOf(error)} <span className="error-message">{error.message}</span>
+          </span>
+        ) : (
+          done && (
+            <span className="ok-text" data-testid="author-note-done">
+              {done}
+            </span>
+          )
+        )}
+      </p>
+    </details>
+  );
+}
+
+/** The start of a note, for the folded panel. */
+function firstWords(note: string): string {
+  const line = note.split("\n")[0];
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
