@@ -1,11 +1,12 @@
-//! Which of a context's cached tokens a new prompt can keep (docs/narrator.md,
+//! Which of a context's cached tokens a new prompt can keep (docs/stories.md,
 //! "The story stays in the writer's memory"). The common start is kept where
-//! it is; after it, each run of at least `min_run` tokens that the new prompt
-//! holds again — the story's kept turns after older ones gave way, the last
-//! answer after a changed message — is moved to its new place instead of
-//! being read again, as llama-server's cache reuse and KoboldCpp's context
-//! shift do. Everything else is read. Pure arithmetic on token ids: the
-//! worker applies the plan to the llama.cpp cache.
+//! it is; after it, runs of at least `min_run` cached tokens that the prompt
+//! goes on with — the story's kept turns after older ones gave way — are
+//! moved back to close the gap, as llama-server's cache reuse and KoboldCpp's
+//! context shift do. What follows is read. Runs only ever move towards the
+//! start and nothing is read before a moved run: llama.cpp reads a sequence's
+//! new tokens only after every position its cache holds. Pure arithmetic on
+//! token ids: the worker applies the plan to the llama.cpp cache.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -62,15 +63,9 @@ impl Reuse {
         out
     }
 
-    /// The moves in an order in which none lands on cells another has yet
-    /// to move: towards the start first, front to back, then towards the
-    /// end, back to front.
+    /// The moves, each towards the start, in the order they are applied.
     pub fn move_order(&self) -> Vec<Move> {
-        let mut left: Vec<Move> = self.moves.iter().copied().filter(|m| m.delta() < 0).collect();
-        let mut right: Vec<Move> = self.moves.iter().copied().filter(|m| m.delta() > 0).collect();
-        right.reverse();
-        left.append(&mut right);
-        left
+        self.moves.clone()
     }
 }
 
@@ -100,13 +95,14 @@ pub fn plan<T: Eq + Hash + Copy>(
             starts.entry(w).or_default().push(kept + i);
         }
         let (mut c, mut q) = (kept, kept);
+        // Only where the prompt goes on: a run found after tokens still to
+        // read would need them read before cells already in place.
         while q + min_run <= last {
             let found = starts
                 .get(&prompt[q..q + min_run])
                 .and_then(|at| at.iter().copied().find(|&from| from >= c));
             let Some(from) = found else {
-                q += 1;
-                continue;
+                break;
             };
             let mut len = min_run;
             while from + len < cached.len() && q + len < last && cached[from + len] == prompt[q + len]
@@ -179,15 +175,15 @@ mod tests {
     }
 
     #[test]
-    fn a_summary_put_in_their_place_is_read_and_the_rest_moves() {
+    fn what_comes_after_new_words_is_read_not_moved() {
+        // llama.cpp reads a sequence's tokens only after every position it
+        // holds: a run behind new words cannot be moved.
         let cached = toks("SYSTEM|turn a|turn b|turn c is long enough|answer c");
         let prompt = toks("SYSTEM|Earlier: a, b.|turn c is long enough|answer c|turn d");
         let r = plan(&cached, &prompt, 8, true);
+        assert!(r.moves.is_empty(), "{r:?}");
+        assert_eq!(r.read, vec![r.kept..prompt.len()]);
         assert_eq!(applied(&cached, &prompt, &r), prompt);
-        // The summary is read, the kept turn moved, the new turn read.
-        assert_eq!(r.read.len(), 2, "{r:?}");
-        assert!(r.moves.iter().any(|m| m.len >= "turn c is long enough".len()));
-        assert_eq!(r.read.last().unwrap().end, prompt.len());
     }
 
     #[test]
@@ -208,26 +204,21 @@ mod tests {
     }
 
     #[test]
-    fn moves_are_ordered_so_none_lands_on_another_yet_to_move() {
-        // One run moves left (old turns dropped), a later one right (a
-        // longer message before it).
-        let cached = toks("S|xxxxxxxx|AAAAAAAA|BBBBBBBB|");
-        let prompt = toks("S|AAAAAAAA|a much longer note|BBBBBBBB|end");
+    fn several_gaps_close_one_after_another_each_run_moving_back() {
+        let cached = toks("S|xxxxxxxx|AAAAAAAA|yyyy|BBBBBBBB|");
+        let prompt = toks("S|AAAAAAAA|BBBBBBBB|end");
         let r = plan(&cached, &prompt, 6, true);
         assert_eq!(applied(&cached, &prompt, &r), prompt);
-        let order = r.move_order();
-        let first_right = order.iter().position(|m| m.delta() > 0);
-        if let Some(i) = first_right {
-            assert!(order[..i].iter().all(|m| m.delta() < 0));
-            assert!(order[i..].windows(2).all(|w| w[0].from > w[1].from));
-        }
-        // Simulate the cache: each move shifts the cells in its source
-        // range; no cell may be caught twice.
+        assert_eq!(r.moves.len(), 2, "{r:?}");
+        assert!(r.moves.iter().all(|m| m.delta() < 0));
+        assert_eq!(r.read.len(), 1);
+        // Simulate the cache: each move shifts the cells of its source range;
+        // no cell is caught twice and none lands on another.
         let mut cells: Vec<(usize, char)> = (0..cached.len()).map(|i| (i, cached[i])).collect();
         for span in r.dropped(cached.len()) {
             cells.retain(|(p, _)| !span.contains(p));
         }
-        for m in order {
+        for m in r.move_order() {
             for (p, _) in cells.iter_mut() {
                 if (m.from..m.from + m.len).contains(p) {
                     *p = (*p as i64 + m.delta()) as usize;
