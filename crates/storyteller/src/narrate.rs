@@ -7,7 +7,7 @@ use narratoria_skills_builtin::{Context, LogLevel, Outcome, ScriptSpec, SkillErr
 use serde::Deserialize;
 use serde_json::json;
 
-use narratoria_core::narration::{Language, WriterProfile};
+use narratoria_core::narration::{Language, WriterProfile, RECENT_TURNS};
 
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
@@ -123,9 +123,14 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             &narratoria_core::paths::user_data_dir(),
         ),
         deadline: started + LOCAL_BUDGET,
+        // The guards against repeats read the last few turns: the whole
+        // story would refuse every phrase a long story ever used.
         told_before: input
             .recent_turns
             .iter()
+            .rev()
+            .take(RECENT_TURNS)
+            .rev()
             .map(|t| t.narrator.clone())
             .collect(),
         profile,

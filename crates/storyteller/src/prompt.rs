@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use narratoria_core::narration::{AnswerLength, Language, WriterClass, WriterProfile};
 
 use crate::config::Style;
-use crate::story_so_far::StorySoFar;
+use crate::story_so_far::{with_summary, StorySoFar};
 use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
 
 /// The most characters of free context, of the scenario, of the story so far
@@ -82,22 +82,17 @@ pub struct Prompt {
 
 impl Prompt {
     /// The messages after the system message and before the answer: the
-    /// story so far as exchanges (the summary of turns that gave way opening
-    /// the first), then the turn. The same story gives the same messages,
+    /// story so far as exchanges, then the turn (opened by the summary of
+    /// the turns that gave way, when some gave way at this turn). The same story gives the same messages,
     /// and a story told on adds messages only at the end.
     pub fn conversation(&self) -> Vec<(Role, String)> {
         let mut out = Vec::new();
-        let mut summary = self.so_far.summary.as_deref();
         for e in &self.so_far.exchanges {
-            let asked = match summary.take() {
-                Some(s) => format!("Earlier in the story: {s}\n\n{}", e.asked),
-                None => e.asked.clone(),
-            };
-            out.push((Role::User, asked));
+            out.push((Role::User, e.asked.clone()));
             out.push((Role::Assistant, e.answered.clone()));
         }
-        let user = match summary {
-            Some(s) => format!("Earlier in the story: {s}\n\n{}", self.user),
+        let user = match &self.so_far.summary {
+            Some(s) => with_summary(s, &self.user),
             None => self.user.clone(),
         };
         out.push((Role::User, user));

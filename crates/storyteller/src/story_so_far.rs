@@ -24,8 +24,11 @@ pub struct Exchange {
 /// The turns a prompt holds.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StorySoFar {
-    /// What became of the turns that gave way, when some did.
+    /// What became of the turns that gave way, when some gave way at this
+    /// turn: it opens this turn's message, and stays with it.
     pub summary: Option<String>,
+    /// The turns kept, each asked as it was when it was played (a turn at
+    /// which older turns gave way keeps its summary).
     pub exchanges: Vec<Exchange>,
 }
 
@@ -35,12 +38,19 @@ const CHARS_PER_TOKEN: usize = 3;
 /// What the opening scene (a turn with no action) is answered to.
 pub const STORY_START: &str = "Begin the story.";
 
+/// How a summary opens the message it comes with.
+pub fn with_summary(summary: &str, asked: &str) -> String {
+    format!("Earlier in the story: {summary}\n\n{asked}")
+}
+
 impl StorySoFar {
     /// The turns of `recent` (oldest first) that fit `profile`'s story
     /// budget. Promises: the newest turns are kept; turns give way in
-    /// blocks (so the prompt stays the same turn after turn until the next
-    /// block must go); each turn is told the same way every time; the
-    /// summary depends only on the turns that gave way.
+    /// blocks, never at the front of what was kept before a block, so a
+    /// turn's prompt is the last one's with the turns that gave way taken
+    /// out and the new turn added at the end (the host's cache moves the rest
+    /// instead of reading it); each turn is told as it was when it was
+    /// played, the summary of the turns gone before it included.
     pub fn of(recent: &[RecentTurn], profile: &WriterProfile) -> StorySoFar {
         let budget = profile.story_tokens as usize * CHARS_PER_TOKEN;
         let turn_chars = if profile.most_sentences.is_some_and(|n| n <= 2) {
@@ -58,22 +68,46 @@ impl StorySoFar {
                 answered: one_line(&t.narrator, turn_chars),
             })
             .collect();
-        let size = |e: &[Exchange]| -> usize {
-            e.iter()
-                .map(|x| x.asked.len() + x.answered.len() + EXCHANGE_OVERHEAD)
-                .sum()
-        };
+        let n = all.len();
         // Turns give way a block at a time, larger for a larger budget.
         let block = (budget / BLOCK_CHARS).clamp(2, 8);
-        let mut start = 0;
-        while start < all.len() && size(&all[start..]) > budget.saturating_sub(budget / 5) {
-            start += block;
+        let summary_chars = budget / 8;
+        let room = budget.saturating_sub(summary_chars);
+        // For each turn t (its story: the turns before it), the first turn
+        // its prompt held, and the summary its message opened with.
+        let mut start = vec![0usize; n + 1];
+        let mut summary: Vec<Option<String>> = vec![None; n + 1];
+        let cost = |i: usize, summary: &[Option<String>]| {
+            all[i].asked.len()
+                + all[i].answered.len()
+                + EXCHANGE_OVERHEAD
+                + summary[i].as_ref().map_or(0, |s| s.len() + 24)
+        };
+        for t in 1..=n {
+            let mut s = start[t - 1];
+            let mut held: usize = (s..t).map(|i| cost(i, &summary)).sum();
+            while s < t && held > room {
+                let until = (s + block).min(t);
+                held -= (s..until).map(|i| cost(i, &summary)).sum::<usize>();
+                s = until;
+            }
+            start[t] = s;
+            if s > start[t - 1] {
+                summary[t] = Some(summary_of(&all[..s], summary_chars)).filter(|s| !s.is_empty());
+            }
         }
-        let start = start.min(all.len());
-        let summary = (start > 0).then(|| summary_of(&all[..start], budget / 5));
+        let exchanges = (start[n]..n)
+            .map(|i| Exchange {
+                asked: match &summary[i] {
+                    Some(s) => with_summary(s, &all[i].asked),
+                    None => all[i].asked.clone(),
+                },
+                answered: all[i].answered.clone(),
+            })
+            .collect();
         StorySoFar {
-            summary: summary.filter(|s| !s.is_empty()),
-            exchanges: all[start..].to_vec(),
+            summary: summary[n].take(),
+            exchanges,
         }
     }
 
@@ -157,23 +191,32 @@ mod tests {
     }
 
     #[test]
-    fn a_story_told_on_only_grows_at_its_end_until_a_block_gives_way() {
+    fn a_story_told_on_only_loses_turns_at_its_front_and_grows_at_its_end() {
         let profile = small();
+        let budget = profile.story_tokens as usize * CHARS_PER_TOKEN;
         let mut shifts = 0;
         let mut before = StorySoFar::of(&turns(1), &profile);
         for n in 2..80 {
             let now = StorySoFar::of(&turns(n), &profile);
-            let budget = profile.story_tokens as usize * CHARS_PER_TOKEN;
-            assert!(now.text().len() <= budget, "turn {n}: {}", now.text().len());
-            assert_eq!(now.exchanges.last().unwrap().asked, format!("Action: I do thing {}", n - 1));
-            let grew = now.summary == before.summary
-                && now.exchanges[..now.exchanges.len() - 1] == before.exchanges[..];
-            if !grew {
+            let held = now.text().len() + now.summary.as_ref().map_or(0, String::len);
+            assert!(held <= budget, "turn {n}: {held} of {budget}");
+            // The turn played last is told as it was asked, summary and all.
+            let last = now.exchanges.last().unwrap();
+            let asked = format!("Action: I do thing {}", n - 1);
+            match &before.summary {
+                Some(s) => assert_eq!(last.asked, with_summary(s, &asked)),
+                None => assert_eq!(last.asked, asked),
+            }
+            // What the last prompt held, its turn added: the new one is a
+            // part of it from some turn on (turns give way only at the front).
+            let mut then = before.exchanges.clone();
+            then.push(last.clone());
+            assert!(then.ends_with(&now.exchanges), "turn {n}");
+            if now.exchanges.len() < then.len() {
                 shifts += 1;
-                // The kept turns are the newest of the old ones: a run the cache moves.
-                let first = &now.exchanges[0];
-                assert!(before.exchanges.contains(first), "turn {n}");
-                assert!(now.summary.as_deref().unwrap().contains("happens."));
+                assert!(now.summary.as_deref().unwrap().contains("happens."), "turn {n}");
+            } else {
+                assert_eq!(now.summary, None, "turn {n}");
             }
             before = now;
         }

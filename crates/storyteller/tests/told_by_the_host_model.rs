@@ -36,8 +36,10 @@ fn model() -> &'static LlamaPlanner {
     })
 }
 
-/// The host's model, lent in-process as the executor lends it to a script.
-struct Lent(HostModel);
+/// The host's model, lent in-process as the executor lends it to a script,
+/// with what each request read: (prompt tokens, tokens read, not served
+/// from the cache).
+struct Lent(HostModel, Vec<(u32, u32)>);
 
 impl Host for Lent {
     fn model(&self) -> &HostModel {
@@ -51,9 +53,12 @@ impl Host for Lent {
     ) -> Result<String, AskError> {
         let cancel = Arc::new(AtomicBool::new(false));
         let deadline = Instant::now() + Duration::from_secs(60);
-        Generator::generate(model(), request, on_delta, &cancel, deadline)
-            .map(|w| w.text)
-            .map_err(AskError::Failed)
+        let written = Generator::generate(model(), request, on_delta, &cancel, deadline)
+            .map_err(AskError::Failed)?;
+        let usage = written.usage;
+        self.1
+            .push((usage.prompt_tokens, usage.prompt_tokens - usage.cached_tokens));
+        Ok(written.text)
     }
 }
 
@@ -110,7 +115,9 @@ const ACTIONS: [&str; 25] = [
 #[test]
 fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
     let config = StoryConfig::default();
-    let mut host = Lent(model().offer());
+    let mut host = Lent(model().offer(), Vec::new());
+    // Each turn's first request: (prompt tokens, tokens read).
+    let mut reads: Vec<(u32, u32)> = Vec::new();
     let state = json!({"location": "the road to Ashford"});
     let mut recent: Vec<RecentTurn> = Vec::new();
     let english = Language::english();
@@ -158,7 +165,12 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             language: Language::english(),
         };
         let mut shown = Shown::default();
+        let asked_before = host.1.len();
         let answer = run(&config, &job, &mut shown, Some(&mut host));
+        if let Some(&first) = host.1.get(asked_before) {
+            reads.push(first);
+        }
+        eprintln!("turn {}: {:?} {:?}", n + 1, &host.1[asked_before..], shown.failures);
         let text = shown.text.clone();
         assert_eq!(
             text, answer.narrative,
@@ -230,9 +242,6 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             player: action.to_string(),
             narrator: text,
         });
-        if recent.len() > 4 {
-            recent.remove(0);
-        }
     }
     assert_eq!(told, 50);
     assert!(
@@ -240,6 +249,21 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         "{} of {told} turns:\n{}",
         problems.len(),
         problems.join("\n")
+    );
+    // The story stays in the model's memory: each turn reads its own new
+    // tokens, not the story again (docs/stories.md).
+    for n in [1, 2, 10, 25, 50] {
+        if let Some((prompt, read)) = reads.get(n - 1) {
+            eprintln!("turn {n}: prompt {prompt} tokens, read {read}");
+        }
+    }
+    let mut later: Vec<u32> = reads[1..].iter().map(|&(_, read)| read).collect();
+    later.sort_unstable();
+    let median = later[later.len() / 2];
+    let longest = reads.iter().map(|&(prompt, _)| prompt).max().unwrap_or(0);
+    assert!(
+        median * 4 < longest,
+        "a turn reads {median} tokens (median) of prompts up to {longest}: {reads:?}"
     );
 }
 
