@@ -7,6 +7,7 @@
 //! [`replan`] decides what happens next; [`play_turn`] does it: it asks the
 //! planner, runs the plan, and feeds what came out back to the loop.
 
+mod deadline;
 mod fallback;
 pub mod replan;
 #[cfg(test)]
@@ -22,7 +23,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::executor::{execute, ExecEvent, ExecutorOptions};
 use crate::narration::{self, StoryTold, Telling};
 use crate::plan::Plan;
-use crate::planner::{PlanOutcome, PlanRequest, Planner, Routing, Transcript, TurnSummary};
+use crate::planner::{PlanOutcome, Planner, Routing, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
 use crate::scenario::StoryContext;
@@ -39,8 +40,10 @@ use replan::{AttemptFailure, NextPlan, NoPlan, Phase, ReplanLoop};
 pub struct TurnOptions {
     /// Plans per turn before the fallback narration (5 by design).
     pub max_attempts: u32,
-    /// Time for one plan generation (5 s by design).
-    pub generation_deadline: Duration,
+    /// Time for one plan generation: `None`, the planner's own
+    /// [`Planner::plan_time`] (5 s unless it measured that it needs more);
+    /// `Some`, this time whatever the planner says.
+    pub generation_deadline: Option<Duration>,
     pub exec: ExecutorOptions,
 }
 
@@ -48,7 +51,7 @@ impl Default for TurnOptions {
     fn default() -> Self {
         TurnOptions {
             max_attempts: 5,
-            generation_deadline: Duration::from_secs(5),
+            generation_deadline: None,
             exec: ExecutorOptions::default(),
         }
     }
@@ -380,35 +383,19 @@ impl Turn<'_> {
     }
 
     /// Asks the planner for `next` (its own narrative is not shown: the
-    /// narration step tells the turn once the rules have decided).
+    /// narration step tells the turn once the rules have decided), giving it
+    /// the time it needs; a plan that misses its deadline is planned by the
+    /// rule-based planner instead (`deadline.rs`).
     async fn generate(&self, next: NextPlan) -> Result<PlanOutcome, NoPlan> {
-        let planner = Arc::clone(&self.planner);
-        let catalog = Arc::clone(&self.catalog);
-        let (input, state, recent) = (
-            self.input.to_string(),
-            self.state.clone(),
-            self.recent.clone(),
-        );
-        let deadline = Instant::now() + self.opts.generation_deadline;
-        let attempt = next.attempt;
-        tokio::task::spawn_blocking(move || {
-            let req = PlanRequest {
-                input: &input,
-                catalog: &catalog,
-                disabled_skills: &next.disabled_skills,
-                attempt,
-                parent_plan_id: next.parent_plan_id,
-                recent_turns: &recent,
-                state: &state,
-                previous_failure: next.previous_failure.as_deref(),
-                deadline,
-                narrative: false,
-            };
-            planner.plan(&req, &mut |_| {})
-        })
-        .await
-        .map_err(|join| NoPlan::Crashed(join.to_string()))?
-        .map_err(NoPlan::from)
+        let time = deadline::plan_time(self.planner.as_ref(), self.opts.generation_deadline);
+        let ask = deadline::Ask {
+            input: self.input.to_string(),
+            catalog: Arc::clone(&self.catalog),
+            state: self.state.clone(),
+            recent: self.recent.clone(),
+            next,
+        };
+        deadline::plan(Arc::clone(&self.planner), ask, time).await
     }
 
     /// Runs plan `attempt`, forwarding its live events.

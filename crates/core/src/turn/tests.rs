@@ -2,7 +2,7 @@
 
 use super::fallback::FALLBACK_TEMPLATES;
 use super::*;
-use crate::planner::{PlanOutcome, PlannerError};
+use crate::planner::{PlanOutcome, PlanRequest, PlannerError};
 use crate::rules::RulePlanner;
 use std::path::Path;
 
@@ -148,12 +148,14 @@ impl Planner for Broken {
         _: &PlanRequest<'_>,
         _: &mut dyn FnMut(&str),
     ) -> Result<PlanOutcome, PlannerError> {
-        Err(PlannerError::Deadline)
+        Err(PlannerError::Model("the model stopped".into()))
     }
 }
 
+/// (A planner that misses its deadline has the rule-based planner plan
+/// instead: `deadline.rs`.)
 #[tokio::test]
-async fn a_planner_that_never_answers_is_recorded_five_times_then_falls_back() {
+async fn a_planner_that_always_fails_is_recorded_five_times_then_falls_back() {
     let dir = tempfile::tempdir().unwrap();
     let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
     let mut skills = SkillsState::default();
@@ -175,7 +177,7 @@ async fn a_planner_that_never_answers_is_recorded_five_times_then_falls_back() {
         .turn
         .attempts
         .iter()
-        .all(|a| a.error.as_deref() == Some("plan generation exceeded its deadline")));
+        .all(|a| a.error.as_deref() == Some("the model failed: the model stopped")));
 }
 
 /// A narrate script that tells what it was given: the check's outcome from
