@@ -63,12 +63,15 @@ fn add_list_use_and_remove_a_model() {
         catalog.contains(&"all-minilm-l6-v2") || installed(&list, "all-minilm-l6-v2").is_some()
     );
 
+    assert_eq!(tiny["roles"], serde_json::json!(["writer"]));
+
     let text = run(&home, &["models", "list"]);
-    assert!(
-        text.stdout.contains("tiny") && text.stdout.contains("(in use)"),
-        "{}",
-        text.stdout
-    );
+    let line = text
+        .stdout
+        .lines()
+        .find(|l| l.contains("tiny"))
+        .unwrap_or_else(|| panic!("{}", text.stdout));
+    assert!(line.starts_with('*') && line.contains("writes"), "{}", text.stdout);
 
     let removed = run(&home, &["models", "remove", "tiny"]);
     assert_eq!(removed.code, 0, "{}", removed.stderr);
@@ -78,6 +81,95 @@ fn add_list_use_and_remove_a_model() {
         !settings.contains("tiny"),
         "the choice goes with the model: {settings}"
     );
+}
+
+/// Each model shows its parameters and writer's profile; `--role` gives
+/// it the planner's part, the writer's or both, and `default` takes one back.
+#[test]
+fn models_show_their_profile_and_take_a_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    for name in ["tiny.gguf", "small.gguf"] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, tiny_gguf(true)).unwrap();
+        assert_eq!(run(&home, &["models", "add", file.to_str().unwrap()]).code, 0);
+    }
+    let listed = |name: &str| {
+        let list = run(&home, &["models", "list", "--json"]);
+        assert_eq!(list.code, 0, "{}", list.stderr);
+        installed(&list.json(), name).cloned().expect("listed")
+    };
+    let roles = |name: &str| listed(name)["roles"].clone();
+
+    let tiny = listed("tiny");
+    assert_eq!(tiny["parameters"], 8, "its one tensor of 8 values");
+    assert_eq!(tiny["roles"], serde_json::json!([]));
+    assert_eq!(tiny["inUse"], false);
+    // No KV layout in its header: its trained context within the 8,192 bound.
+    assert_eq!(tiny["writerContext"], 2048);
+    let profile = tiny["profile"].as_str().unwrap();
+    assert!(profile.starts_with("small writer: up to 2 sentences"), "{profile}");
+
+    // The planner alone chosen: it writes too.
+    let used = run(&home, &["models", "use", "tiny", "--role", "planner"]);
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    assert!(used.stdout.contains("plan the mechanics"), "{}", used.stdout);
+    assert_eq!(roles("tiny"), serde_json::json!(["planner", "writer"]));
+
+    // A writer chosen (the default role): each does its part.
+    let used = run(&home, &["models", "use", "small"]);
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    assert!(used.stdout.contains("write the prose"), "{}", used.stdout);
+    assert_eq!(roles("tiny"), serde_json::json!(["planner"]));
+    assert_eq!(roles("small"), serde_json::json!(["writer"]));
+    let text = run(&home, &["models", "list"]);
+    let line = |name: &str| {
+        text.stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("{}", text.stdout))
+            .to_string()
+    };
+    assert!(line("tiny").contains("plans") && !line("tiny").contains("writes"));
+    assert!(line("small").contains("writes"));
+
+    // Both, with the writer's context bound.
+    let used = run(
+        &home,
+        &["models", "use", "tiny", "--role", "both", "--writer-context", "1024"],
+    );
+    assert_eq!(used.code, 0, "{}", used.stderr);
+    let tiny = listed("tiny");
+    assert_eq!(tiny["roles"], serde_json::json!(["planner", "writer"]));
+    assert_eq!(tiny["writerContext"], 1024, "the player's bound");
+    assert_eq!(roles("small"), serde_json::json!([]));
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings,
+        serde_json::json!({"model": "tiny", "planner": "tiny", "writerContext": 1024})
+    );
+
+    let text = run(&home, &["models", "list"]);
+    assert!(text.stdout.contains("PARAMS") && text.stdout.contains("ROLE"), "{}", text.stdout);
+    let line = text.stdout.lines().find(|l| l.contains("tiny")).unwrap();
+    assert!(line.contains("plans+writes"), "{line}");
+    assert!(
+        text.stdout.contains("small writer: up to 2 sentences"),
+        "{}",
+        text.stdout
+    );
+
+    let back = run(&home, &["models", "use", "default", "--role", "planner"]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert_eq!(roles("tiny"), serde_json::json!(["writer"]));
+    let both = run(&home, &["models", "use", "default", "--role", "both"]);
+    assert_eq!(both.code, 0, "{}", both.stderr);
+    assert_eq!(roles("tiny"), serde_json::json!([]));
+
+    let bad = run(&home, &["models", "use", "tiny", "--role", "narrator"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 #[test]

@@ -143,11 +143,24 @@ export interface TurnView {
   result: ExecutionResult;
 }
 
+/** The models in use: the one that plans and the one that writes (docs/models.md, "Roles"). */
 export interface ModelInfo {
   planner: string;
   path?: string | null;
+  plannerParameters?: number | null;
   defaultPath: string;
+  /** The writer's file name (the planner's own when it writes too), or "none". */
+  writer: string;
+  writerPath?: string | null;
+  /** One model plans and writes. */
+  shared: boolean;
+  writerParameters?: number | null;
+  writerContext?: number | null;
+  writerProfile?: string | null;
 }
+
+/** A model's part in play. */
+export type ModelRole = "planner" | "writer";
 
 export interface ModelView {
   model: ModelInfo;
@@ -165,8 +178,17 @@ export interface InstalledModel {
   architecture?: string | null;
   chatTemplate?: boolean | null;
   readOnly: boolean;
+  /** It plans or writes. */
   inUse: boolean;
   problem?: string | null;
+  /** Its parameters, from its tensor table. */
+  parameters?: number | null;
+  /** What it does in play now. */
+  roles: ModelRole[];
+  /** The context it would write in (tokens). */
+  writerContext?: number | null;
+  /** Its writer's profile in words. */
+  profile?: string | null;
 }
 
 /** A model the catalog can download. */
@@ -240,7 +262,9 @@ export const api = {
   /** Copies a GGUF file chosen in the shell's dialog into the models folder. */
   addModel: (path: string) => call<InstalledModel>("models_add", { path }),
   /** Narrates with `name` from now on (remembered); "default" forgets the choice. */
-  useModel: (name: string) => call<void>("models_use", { name }),
+  /** Gives `name` a role (the writer's unless told) and loads the roles again. */
+  useModel: (name: string, role: "writer" | "planner" | "both" = "writer") =>
+    call<void>("models_use", { name, role }),
   removeModel: (name: string) => call<{ path: string; wasChosen: boolean }>("models_remove", { name }),
   /** The shell's own save dialog; only a file chosen there (or in the app's folders) can be exported to. */
   chooseExportFile: (format: "md" | "json", name: string) =>

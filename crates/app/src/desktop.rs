@@ -28,9 +28,11 @@ pub struct DesktopPaths {
 /// Which model the app loads at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelChoice {
-    /// The default model wherever it is found (rule-based planner if nowhere).
+    /// The player's roles ([`crate::roles::for_run`]): the chosen planner
+    /// or the default model wherever it is found plans (the rule-based
+    /// planner if none is anywhere), the chosen writer writes.
     Default,
-    /// This GGUF file.
+    /// This GGUF file plans and writes.
     File(PathBuf),
 }
 
@@ -52,10 +54,11 @@ impl DesktopPaths {
     /// - `NARRATORIA_HOME`: the user's folder (sessions, choices, own skills
     ///   under `skills/`);
     /// - `NARRATORIA_SESSION_DB`: the sessions database;
-    /// - `NARRATORIA_MODEL`: the model to load; set but empty, none (the
-    ///   rule-based planner answers); unset, the model chosen with
-    ///   `narratoria models use` when it is installed, else the bundled
-    ///   model when there is one, else the default model wherever it is found.
+    /// - `NARRATORIA_MODEL`: the model to load (it plans and writes); set
+    ///   but empty, none (the rule-based planner answers); unset, the
+    ///   player's roles: the planner chosen with `narratoria models use NAME
+    ///   --role planner`, else the bundled model, plans; the model chosen
+    ///   with `narratoria models use NAME` writes (docs/models.md, "Roles").
     ///
     /// `resources` is the installed bundle's resource folder (with `skills/`
     /// and `models/`), when there is one.
@@ -75,11 +78,7 @@ impl DesktopPaths {
             model: match std::env::var_os("NARRATORIA_MODEL") {
                 Some(v) if v.is_empty() => None,
                 Some(v) => Some(ModelChoice::File(PathBuf::from(v))),
-                None => Some(
-                    locate::chosen_model(resources)
-                        .or_else(|| resources.and_then(locate::bundled_model))
-                        .map_or(ModelChoice::Default, ModelChoice::File),
-                ),
+                None => Some(ModelChoice::Default),
             },
         }
     }

@@ -23,6 +23,7 @@ pub mod planner;
 mod play;
 mod process;
 mod regen;
+pub mod roles;
 mod running;
 mod sessions;
 mod skills;
@@ -96,6 +97,8 @@ pub struct App {
     store: Mutex<Store>,
     planner: RwLock<Arc<dyn Planner>>,
     model_path: RwLock<Option<PathBuf>>,
+    /// Another model that writes the prose; `None`: the planner's writes.
+    writer: RwLock<Option<model::LoadedWriter>>,
     session: Mutex<Option<String>>,
     /// Where skill choices are saved; `None`: they are not remembered.
     state_path: Option<PathBuf>,
@@ -141,6 +144,7 @@ impl App {
             store: Mutex::new(store),
             planner: RwLock::new(Arc::new(narratoria_core::rules::RulePlanner)),
             model_path: RwLock::new(None),
+            writer: RwLock::new(None),
             session: Mutex::new(None),
             state_path,
             skill_data: cfg.skill_data,

@@ -100,13 +100,26 @@ pub fn default_model_path() -> PathBuf {
     if let Some(p) = chosen_model(None) {
         return p;
     }
+    bundled_default_model(None)
+        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
+}
+
+/// The bundled default model (the small one that plans unless the player
+/// chose another, docs/models.md "Roles"), when it is anywhere: in an
+/// installed bundle's `resources/models`, else the first of a `models/` or
+/// `share/narratoria/models/` folder beside or above the executable, the
+/// source checkout it was built from, `/usr/share/narratoria/models`, the
+/// user's models folder, `./models`.
+pub fn bundled_default_model(resources: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = resources.and_then(bundled_model) {
+        return Some(p);
+    }
     let mut candidates = bundled_model_dirs();
     candidates.insert(candidates.len() - 1, user_models_dir());
     candidates
         .iter()
         .map(|dir| dir.join(DEFAULT_MODEL_FILE))
         .find(|c| c.is_file())
-        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
 }
 
 /// The read-only model folders, in search order: `models/` or

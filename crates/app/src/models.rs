@@ -6,11 +6,15 @@
 use std::path::{Path, PathBuf};
 
 use narratoria_core::error::ErrorCode;
-use narratoria_models::settings::MODEL_KEY;
-use narratoria_models::{InstalledModel, Library, Listing, ModelsError, Progress};
+use narratoria_core::narration::{AnswerLength, WriterProfile};
+use narratoria_models::catalog::Kind;
+use narratoria_models::context::WRITER_CONTEXT_DEFAULT;
+use narratoria_models::settings::{MODEL_KEY, PLANNER_KEY};
+use narratoria_models::{Entry, InstalledModel, Library, ModelsError, Progress};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::roles::{Role, RoleChoice, Roles};
 use crate::{locate, AppError};
 
 /// The player's models folder, the program's read-only ones, the catalog,
@@ -26,10 +30,31 @@ pub struct Models {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelsView {
-    #[serde(flatten)]
-    pub listing: Listing,
+    /// The user's models folder.
+    pub models_dir: PathBuf,
+    /// Every model on disk, with its roles and profile.
+    pub installed: Vec<ModelEntry>,
+    /// Catalog entries that are not installed anywhere.
+    pub available: Vec<Entry>,
     /// Why the catalog file (`NARRATORIA_MODEL_CATALOG`) was left out.
     pub catalog_problem: Option<String>,
+}
+
+/// One model on disk as the model view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelEntry {
+    /// What its file says (`inUse`: it has a role).
+    #[serde(flatten)]
+    pub model: InstalledModel,
+    /// What it does in play: plans, writes, both, or nothing.
+    pub roles: Vec<Role>,
+    /// The context it would write in: its trained context within the
+    /// writer's bound and the memory available now (a narrator only).
+    pub writer_context: Option<u32>,
+    /// Its writer's profile in words (`WriterProfile::describe`), for a
+    /// narrator whose parameters are known.
+    pub profile: Option<String>,
 }
 
 /// What removing a model did.
@@ -55,12 +80,64 @@ impl Models {
         }
     }
 
-    /// The models on disk (`in_use` marked) and the catalog's others.
-    pub fn list(&self, in_use: Option<&Path>) -> ModelsView {
+    /// The models on disk, each with the roles it has in `roles` (`in_use`:
+    /// any), its parameters and profile, and the catalog's others.
+    pub fn list(&self, roles: &Roles) -> ModelsView {
+        let listing = self.library.list(None);
+        let cap = roles.writer_context.unwrap_or(WRITER_CONTEXT_DEFAULT);
+        let installed = listing
+            .installed
+            .into_iter()
+            .map(|mut model| {
+                let narrator = model.kind == Kind::Narrator && model.problem.is_none();
+                let roles = if narrator { roles.of(&model.path) } else { Vec::new() };
+                model.in_use = !roles.is_empty();
+                let writer_context = narrator
+                    .then(|| narratoria_models::gguf::read(&model.path).ok())
+                    .flatten()
+                    .map(|header| header.writer_context(cap));
+                let profile = match (narrator, model.parameters, writer_context) {
+                    (true, Some(parameters), Some(context)) => Some(
+                        WriterProfile::local(Some(parameters), context, AnswerLength::default())
+                            .describe(),
+                    ),
+                    _ => None,
+                };
+                ModelEntry {
+                    model,
+                    roles,
+                    writer_context,
+                    profile,
+                }
+            })
+            .collect();
         ModelsView {
-            listing: self.library.list(in_use),
+            models_dir: listing.models_dir,
+            installed,
+            available: listing.available,
             catalog_problem: self.catalog_problem.clone(),
         }
+    }
+
+    /// The roles of the models `info` says are loaded, with the writer's
+    /// context bound the player chose (what the window lists).
+    pub fn loaded(&self, info: &crate::ModelInfo) -> Roles {
+        Roles {
+            planner: info.path.clone(),
+            writer: (!info.shared).then(|| info.writer_path.clone()).flatten(),
+            writer_context: crate::roles::chosen(self.resources.as_deref()).writer_context,
+            planner_given: false,
+        }
+    }
+
+    /// The roles the player chose, over the bundled default model: what
+    /// the window and `narratoria` load when nothing is given for the run.
+    pub fn roles(&self) -> Roles {
+        crate::roles::resolve(
+            &Default::default(),
+            &crate::roles::chosen(self.resources.as_deref()),
+            locate::bundled_default_model(self.resources.as_deref()),
+        )
     }
 
     /// Copies (`link`: symlinks) a GGUF file into the player's folder after
@@ -84,22 +161,39 @@ impl Models {
     pub fn remove(&self, name: &str) -> Result<Removed, ModelsError> {
         let path = self.library.remove(name)?;
         let mut settings = locate::settings(self.resources.as_deref());
-        let was_chosen = settings
-            .model()
-            .is_some_and(|chosen| self.library.find(&chosen).is_none());
-        if was_chosen {
-            settings.set(MODEL_KEY, None)?;
+        let mut was_chosen = false;
+        for (key, chosen) in [(MODEL_KEY, settings.model()), (PLANNER_KEY, settings.planner())] {
+            if chosen.is_some_and(|chosen| self.library.find(&chosen).is_none()) {
+                settings.set(key, None)?;
+                was_chosen = true;
+            }
         }
         Ok(Removed { path, was_chosen })
     }
 
-    /// Remembers `name` as the narrator model from now on and returns its
-    /// file; `default` forgets the choice and returns `None`. Only an
-    /// installed narrator model with a chat template can be chosen.
+    /// Remembers `name` as the model that writes from now on and returns
+    /// its file ([`Models::choose_as`] with [`RoleChoice::Writer`]).
     pub fn choose(&self, name: &str) -> Result<Option<PathBuf>, ModelsError> {
+        self.choose_as(name, RoleChoice::Writer)
+    }
+
+    /// Remembers `name` as the model that has `role` from now on (the
+    /// writer: `"model"` in the settings; the planner: `"planner"`; both:
+    /// the two) and returns its file; `default` forgets the choice of that
+    /// role (the default model plans; the planner's model writes) and
+    /// returns `None`. Only an installed narrator model with a chat
+    /// template can be chosen.
+    pub fn choose_as(&self, name: &str, role: RoleChoice) -> Result<Option<PathBuf>, ModelsError> {
         let mut settings = locate::settings(self.resources.as_deref());
+        let keys: Vec<&str> = [(Role::Writer, MODEL_KEY), (Role::Planner, PLANNER_KEY)]
+            .into_iter()
+            .filter(|(r, _)| role.gives(*r))
+            .map(|(_, key)| key)
+            .collect();
         if name == "default" {
-            settings.set(MODEL_KEY, None)?;
+            for key in keys {
+                settings.set(key, None)?;
+            }
             return Ok(None);
         }
         let path = self
@@ -115,8 +209,20 @@ impl Models {
         if !header.has_chat_template {
             return Err(ModelsError::NoChatTemplate { path });
         }
-        settings.set(MODEL_KEY, Some(Value::String(name.to_string())))?;
+        for key in keys {
+            settings.set(key, Some(Value::String(name.to_string())))?;
+        }
         Ok(Some(path))
+    }
+
+    /// Remembers the most tokens the writer's context may hold (`None`
+    /// forgets it: 8,192, within the model and the memory).
+    pub fn set_writer_context(&self, tokens: Option<u32>) -> Result<(), ModelsError> {
+        let mut settings = locate::settings(self.resources.as_deref());
+        settings.set(
+            narratoria_models::settings::WRITER_CONTEXT_KEY,
+            tokens.map(Value::from),
+        )
     }
 
     /// The model the window loads when none is chosen: the installed

@@ -48,8 +48,8 @@ pub(crate) fn player_input<'a>(input: &'a str, ask: &str) -> Result<&'a str, App
 
 impl App {
     /// How this app runs a plan at `place`: the skills' data and settings
-    /// folders, the story place scripts are told, and the loaded model lent
-    /// to skills that may ask it to write.
+    /// folders, the story place scripts are told, and the model that
+    /// writes, lent to skills that may ask it to write.
     pub(crate) fn exec_options(&self, place: &TurnPlace) -> ExecutorOptions {
         self.exec_options_at(story_place(place))
     }
@@ -61,7 +61,8 @@ impl App {
             settings_dir: self.skill_settings.clone(),
             story: Some(story),
             host: HostLink {
-                generator: self.planner().generator(),
+                // The writer, when another model than the planner's writes.
+                generator: self.writer_generator(),
             },
             ..ExecutorOptions::default()
         }

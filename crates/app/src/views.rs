@@ -7,16 +7,33 @@ use narratoria_core::store::{SessionInfo, TurnRecord};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The model in use.
+/// The models in use: the one that plans and the one that writes
+/// (docs/models.md, "Roles").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelInfo {
     /// The planner's name: a model file name, or `rules`.
     pub planner: String,
-    /// The GGUF file, when a model is loaded.
+    /// The planner's GGUF file, when a model plans.
     pub path: Option<PathBuf>,
+    /// The planner model's parameters.
+    pub planner_parameters: Option<u64>,
     /// Where the default model is expected.
     pub default_path: PathBuf,
+    /// The writer's name: a model file name (the planner's own when it
+    /// writes too), or `none` when no model writes (the storyteller tells
+    /// the turn its own way).
+    pub writer: String,
+    /// The writer's GGUF file, when a model writes.
+    pub writer_path: Option<PathBuf>,
+    /// Whether one model plans and writes.
+    pub shared: bool,
+    /// The writer's parameters.
+    pub writer_parameters: Option<u64>,
+    /// The tokens the writer's context holds.
+    pub writer_context: Option<u32>,
+    /// The writer's profile in words (`WriterProfile::describe`).
+    pub writer_profile: Option<String>,
 }
 
 /// A skill as the UI shows it.

@@ -151,6 +151,24 @@ pub struct BenchArgs {
     /// Repetitions of each measurement (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// `turn`: turns played in each story (default 40).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub turns: Option<u32>,
+    /// `turn`: stories played, each from its first turn (default 1).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub stories: u32,
+    /// `turn`: the model that plans (default: the player's planner, else the default model).
+    #[arg(long, value_name = "GGUF")]
+    pub model: Option<PathBuf>,
+    /// `turn`: the model that writes (default: the player's writer, else the planner's model).
+    #[arg(long, value_name = "GGUF")]
+    pub writer: Option<PathBuf>,
+    /// `turn`: the most tokens the writer's context holds (default 8192, within memory).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(512..))]
+    pub writer_context: Option<u32>,
+    /// `turn`: print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -185,11 +203,27 @@ pub struct TurnArgs {
     /// The session database; the turn is saved to its latest session.
     #[arg(long, value_name = "DB")]
     pub session: Option<PathBuf>,
+    /// The model that plans (and writes, unless --writer is given).
     #[arg(long, value_name = "GGUF")]
     pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub writer: WriterArgs,
     /// Print the ExecutionResult as JSON (otherwise the narrative).
     #[arg(long)]
     pub json: bool,
+}
+
+/// The model that writes the story's prose, for one run (docs/models.md, "Roles").
+#[derive(Debug, Args, Clone, Default)]
+pub struct WriterArgs {
+    /// The model that writes the prose (default: the one chosen with
+    /// `models use NAME`, else the planner's model).
+    #[arg(long, value_name = "GGUF")]
+    pub writer: Option<PathBuf>,
+    /// The most tokens the writer's context holds (default 8192, within
+    /// the model's trained context and the memory available).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(512..))]
+    pub writer_context: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -199,8 +233,11 @@ pub struct PlayArgs {
     pub session: Option<PathBuf>,
     #[command(flatten)]
     pub roots: SkillRoots,
+    /// The model that plans (and writes, unless --writer is given).
     #[arg(long, value_name = "GGUF")]
     pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub writer: WriterArgs,
     /// Start a new story instead of continuing the latest one.
     #[arg(long)]
     pub new: bool,
@@ -308,8 +345,9 @@ pub enum SessionsCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelsCommand {
-    /// Installed models (size, quantization, context length, which is in
-    /// use) and the catalog's models that are not installed.
+    /// Installed models (size, quantization, context length, parameters,
+    /// writer profile, which plans and which writes) and the catalog's
+    /// models that are not installed.
     List {
         /// Print JSON.
         #[arg(long)]
@@ -330,9 +368,20 @@ pub enum ModelsCommand {
     },
     /// Delete a model from the user's models folder.
     Remove { name: String },
-    /// Use this model from now on in play, turn, narrate and the window
-    /// (`default` goes back to the default model).
-    Use { name: String },
+    /// Use this model from now on in play, turn, narrate and the window:
+    /// to write the prose (the default), to plan the mechanics, or both
+    /// (`default` forgets the role's choice: the default model plans, the
+    /// planner's model writes).
+    Use {
+        name: String,
+        /// What it does: writer, planner or both.
+        #[arg(long, default_value = "writer", value_parser = ["writer", "planner", "both"])]
+        role: String,
+        /// Also remember the most tokens the writer's context holds
+        /// (`0` forgets it: 8192, within the model and the memory).
+        #[arg(long, value_name = "N")]
+        writer_context: Option<u32>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
+use narratoria_app::roles::{self, Given};
 use narratoria_app::AppError;
 use narratoria_core::sync::lock;
 use serde::Serialize;
@@ -23,8 +24,9 @@ pub fn model_status(app: State<'_, AppState>, status: State<'_, ModelStatus>) ->
     }
 }
 
-/// Starts loading `path` (the default model when absent) in the background
-/// and returns at once; `model-progress`, then `model-loaded` or
+/// Starts loading `path` (it plans and writes; absent, the player's roles:
+/// the chosen planner or the default model plans, the chosen writer
+/// writes) in the background and returns at once; `model-progress`, then `model-loaded` or
 /// `model-failed` follow. The current planner answers until the load ends.
 /// `path` must be a file the player chose in the shell's dialog
 /// (`choose_model_file`) or one under the app's own folders.
@@ -43,7 +45,9 @@ pub fn model_load(
     Ok(())
 }
 
-/// Loads a model on its own thread, reporting progress as app events.
+/// Loads a model on its own thread, reporting progress as app events:
+/// `path` plans and writes; `None`, the player's roles over the bundle's
+/// default model (docs/models.md, "Roles").
 pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
     let shown = path.as_ref().map(|p| p.display().to_string());
     {
@@ -71,7 +75,13 @@ pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
                 },
             );
         });
-        let outcome = app.load_model(path.as_deref(), Some(progress));
+        let resources = handle.path().resource_dir().ok();
+        let given = Given {
+            model: path,
+            ..Given::default()
+        };
+        let roles = roles::for_run(&given, resources.as_deref());
+        let outcome = app.load_roles(&roles, Some(progress));
         let status = handle.state::<ModelStatus>();
         let mut loading = lock(&status.0);
         loading.active = false;

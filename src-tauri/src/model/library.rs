@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::models::{Models, ModelsView, Removed};
+use narratoria_app::roles::RoleChoice;
 use narratoria_app::AppError;
 use narratoria_core::error::ErrorCode;
 use narratoria_core::sync::lock;
@@ -31,11 +32,11 @@ pub struct DownloadProgress {
     pub total: Option<u64>,
 }
 
-/// The models on disk (the one narrating marked in use) and the catalog's
-/// others.
+/// The models on disk, each with its parameters, writer's profile and the
+/// roles it has now (plans, writes), and the catalog's others.
 #[tauri::command]
 pub fn models_list(app: State<'_, AppState>, models: State<'_, Models>) -> ModelsView {
-    models.list(app.model_info().path.as_deref())
+    models.list(&models.loaded(&app.model_info()))
 }
 
 /// Downloads the catalog model `name` into the player's models folder,
@@ -102,17 +103,20 @@ pub async fn models_add(
         .map_err(AppError::from)
 }
 
-/// Remembers `name` as the narrator model and starts loading it
-/// (`default`: forgets the choice and loads the default model); the
+/// Remembers `name` in `role` (`writer`, the default; `planner`; `both`)
+/// and loads the player's roles again (`default`: forgets that role's
+/// choice: the default model plans, the planner's model writes); the
 /// `model-*` events follow as for `model_load`.
 #[tauri::command]
 pub fn models_use(
     handle: AppHandle,
     models: State<'_, Models>,
     name: String,
+    role: Option<String>,
 ) -> Result<(), AppError> {
-    let file = models.choose(&name)?.or_else(|| models.default_model());
-    load_in_background(handle, file);
+    let role: RoleChoice = role.as_deref().unwrap_or("writer").parse()?;
+    models.choose_as(&name, role)?;
+    load_in_background(handle, None);
     Ok(())
 }
 
@@ -126,9 +130,9 @@ pub fn models_remove(
     name: String,
 ) -> Result<Removed, AppError> {
     let removed = models.remove(&name)?;
-    let narrating = app.model_info().path;
-    if narrating.is_some_and(|p| p == removed.path) {
-        load_in_background(handle, models.default_model());
+    let info = app.model_info();
+    if [info.path, info.writer_path].contains(&Some(removed.path.clone())) {
+        load_in_background(handle, None);
     }
     Ok(removed)
 }

@@ -104,18 +104,37 @@ describe("Models", { skip: !existsSync(source) && "the default model is not fetc
     await shot(b, "models");
   });
 
-  test("a downloaded model is chosen, loaded and remembered", async () => {
+  test("a downloaded model is chosen to write, loaded and remembered; then to plan as well", async () => {
+    // "Write with": the model the player brings writes; the default model plans.
     await (await (await row(NAME)).$('[data-testid="model-use"]')).click();
+    const writer = await w.$("model-writer");
+    await b.waitUntil(async () => (await writer.getText()).includes(FILE), {
+      timeout: 60_000,
+      timeoutMsg: "the chosen model was not loaded to write",
+    });
+    await b.waitUntil(async () => (await (await row(NAME)).getAttribute("data-roles")) === "writer", {
+      timeout: 10_000,
+    });
+    assert.equal(await (await row(NAME)).getAttribute("data-in-use"), "true");
+    assert.ok(!(await (await w.$("model-planner")).getText()).includes(FILE), "the default model still plans");
+    assert.match(await (await (await row(NAME)).$('[data-testid="model-profile"]')).getText(), /writer:/);
+    let settings = JSON.parse(readFileSync(path.join(app.home, "settings.json"), "utf8"));
+    assert.equal(settings.model, NAME);
+    assert.equal(settings.planner, undefined);
+
+    // "Plan with": the same model plans too.
+    await (await (await row(NAME)).$('[data-testid="model-use-planner"]')).click();
     const planner = await w.$("model-planner");
     await b.waitUntil(async () => (await planner.getText()).includes(FILE), {
       timeout: 60_000,
-      timeoutMsg: "the chosen model was not loaded",
+      timeoutMsg: "the chosen model was not loaded to plan",
     });
-    await b.waitUntil(async () => (await (await row(NAME)).getAttribute("data-in-use")) === "true", {
-      timeout: 10_000,
-    });
-    const settings = JSON.parse(readFileSync(path.join(app.home, "settings.json"), "utf8"));
-    assert.equal(settings.model, NAME);
+    await b.waitUntil(
+      async () => (await (await row(NAME)).getAttribute("data-roles")) === "planner writer",
+      { timeout: 10_000 },
+    );
+    settings = JSON.parse(readFileSync(path.join(app.home, "settings.json"), "utf8"));
+    assert.equal(settings.planner, NAME);
   });
 
   test("removing the model in use goes back to the default model", async () => {
@@ -123,15 +142,17 @@ describe("Models", { skip: !existsSync(source) && "the default model is not fetc
     await b.waitUntil(async () => !(await (await row(NAME)).isExisting()), { timeout: 10_000 });
     assert.ok(!existsSync(path.join(app.home, "models", FILE)));
     const planner = await w.$("model-planner");
-    await b.waitUntil(async () => !(await planner.getText()).includes(FILE), {
-      timeout: 60_000,
-      timeoutMsg: "the removed model is still named as the narrator",
-    });
+    const writer = await w.$("model-writer");
+    await b.waitUntil(
+      async () => !(await planner.getText()).includes(FILE) && !(await writer.getText()).includes(FILE),
+      { timeout: 60_000, timeoutMsg: "the removed model is still named as the planner or the writer" },
+    );
     const settings = JSON.parse(readFileSync(path.join(app.home, "settings.json"), "utf8"));
     assert.equal(settings.model, undefined);
+    assert.equal(settings.planner, undefined);
   });
 
-  test("a GGUF file from disk is added when whole, and narrates", async () => {
+  test("a GGUF file from disk is added when whole, and writes", async () => {
     // The page names files chosen in the shell's dialog (which WebDriver
     // cannot drive) or in the app's own folders: the files go there.
     const imports = path.join(app.home, "imports");
@@ -148,10 +169,10 @@ describe("Models", { skip: !existsSync(source) && "the default model is not fetc
     const added = await w.invoke("models_add", { path: whole });
     assert.equal(added.ok?.name, "My-Narrator", JSON.stringify(added));
     assert.ok((await w.invoke("models_use", { name: "My-Narrator" })).ok === null);
-    const planner = await w.$("model-planner");
-    await b.waitUntil(async () => (await planner.getText()).includes("My-Narrator.gguf"), {
+    const writer = await w.$("model-writer");
+    await b.waitUntil(async () => (await writer.getText()).includes("My-Narrator.gguf"), {
       timeout: 60_000,
-      timeoutMsg: "the added model was not loaded",
+      timeoutMsg: "the added model was not loaded to write",
     });
     await b.waitUntil(async () => (await (await row("My-Narrator")).getAttribute("data-in-use")) === "true", {
       timeout: 10_000,

@@ -1,6 +1,8 @@
-// Model: the narrator in use, a progress bar while a model loads, and the
-// player's models: the installed ones (use, remove), the catalog's (download
-// with progress) and any GGUF file added from disk (docs/models.md).
+// Model: the models in use — the one that plans the mechanics and the one
+// that writes the prose — a progress bar while they load, and the player's
+// models: the installed ones with their size and writer's profile (write
+// with, plan with, remove), the catalog's (download with progress) and any
+// GGUF file added from disk (docs/models.md, "Roles").
 
 import { useCallback, useEffect, useState } from "react";
 import {
@@ -10,6 +12,7 @@ import {
   type CatalogEntry,
   type DownloadProgress,
   type InstalledModel,
+  type ModelInfo,
   type ModelView,
   type ModelsView,
 } from "../api";
@@ -25,6 +28,25 @@ export function humanSize(bytes: number): string {
     unit += 1;
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** "135M", "1.5B": parameters as model names say them. */
+export function humanCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${Math.round(n / 1e6)}M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)}K`;
+  return `${n}`;
+}
+
+/** What the writer is, in one line: its file, size, context and profile. */
+function writerLine(m: ModelInfo): string {
+  if (m.writer === "none") return "none: the storyteller tells the turn without a model";
+  const facts = [
+    m.writerParameters ? `${humanCount(m.writerParameters)} parameters` : null,
+    m.writerContext ? `${m.writerContext} tokens of context` : null,
+  ].filter(Boolean);
+  const same = m.shared ? " (the planner's model)" : "";
+  return `${m.writer}${same}${facts.length ? ` — ${facts.join(", ")}` : ""}`;
 }
 
 interface Props {
@@ -93,10 +115,25 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
   return (
     <section className="model" aria-label="Model">
       <dl className="facts">
-        <dt>Narrator</dt>
-        <dd data-testid="model-planner">{model.model.planner === "rules" ? "rule-based planner (no model loaded)" : model.model.planner}</dd>
-        <dt>Model file</dt>
-        <dd>{model.model.path ?? "—"}</dd>
+        <dt>Plans the mechanics</dt>
+        <dd data-testid="model-planner">
+          {model.model.planner === "rules"
+            ? "rule-based planner (no model loaded)"
+            : `${model.model.planner}${model.model.plannerParameters ? ` — ${humanCount(model.model.plannerParameters)} parameters` : ""}`}
+        </dd>
+        <dt>Writes the prose</dt>
+        <dd data-testid="model-writer">{writerLine(model.model)}</dd>
+        {model.model.writerProfile && (
+          <>
+            <dt>Writer's profile</dt>
+            <dd data-testid="model-writer-profile">{model.model.writerProfile}</dd>
+          </>
+        )}
+        <dt>Model files</dt>
+        <dd>
+          {model.model.path ?? "—"}
+          {!model.model.shared && model.model.writerPath ? ` · ${model.model.writerPath}` : ""}
+        </dd>
         <dt>Default model</dt>
         <dd>{model.model.defaultPath}</dd>
       </dl>
@@ -125,7 +162,9 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
             <tr>
               <th>Name</th>
               <th>Size</th>
+              <th>Parameters</th>
               <th>Kind</th>
+              <th>Role</th>
               <th>Where</th>
               <th />
             </tr>
@@ -136,7 +175,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
                 key={m.path}
                 m={m}
                 busy={busy !== null || model.loading.active}
-                onUse={() => act(`use ${m.name}`, () => api.useModel(m.name))}
+                onUse={(role) => act(`use ${m.name} ${role}`, () => api.useModel(m.name, role))}
                 onRemove={() => act(`remove ${m.name}`, () => api.removeModel(m.name))}
               />
             ))}
@@ -146,12 +185,13 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
       <button onClick={add} disabled={busy !== null || model.loading.active} data-testid="model-add">
         Add a GGUF file…
       </button>{" "}
-      {model.model.path && (
+      {(!model.model.shared || model.model.planner !== DEFAULT_NAME) && (
         <button
-          onClick={() => act("use default", () => api.useModel("default"))}
+          onClick={() => act("use default", () => api.useModel("default", "both"))}
           disabled={busy !== null || model.loading.active}
+          data-testid="model-use-default"
         >
-          Use the default model
+          Use the default model for both
         </button>
       )}
       {library && library.available.length > 0 && (
@@ -186,6 +226,16 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
   );
 }
 
+/** The default model's file, which the page names as the builder does. */
+const DEFAULT_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/** "plans and writes", "plans", "writes" or "—". */
+function roleWords(m: InstalledModel): string {
+  const plans = m.roles.includes("planner");
+  const writes = m.roles.includes("writer");
+  return plans && writes ? "plans and writes" : plans ? "plans" : writes ? "writes" : "—";
+}
+
 function InstalledRow({
   m,
   busy,
@@ -194,24 +244,43 @@ function InstalledRow({
 }: {
   m: InstalledModel;
   busy: boolean;
-  onUse: () => void;
+  onUse: (role: "writer" | "planner") => void;
   onRemove: () => void;
 }) {
   const narrator = m.kind === "narrator";
+  const plans = m.roles.includes("planner");
+  const writes = m.roles.includes("writer");
   return (
-    <tr data-testid="model-row" data-name={m.name} data-in-use={m.inUse ? "true" : "false"}>
+    <tr
+      data-testid="model-row"
+      data-name={m.name}
+      data-in-use={m.inUse ? "true" : "false"}
+      data-roles={m.roles.join(" ")}
+    >
       <td>
         {m.name}
-        {m.inUse && <strong> (narrating)</strong>}
         {m.problem && <span className="error-text"> — cannot be used: {m.problem}</span>}
+        {narrator && m.profile && (
+          <div className="muted small" data-testid="model-profile">
+            {m.profile}
+            {m.writerContext ? ` · writes in ${m.writerContext} tokens of context` : ""}
+          </div>
+        )}
       </td>
       <td>{humanSize(m.size)}</td>
+      <td data-testid="model-parameters">{narrator && m.parameters ? humanCount(m.parameters) : "—"}</td>
       <td>{narrator ? `narrator${m.quantization ? `, ${m.quantization}` : ""}` : "memory embedder"}</td>
+      <td data-testid="model-role">{narrator ? roleWords(m) : "—"}</td>
       <td title={m.path}>{m.readOnly ? "bundled" : "yours"}</td>
       <td className="row-actions">
-        {narrator && !m.inUse && !m.problem && (
-          <button onClick={onUse} disabled={busy} data-testid="model-use">
-            Use
+        {narrator && !writes && !m.problem && (
+          <button onClick={() => onUse("writer")} disabled={busy} data-testid="model-use" title="Write the story's prose with this model">
+            Write with
+          </button>
+        )}
+        {narrator && !plans && !m.problem && (
+          <button onClick={() => onUse("planner")} disabled={busy} data-testid="model-use-planner" title="Plan each turn's mechanics with this model">
+            Plan with
           </button>
         )}
         {!m.readOnly && (

@@ -26,7 +26,15 @@ export function modelStatusOf(model: ModelView | null): { text: string; state: s
       title: `No model at ${model.model.defaultPath} (narratoria models download smollm2)`,
     };
   }
-  return { text: `Model: ${model.model.planner}`, state: "loaded", title: model.model.path };
+  const m = model.model;
+  if (!m.shared && m.writer !== "none") {
+    return {
+      text: `Model: ${m.planner} plans, ${m.writer} writes`,
+      state: "loaded",
+      title: `${m.path} · ${m.writerPath ?? m.writer}`,
+    };
+  }
+  return { text: `Model: ${m.planner}`, state: "loaded", title: m.path ?? "" };
 }
 
 export function ModelStatusBar({ model }: { model: ModelView | null }) {

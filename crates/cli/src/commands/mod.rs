@@ -88,8 +88,19 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Bench(args) => crate::bench::run(&args),
         Command::Narrate(args) => narrate::run(args),
         Command::Turn(args) => turn::run(args),
-        Command::Play(args) if args.jsonl => play_jsonl::run(args),
-        Command::Play(args) => play::play(args),
+        Command::Play(args) => {
+            // `--writer` and `--writer-context` reach the app's model load.
+            narratoria_app::roles::set_command_line(narratoria_app::roles::Given {
+                model: None,
+                writer: args.writer.writer.clone(),
+                writer_context: args.writer.writer_context,
+            });
+            if args.jsonl {
+                play_jsonl::run(args)
+            } else {
+                play::play(args)
+            }
+        }
         Command::Sessions(cmd) => sessions::run(cmd),
         Command::Scenarios(cmd) => stories::scenarios(cmd),
         Command::Cards(cmd) => stories::cards(cmd),

@@ -3,11 +3,11 @@
 
 use std::process::ExitCode;
 
-use narratoria_app::locate;
-use narratoria_app::models::Models;
+use narratoria_app::models::{ModelEntry, Models};
+use narratoria_app::roles::{self, Given, Role, RoleChoice};
 use narratoria_app::AppError;
 use narratoria_core::error::ErrorCode;
-use narratoria_models::{InstalledModel, Kind, ModelsError};
+use narratoria_models::{Kind, ModelsError};
 
 use super::{print_json, CliError};
 use crate::cli::ModelsCommand;
@@ -47,14 +47,27 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
             say!("Removed {}", removed.path.display());
             Ok(ExitCode::SUCCESS)
         }
-        ModelsCommand::Use { name } => choose(&models, &name),
+        ModelsCommand::Use {
+            name,
+            role,
+            writer_context,
+        } => {
+            let role: RoleChoice = role.parse()?;
+            if let Some(tokens) = writer_context {
+                models
+                    .set_writer_context(Some(tokens).filter(|t| *t > 0))
+                    .map_err(to_cli)?;
+            }
+            choose(&models, &name, role)
+        }
     }
 }
 
 /// Prints the installed models and the catalog's others.
 fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
-    let in_use = Some(locate::default_model_path()).filter(|p| p.is_file());
-    let view = models.list(in_use.as_deref());
+    // The roles `play` and `turn` would load with (NARRATORIA_MODEL included).
+    let roles = roles::for_run(&Given::default(), None);
+    let view = models.list(&roles);
     if json {
         print_json(&view);
         return Ok(ExitCode::SUCCESS);
@@ -62,27 +75,26 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     if let Some(problem) = &view.catalog_problem {
         tell!("warning: {problem}");
     }
-    let listing = &view.listing;
-    say!("Models folder: {}", listing.models_dir.display());
-    if listing.installed.is_empty() {
+    say!("Models folder: {}", view.models_dir.display());
+    if view.installed.is_empty() {
         say!("No models installed.");
     } else {
         say!(
-            "  {:<28} {:>9} {:<8} {:>8}  {}",
-            "NAME", "SIZE", "QUANT", "CONTEXT", "WHERE"
+            "  {:<28} {:>9} {:<8} {:>8} {:>7}  {:<12} {}",
+            "NAME", "SIZE", "QUANT", "CONTEXT", "PARAMS", "ROLE", "WHERE"
         );
-        for m in &listing.installed {
+        for m in &view.installed {
             say!("{}", row(m));
         }
     }
-    if in_use.is_none() {
+    if roles.planner.as_deref().is_none_or(|p| !p.is_file()) {
         say!(
-            "No model in use: the rule-based planner answers (narratoria models download smollm2)."
+            "No model plans: the rule-based planner answers (narratoria models download smollm2)."
         );
     }
-    if !listing.available.is_empty() {
+    if !view.available.is_empty() {
         say!("\nIn the catalog, not installed (narratoria models download NAME):");
-        for e in &listing.available {
+        for e in &view.available {
             let size = e.size.map(human_size).unwrap_or_else(|| "?".into());
             say!(
                 "  {:<28} {:>9}  {}",
@@ -95,7 +107,10 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn row(m: &InstalledModel) -> String {
+/// One installed model: its figures, its role, where it is, and (on the
+/// line below) its writer's profile.
+fn row(entry: &ModelEntry) -> String {
+    let m = &entry.model;
     let mark = if m.in_use { "*" } else { " " };
     let quant = match m.kind {
         Kind::Embedder => "embedder".to_string(),
@@ -105,39 +120,82 @@ fn row(m: &InstalledModel) -> String {
         .context_length
         .map(|c| c.to_string())
         .unwrap_or_else(|| "-".into());
+    let params = m
+        .parameters
+        .filter(|_| m.kind == Kind::Narrator)
+        .map(human_count)
+        .unwrap_or_else(|| "-".into());
     let place = if m.read_only { "bundled" } else { "yours" };
     let mut line = format!(
-        "{mark} {:<28} {:>9} {:<8} {:>8}  {place}  {}",
+        "{mark} {:<28} {:>9} {:<8} {:>8} {:>7}  {:<12} {place}  {}",
         m.name,
         human_size(m.size),
         quant,
         context,
+        params,
+        role_words(&entry.roles),
         m.path.display()
     );
-    if m.in_use {
-        line.push_str("  (in use)");
-    }
     if let Some(problem) = &m.problem {
         line.push_str(&format!("  [unusable: {problem}]"));
+    }
+    if let Some(profile) = &entry.profile {
+        let context = entry
+            .writer_context
+            .map(|c| format!(" (writing in {c} tokens of context)"))
+            .unwrap_or_default();
+        line.push_str(&format!("\n    {profile}{context}"));
     }
     line
 }
 
-/// Remembers `name` as the model in use (`default`: forget the choice).
-fn choose(models: &Models, name: &str) -> Result<ExitCode, CliError> {
-    let Some(path) = models.choose(name).map_err(to_cli)? else {
-        say!("The default model is used from now on.");
+/// "plans+writes", "writes", "plans" or "-".
+fn role_words(roles: &[Role]) -> &'static str {
+    match (roles.contains(&Role::Planner), roles.contains(&Role::Writer)) {
+        (true, true) => "plans+writes",
+        (true, false) => "plans",
+        (false, true) => "writes",
+        (false, false) => "-",
+    }
+}
+
+/// Remembers `name` in `role` (`default`: forget that role's choice).
+fn choose(models: &Models, name: &str, role: RoleChoice) -> Result<ExitCode, CliError> {
+    let what = match role {
+        RoleChoice::Writer => "write the prose",
+        RoleChoice::Planner => "plan the mechanics",
+        RoleChoice::Both => "plan and write",
+    };
+    let Some(path) = models.choose_as(name, role).map_err(to_cli)? else {
+        say!(
+            "{}",
+            match role {
+                RoleChoice::Writer => "The planner's model writes from now on.",
+                RoleChoice::Planner => "The default model plans from now on.",
+                RoleChoice::Both => "The default model plans and writes from now on.",
+            }
+        );
         return Ok(ExitCode::SUCCESS);
     };
     if std::env::var_os("NARRATORIA_MODEL").is_some_and(|v| !v.is_empty()) {
         tracing::warn!("NARRATORIA_MODEL is set and wins over this choice while it is");
     }
     say!(
-        "{name} ({}) is used from now on by play, turn, narrate and the window ({}).",
+        "{name} ({}) is used to {what} from now on by play, turn, narrate and the window ({}).",
         path.display(),
         models.settings_file().display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// "135M", "1.5B".
+fn human_count(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000_000 => format!("{:.1}B", n as f64 / 1e9),
+        n if n >= 1_000_000 => format!("{}M", (n as f64 / 1e6).round()),
+        n if n >= 1_000 => format!("{}K", (n as f64 / 1e3).round()),
+        n => n.to_string(),
+    }
 }
 
 /// "97.8 MB".
@@ -174,11 +232,19 @@ fn to_cli(e: ModelsError) -> CliError {
 
 #[cfg(test)]
 mod tests {
-    use super::human_size;
+    use super::{human_count, human_size};
 
     #[test]
     fn sizes_read_like_a_file_manager() {
         assert_eq!(human_size(512), "512 B");
         assert_eq!(human_size(98_362_432), "98.4 MB");
+    }
+
+    #[test]
+    fn parameters_read_as_model_names_say_them() {
+        assert_eq!(human_count(134_515_008), "135M");
+        assert_eq!(human_count(1_543_714_304), "1.5B");
+        assert_eq!(human_count(494_032_768), "494M");
+        assert_eq!(human_count(8), "8");
     }
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
-use narratoria_app::{locate, App, AppConfig, SessionDb, SkillChoices};
+use narratoria_app::{locate, roles, App, AppConfig, SessionDb, SkillChoices};
 
 use super::{print_json, runtime, CliError};
 use crate::cli::TurnArgs;
@@ -28,10 +28,15 @@ pub fn run(args: TurnArgs) -> Result<ExitCode, CliError> {
         skill_data: None,
         ..AppConfig::default()
     })?;
-    app.load_model(
-        args.model.as_deref(),
-        (!args.json).then(stderr_progress_bar),
-    )?;
+    let roles = roles::for_run(
+        &roles::Given {
+            model: args.model.clone(),
+            writer: args.writer.writer.clone(),
+            writer_context: args.writer.writer_context,
+        },
+        None,
+    );
+    app.load_roles(&roles, (!args.json).then(stderr_progress_bar))?;
     let played = runtime().block_on(app.play(&args.input, None))?;
     if args.json {
         print_json(&played.result);
