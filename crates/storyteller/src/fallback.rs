@@ -151,7 +151,7 @@ pub fn run(
         // A hosted writer is large; the host's or the script's own model is
         // what its profile says.
         let profile = match step {
-            Step::OpenAi | Step::Anthropic => WriterProfile::hosted(HOSTED_CONTEXT, config.length),
+            Step::OpenAi | Step::Anthropic => WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length),
             Step::Host | Step::Local | Step::Template => job.profile,
         };
         let mut fresh = SentenceStream::guarded_by(Policy::for_writer(&profile, &job.language))
@@ -340,10 +340,6 @@ fn is_last_try(tries: u32) -> bool {
     tries >= TRIES_WHEN_BARE
 }
 
-/// The context a hosted writer's profile is read with: every hosted model
-/// holds more story than a turn's prompt gives it.
-const HOSTED_CONTEXT: u32 = 128_000;
-
 /// The fewest words a model's answer must add to the opening.
 const MIN_OWN_WORDS: usize = 2;
 
@@ -352,7 +348,7 @@ const MIN_OWN_WORDS: usize = 2;
 /// the opening) (a small model's next answer, sampled
 /// anew, often passes; a retry is held to
 /// [`RETRY_MOST_TOKENS`], about 0.8 s on this machine).
-const TRIES_WHEN_BARE: u32 = 4;
+const TRIES_WHEN_BARE: u32 = 6;
 
 /// The most tokens a small model writes when asked again: about one sentence,
 /// so a turn whose first answers were refused stays within its time.

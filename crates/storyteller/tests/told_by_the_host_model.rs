@@ -68,6 +68,8 @@ impl Host for Lent {
 struct Shown {
     text: String,
     failures: Vec<String>,
+    /// How often each guard refused a sentence (the chain's debug log).
+    refusals: std::collections::BTreeMap<String, usize>,
 }
 
 impl Sink for Shown {
@@ -80,7 +82,12 @@ impl Sink for Shown {
     fn failure(&mut self, error: &SkillError) {
         self.failures.push(error.message.clone());
     }
-    fn log(&mut self, _: LogLevel, _: &str) {}
+    fn log(&mut self, _: LogLevel, message: &str) {
+        if let Some(rest) = message.strip_prefix("guard ") {
+            let name = rest.split_whitespace().next().unwrap_or_default();
+            *self.refusals.entry(name.to_string()).or_default() += 1;
+        }
+    }
 }
 
 /// Players' actions, each told once as a failure and once as a success.
@@ -123,6 +130,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
     let english = Language::english();
     let mut problems = Vec::new();
     let mut told = 0;
+    let mut refusals: std::collections::BTreeMap<String, usize> = Default::default();
     let turns = ACTIONS.iter().flat_map(|a| [(false, *a), (true, *a)]);
     for (n, (succeeds, action)) in turns.enumerate() {
         let (total, outcome) = if succeeds {
@@ -172,6 +180,9 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         }
         eprintln!("turn {}: {:?} {:?}", n + 1, &host.1[asked_before..], shown.failures);
         let text = shown.text.clone();
+        for (guard, n) in &shown.refusals {
+            *refusals.entry(guard.clone()).or_default() += n;
+        }
         assert_eq!(
             text, answer.narrative,
             "turn {n}: what is shown is the answer"
@@ -244,6 +255,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         });
     }
     assert_eq!(told, 50);
+    eprintln!("refusals by guard over 50 turns: {refusals:?}");
     assert!(
         problems.is_empty(),
         "{} of {told} turns:\n{}",
