@@ -71,7 +71,11 @@ fn add_list_use_and_remove_a_model() {
         .lines()
         .find(|l| l.contains("tiny"))
         .unwrap_or_else(|| panic!("{}", text.stdout));
-    assert!(line.starts_with('*') && line.contains("writes"), "{}", text.stdout);
+    assert!(
+        line.starts_with('*') && line.contains("writes"),
+        "{}",
+        text.stdout
+    );
 
     let removed = run(&home, &["models", "remove", "tiny"]);
     assert_eq!(removed.code, 0, "{}", removed.stderr);
@@ -92,7 +96,10 @@ fn models_show_their_profile_and_take_a_role() {
     for name in ["tiny.gguf", "small.gguf"] {
         let file = dir.path().join(name);
         std::fs::write(&file, tiny_gguf(true)).unwrap();
-        assert_eq!(run(&home, &["models", "add", file.to_str().unwrap()]).code, 0);
+        assert_eq!(
+            run(&home, &["models", "add", file.to_str().unwrap()]).code,
+            0
+        );
     }
     let listed = |name: &str| {
         let list = run(&home, &["models", "list", "--json"]);
@@ -108,12 +115,19 @@ fn models_show_their_profile_and_take_a_role() {
     // No KV layout in its header: its trained context within the 8,192 bound.
     assert_eq!(tiny["writerContext"], 2048);
     let profile = tiny["profile"].as_str().unwrap();
-    assert!(profile.starts_with("small writer: up to 2 sentences"), "{profile}");
+    assert!(
+        profile.starts_with("small writer: up to 2 sentences"),
+        "{profile}"
+    );
 
     // The planner alone chosen: it writes too.
     let used = run(&home, &["models", "use", "tiny", "--role", "planner"]);
     assert_eq!(used.code, 0, "{}", used.stderr);
-    assert!(used.stdout.contains("plan the mechanics"), "{}", used.stdout);
+    assert!(
+        used.stdout.contains("plan the mechanics"),
+        "{}",
+        used.stdout
+    );
     assert_eq!(roles("tiny"), serde_json::json!(["planner", "writer"]));
 
     // A writer chosen (the default role): each does its part.
@@ -136,7 +150,15 @@ fn models_show_their_profile_and_take_a_role() {
     // Both, with the writer's context bound.
     let used = run(
         &home,
-        &["models", "use", "tiny", "--role", "both", "--writer-context", "1024"],
+        &[
+            "models",
+            "use",
+            "tiny",
+            "--role",
+            "both",
+            "--writer-context",
+            "1024",
+        ],
     );
     assert_eq!(used.code, 0, "{}", used.stderr);
     let tiny = listed("tiny");
@@ -152,7 +174,11 @@ fn models_show_their_profile_and_take_a_role() {
     );
 
     let text = run(&home, &["models", "list"]);
-    assert!(text.stdout.contains("PARAMS") && text.stdout.contains("ROLE"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("PARAMS") && text.stdout.contains("ROLE"),
+        "{}",
+        text.stdout
+    );
     let line = text.stdout.lines().find(|l| l.contains("tiny")).unwrap();
     assert!(line.contains("plans+writes"), "{line}");
     assert!(
@@ -170,6 +196,41 @@ fn models_show_their_profile_and_take_a_role() {
 
     let bad = run(&home, &["models", "use", "tiny", "--role", "narrator"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+/// `--writer` reaches the model load of `play` and `turn`: a writer that
+/// is not there is refused by name, before any turn is played.
+#[test]
+fn a_writer_given_for_the_run_is_loaded_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let missing = dir.path().join("no-such-writer.gguf");
+    let env = [
+        crate::support::NO_MODEL,
+        ("NARRATORIA_HOME", home.to_str().unwrap()),
+        ("NARRATORIA_LOG", ""),
+    ];
+    for args in [
+        vec!["play", "--jsonl", "--writer", missing.to_str().unwrap()],
+        vec![
+            "turn",
+            "I look around",
+            "--writer",
+            missing.to_str().unwrap(),
+        ],
+    ] {
+        let run = narratoria(&args, &env);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("writer model file") && run.stderr.contains("no-such-writer.gguf"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.trim().is_empty(), "{}", run.stdout);
+    }
+    // Without it the same run plays with the rule-based planner and no writer.
+    let run = narratoria(["turn", "I look around", "--json"], &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 #[test]

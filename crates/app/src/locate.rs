@@ -100,8 +100,7 @@ pub fn default_model_path() -> PathBuf {
     if let Some(p) = chosen_model(None) {
         return p;
     }
-    bundled_default_model(None)
-        .unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
+    bundled_default_model(None).unwrap_or_else(|| PathBuf::from("models").join(DEFAULT_MODEL_FILE))
 }
 
 /// The bundled default model (the small one that plans unless the player

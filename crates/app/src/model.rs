@@ -77,11 +77,12 @@ impl App {
             None => Arc::new(RulePlanner),
         };
         let writer = match &writer_file {
-            Some(file) => planner::load_writer(file, roles.writer_context, writer_progress)?
-                .map(|generator| LoadedWriter {
+            Some(file) => planner::load_writer(file, roles.writer_context, writer_progress)?.map(
+                |generator| LoadedWriter {
                     generator,
                     path: Some(file.clone()),
-                }),
+                },
+            ),
             None => None,
         };
         p.warm_up(
@@ -268,7 +269,10 @@ mod tests {
         assert!(!info.shared);
         assert_eq!(info.writer_parameters, Some(1_543_714_304));
         assert!(
-            info.writer_profile.as_deref().unwrap().starts_with("medium writer"),
+            info.writer_profile
+                .as_deref()
+                .unwrap()
+                .starts_with("medium writer"),
             "{info:?}"
         );
 

@@ -90,7 +90,11 @@ impl Models {
             .into_iter()
             .map(|mut model| {
                 let narrator = model.kind == Kind::Narrator && model.problem.is_none();
-                let roles = if narrator { roles.of(&model.path) } else { Vec::new() };
+                let roles = if narrator {
+                    roles.of(&model.path)
+                } else {
+                    Vec::new()
+                };
                 model.in_use = !roles.is_empty();
                 let writer_context = narrator
                     .then(|| narratoria_models::gguf::read(&model.path).ok())
@@ -162,7 +166,10 @@ impl Models {
         let path = self.library.remove(name)?;
         let mut settings = locate::settings(self.resources.as_deref());
         let mut was_chosen = false;
-        for (key, chosen) in [(MODEL_KEY, settings.model()), (PLANNER_KEY, settings.planner())] {
+        for (key, chosen) in [
+            (MODEL_KEY, settings.model()),
+            (PLANNER_KEY, settings.planner()),
+        ] {
             if chosen.is_some_and(|chosen| self.library.find(&chosen).is_none()) {
                 settings.set(key, None)?;
                 was_chosen = true;
@@ -285,6 +292,9 @@ mod tests {
             assert_eq!(AppError::from(e).code, ErrorCode::DownloadFailed);
         }
         let name = narratoria_core::fs::child(Path::new("/m"), "../x").unwrap_err();
-        assert_eq!(AppError::from(ModelsError::Name(name)).code, ErrorCode::ModelUnusable);
+        assert_eq!(
+            AppError::from(ModelsError::Name(name)).code,
+            ErrorCode::ModelUnusable
+        );
     }
 }

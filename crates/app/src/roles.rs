@@ -289,11 +289,9 @@ mod tests {
     #[test]
     fn the_default_model_plans_and_the_chosen_one_writes() {
         let dir = tempfile::tempdir().unwrap();
-        let [small, big, other] = <[PathBuf; 3]>::try_from(files(
-            dir.path(),
-            &["small.gguf", "big.gguf", "other.gguf"],
-        ))
-        .unwrap();
+        let [small, big, other] =
+            <[PathBuf; 3]>::try_from(files(dir.path(), &["small.gguf", "big.gguf", "other.gguf"]))
+                .unwrap();
         let none = Given::default();
 
         let alone = resolve(&none, &Chosen::default(), Some(small.clone()));
@@ -349,11 +347,9 @@ mod tests {
     #[test]
     fn what_the_run_is_given_wins_over_the_choices() {
         let dir = tempfile::tempdir().unwrap();
-        let [small, big, given] = <[PathBuf; 3]>::try_from(files(
-            dir.path(),
-            &["small.gguf", "big.gguf", "given.gguf"],
-        ))
-        .unwrap();
+        let [small, big, given] =
+            <[PathBuf; 3]>::try_from(files(dir.path(), &["small.gguf", "big.gguf", "given.gguf"]))
+                .unwrap();
         let brought = Chosen {
             writer: Some(big.clone()),
             writer_context: Some(2048),

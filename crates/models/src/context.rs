@@ -25,8 +25,11 @@ pub fn writer_context(
     kv_bytes_per_token: u64,
     available: Option<u64>,
 ) -> u32 {
-    let mut tokens =
-        u64::from(trained.max(WRITER_CONTEXT_MIN).min(cap.max(WRITER_CONTEXT_MIN)));
+    let mut tokens = u64::from(
+        trained
+            .max(WRITER_CONTEXT_MIN)
+            .min(cap.max(WRITER_CONTEXT_MIN)),
+    );
     if let Some(memory) = available {
         tokens = tokens.min(memory / KV_SHARE_OF_MEMORY / kv_bytes_per_token.max(1));
     }
@@ -46,7 +49,13 @@ pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .map(|kb| kb * 1024)
 }
 

@@ -159,6 +159,30 @@ mod tests {
     }
 
     #[test]
+    fn the_planner_and_the_writers_context_are_read_with_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("settings.json");
+        std::fs::write(
+            &user,
+            r#"{"model":"big","planner":"small","writerContext":4096}"#,
+        )
+        .unwrap();
+        let (s, _) = Settings::load(&[], &user);
+        assert_eq!(s.model().as_deref(), Some("big"));
+        assert_eq!(s.planner().as_deref(), Some("small"));
+        assert_eq!(s.writer_context(), Some(4096));
+        for odd in [
+            r#"{"writerContext":0}"#,
+            r#"{"writerContext":"big"}"#,
+            r#"{"planner":""}"#,
+        ] {
+            std::fs::write(&user, odd).unwrap();
+            let (s, _) = Settings::load(&[], &user);
+            assert_eq!((s.planner(), s.writer_context()), (None, None), "{odd}");
+        }
+    }
+
+    #[test]
     fn a_damaged_file_is_named_and_left_out() {
         let dir = tempfile::tempdir().unwrap();
         let user = dir.path().join("settings.json");

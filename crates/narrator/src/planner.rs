@@ -215,7 +215,13 @@ impl PlanRates {
             ));
         }
         let first = self.plans == 0;
-        let mean = |old: f64, new: usize| if first { new as f64 } else { smooth(Some(old), new as f64) };
+        let mean = |old: f64, new: usize| {
+            if first {
+                new as f64
+            } else {
+                smooth(Some(old), new as f64)
+            }
+        };
         self.read_tokens = mean(self.read_tokens, uncached);
         self.written_tokens = mean(self.written_tokens, g.completion_tokens);
         self.plans += 1;
@@ -486,7 +492,10 @@ impl LlamaPlanner {
             tx,
         ))?;
         let g = wait(&rx, deadline, &mut |_| {})?;
-        lock(&self.rates).read(g.prompt_tokens.saturating_sub(g.cached_tokens), g.prompt_time);
+        lock(&self.rates).read(
+            g.prompt_tokens.saturating_sub(g.cached_tokens),
+            g.prompt_time,
+        );
         Ok(g.prompt_tokens)
     }
 
@@ -764,7 +773,13 @@ impl Drop for LlamaPlanner {
 mod tests {
     use super::*;
 
-    fn generated(prompt: usize, cached: usize, written: usize, read_ms: u64, total_ms: u64) -> Generated {
+    fn generated(
+        prompt: usize,
+        cached: usize,
+        written: usize,
+        read_ms: u64,
+        total_ms: u64,
+    ) -> Generated {
         Generated {
             text: String::new(),
             prompt_tokens: prompt,
@@ -788,7 +803,10 @@ mod tests {
         let mut slow = PlanRates::default();
         slow.planned(&generated(1100, 700, 60, 4000, 10_000));
         let t = slow.plan_time();
-        assert!(t >= Duration::from_secs(19) && t <= Duration::from_secs(21), "{t:?}");
+        assert!(
+            t >= Duration::from_secs(19) && t <= Duration::from_secs(21),
+            "{t:?}"
+        );
         // Never past the ceiling.
         let mut crawling = PlanRates::default();
         crawling.planned(&generated(4000, 0, 300, 400_000, 900_000));
@@ -797,8 +815,10 @@ mod tests {
 
     #[test]
     fn a_missed_deadline_gives_the_next_plan_longer_until_one_comes_in_time() {
-        let mut rates = PlanRates::default();
-        rates.missed = Some(Duration::from_secs(8));
+        let mut rates = PlanRates {
+            missed: Some(Duration::from_secs(8)),
+            ..PlanRates::default()
+        };
         assert_eq!(rates.plan_time(), Duration::from_secs(12));
         rates.planned(&generated(900, 700, 40, 200, 1000));
         assert_eq!(rates.missed, None);

@@ -81,7 +81,13 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     } else {
         say!(
             "  {:<28} {:>9} {:<8} {:>8} {:>7}  {:<12} {}",
-            "NAME", "SIZE", "QUANT", "CONTEXT", "PARAMS", "ROLE", "WHERE"
+            "NAME",
+            "SIZE",
+            "QUANT",
+            "CONTEXT",
+            "PARAMS",
+            "ROLE",
+            "WHERE"
         );
         for m in &view.installed {
             say!("{}", row(m));
@@ -96,12 +102,7 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
         say!("\nIn the catalog, not installed (narratoria models download NAME):");
         for e in &view.available {
             let size = e.size.map(human_size).unwrap_or_else(|| "?".into());
-            say!(
-                "  {:<28} {:>9}  {}",
-                e.name,
-                size,
-                e.description
-            );
+            say!("  {:<28} {:>9}  {}", e.name, size, e.description);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -151,7 +152,10 @@ fn row(entry: &ModelEntry) -> String {
 
 /// "plans+writes", "writes", "plans" or "-".
 fn role_words(roles: &[Role]) -> &'static str {
-    match (roles.contains(&Role::Planner), roles.contains(&Role::Writer)) {
+    match (
+        roles.contains(&Role::Planner),
+        roles.contains(&Role::Writer),
+    ) {
         (true, true) => "plans+writes",
         (true, false) => "plans",
         (false, true) => "writes",

@@ -92,7 +92,10 @@ pub(super) async fn plan(
                 "the plan missed its deadline; the rule-based planner plans this attempt"
             );
             RulePlanner
-                .plan(&ask.request(Instant::now() + PLAN_TIME_DEFAULT), &mut |_| {})
+                .plan(
+                    &ask.request(Instant::now() + PLAN_TIME_DEFAULT),
+                    &mut |_| {},
+                )
                 .map_err(NoPlan::from)
         }
         other => other,
@@ -253,7 +256,11 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(outcome.transcript.planner, "rules");
-        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[tokio::test]
@@ -297,6 +304,10 @@ mod tests {
         );
         let first = &out.turn.attempts[0];
         assert_eq!(first.transcript.as_ref().unwrap().planner, "rules");
-        assert_eq!(slow.given.lock().unwrap().len(), 1, "the model was asked once");
+        assert_eq!(
+            slow.given.lock().unwrap().len(),
+            1,
+            "the model was asked once"
+        );
     }
 }
