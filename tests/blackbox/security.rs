@@ -398,7 +398,10 @@ fn cards_lorebooks_and_scenarios_cannot_drive_the_terminal() {
         }})
         .to_string(),
     );
-    let imported = narratoria(["cards", "import", card.to_str().unwrap()], &envs(h.path(), &[]));
+    let imported = narratoria(
+        ["cards", "import", card.to_str().unwrap()],
+        &envs(h.path(), &[]),
+    );
     assert_eq!(imported.code, 0, "{}", imported.stderr);
     assert!(imported.stdout.contains("Old Tom"), "{}", imported.stdout);
     assert_no_control(&imported.stdout, "cards import");
@@ -412,7 +415,10 @@ fn cards_lorebooks_and_scenarios_cannot_drive_the_terminal() {
         }})
         .to_string(),
     );
-    let lore = narratoria(["lore", "import", book.to_str().unwrap()], &envs(h.path(), &[]));
+    let lore = narratoria(
+        ["lore", "import", book.to_str().unwrap()],
+        &envs(h.path(), &[]),
+    );
     assert_eq!(lore.code, 0, "{}", lore.stderr);
     assert!(lore.stdout.contains("Drowned Lore"), "{}", lore.stdout);
     assert_no_control(&lore.stdout, "lore import");

@@ -220,7 +220,10 @@ mod tests {
         let now = std::fs::read_to_string(&dest).unwrap();
         assert_eq!(now.len(), bytes);
         assert_ne!(now, "the earlier export");
-        assert_eq!(std::fs::read_to_string(&earlier).unwrap(), "the earlier export");
+        assert_eq!(
+            std::fs::read_to_string(&earlier).unwrap(),
+            "the earlier export"
+        );
         // A failed export (no such folder) leaves nothing behind.
         let missing = dir.path().join("no-such-folder").join("x.md");
         let failed = app.export_to_file(&session, "md", &missing).unwrap_err();

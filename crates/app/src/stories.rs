@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use narratoria_core::fs::ReadError;
 use narratoria_core::error::ErrorCode;
+use narratoria_core::fs::ReadError;
 use narratoria_core::scenario::library::{self, ScenarioSummary, Unreadable};
 use narratoria_core::scenario::{
     builtin, initial_state, parse_lorebook, start, CardRole, CharacterCard, Lorebook, Scenario,
@@ -189,14 +189,19 @@ fn scenario_or_card(path: &Path, name: &str) -> Result<Scenario, AppError> {
     let bytes = read_limited(path, ErrorCode::ScenarioInvalid)?;
     // An object with a scenario's fields and none of a card's is read as a
     // scenario, so a missing field is named as the scenario's.
-    let looks_like_scenario =
-        serde_json::from_slice::<Map<String, Value>>(narratoria_core::scenario::without_bom(&bytes))
-            .map(|m| {
-                let scenario = ["premise", "player", "title"].iter().any(|k| m.contains_key(*k));
-                let card = ["spec", "data", "first_mes", "char_name"].iter().any(|k| m.contains_key(*k));
-                scenario && !card
-            })
-            .unwrap_or(false);
+    let looks_like_scenario = serde_json::from_slice::<Map<String, Value>>(
+        narratoria_core::scenario::without_bom(&bytes),
+    )
+    .map(|m| {
+        let scenario = ["premise", "player", "title"]
+            .iter()
+            .any(|k| m.contains_key(*k));
+        let card = ["spec", "data", "first_mes", "char_name"]
+            .iter()
+            .any(|k| m.contains_key(*k));
+        scenario && !card
+    })
+    .unwrap_or(false);
     if looks_like_scenario {
         let text = String::from_utf8_lossy(&bytes);
         return Scenario::from_json(&text)
@@ -414,13 +419,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let scenarios = dir.path().join("scenarios");
         let no_premise = dir.path().join("no-premise.json");
-        std::fs::write(&no_premise, r#"{"title": "The Ferry", "player": {"name": "Wren"}}"#).unwrap();
+        std::fs::write(
+            &no_premise,
+            r#"{"title": "The Ferry", "player": {"name": "Wren"}}"#,
+        )
+        .unwrap();
         let e = new_scenario(&scenarios, "ferry", Some(&no_premise)).unwrap_err();
         assert_eq!(e.code, ErrorCode::ScenarioInvalid);
         assert!(e.message.contains("premise"), "{}", e.message);
         assert!(!e.message.contains("neither"), "{}", e.message);
         let no_player = dir.path().join("no-player.json");
-        std::fs::write(&no_player, r#"{"title": "The Ferry", "premise": "A river at night."}"#).unwrap();
+        std::fs::write(
+            &no_player,
+            r#"{"title": "The Ferry", "premise": "A river at night."}"#,
+        )
+        .unwrap();
         let e = new_scenario(&scenarios, "ferry", Some(&no_player)).unwrap_err();
         assert!(e.message.contains("player"), "{}", e.message);
         assert!(!e.message.contains("neither"), "{}", e.message);

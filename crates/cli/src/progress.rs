@@ -1,7 +1,6 @@
 //! A download's progress bar on stderr (`indicatif`); hidden when stderr is
 //! not a terminal, where a line at the start and the end says enough.
 
-
 use indicatif::{ProgressBar, ProgressStyle};
 use narratoria_models::Progress;
 
@@ -64,7 +63,6 @@ impl DownloadBar {
 
     fn note(&self, text: &str) {
         tracing::info!("{text}");
-        self.bar
-            .suspend(|| tell!("narratoria: {text}"));
+        self.bar.suspend(|| tell!("narratoria: {text}"));
     }
 }

@@ -74,9 +74,10 @@ pub fn stderr_is_terminal() -> bool {
 /// Writes `value` as one JSON line on standard output ([`clean_json`]) and
 /// flushes it; false when standard output is closed.
 pub fn json_line(value: &impl serde::Serialize) -> bool {
-    let json = clean_json(serde_json::to_string(value).unwrap_or_else(|e| {
-        serde_json::json!({ "error": e.to_string() }).to_string()
-    }));
+    let json = clean_json(
+        serde_json::to_string(value)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
+    );
     let mut out = std::io::stdout().lock();
     writeln!(out, "{json}").and_then(|()| out.flush()).is_ok()
 }
@@ -195,7 +196,15 @@ mod tests {
     #[test]
     fn every_print_goes_through_the_output_helpers() {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let forbidden = ["println!", "print!(", "eprintln!", "eprint!(", "stdout()", "stderr()", "dbg!("];
+        let forbidden = [
+            "println!",
+            "print!(",
+            "eprintln!",
+            "eprint!(",
+            "stdout()",
+            "stderr()",
+            "dbg!(",
+        ];
         let mut found = Vec::new();
         let mut dirs = vec![src.clone()];
         while let Some(dir) = dirs.pop() {
@@ -219,7 +228,11 @@ mod tests {
                 }
             }
         }
-        assert!(found.is_empty(), "prints that bypass the terminal helpers:\n{}", found.join("\n"));
+        assert!(
+            found.is_empty(),
+            "prints that bypass the terminal helpers:\n{}",
+            found.join("\n")
+        );
     }
 
     #[test]
@@ -252,7 +265,10 @@ mod tests {
 
     #[test]
     fn text_cannot_reverse_itself_on_screen() {
-        assert_eq!(clean("Old Tom\u{202e}lave\u{202c} \u{2067}x\u{2069}"), "Old Tomlave x");
+        assert_eq!(
+            clean("Old Tom\u{202e}lave\u{202c} \u{2067}x\u{2069}"),
+            "Old Tomlave x"
+        );
         // Marks that only say which way a script runs stay.
         assert_eq!(clean("שלום\u{200f} Tom"), "שלום\u{200f} Tom");
     }

@@ -82,17 +82,50 @@ mod tests {
             ("", NameError::Empty),
             ("..", NameError::Dot { name: "..".into() }),
             (".", NameError::Dot { name: ".".into() }),
-            (".downloads", NameError::Dot { name: ".downloads".into() }),
-            ("../notes", NameError::Separator { name: "../notes".into() }),
-            ("../../x", NameError::Separator { name: "../../x".into() }),
-            ("/abs/dir/x", NameError::Separator { name: "/abs/dir/x".into() }),
-            ("a\\..\\b", NameError::Separator { name: "a\\..\\b".into() }),
-            ("x\u{1b}]52;c;aGk=\u{7}", NameError::Control { name: "x\u{1b}]52;c;aGk=\u{7}".into() }),
+            (
+                ".downloads",
+                NameError::Dot {
+                    name: ".downloads".into(),
+                },
+            ),
+            (
+                "../notes",
+                NameError::Separator {
+                    name: "../notes".into(),
+                },
+            ),
+            (
+                "../../x",
+                NameError::Separator {
+                    name: "../../x".into(),
+                },
+            ),
+            (
+                "/abs/dir/x",
+                NameError::Separator {
+                    name: "/abs/dir/x".into(),
+                },
+            ),
+            (
+                "a\\..\\b",
+                NameError::Separator {
+                    name: "a\\..\\b".into(),
+                },
+            ),
+            (
+                "x\u{1b}]52;c;aGk=\u{7}",
+                NameError::Control {
+                    name: "x\u{1b}]52;c;aGk=\u{7}".into(),
+                },
+            ),
         ];
         for (name, want) in cases {
             assert_eq!(child(folder, name), Err(want), "{name:?}");
         }
-        assert!(matches!(child(folder, &"a".repeat(256)), Err(NameError::TooLong { .. })));
+        assert!(matches!(
+            child(folder, &"a".repeat(256)),
+            Err(NameError::TooLong { .. })
+        ));
         assert!(child(folder, &"a".repeat(255)).is_ok());
     }
 

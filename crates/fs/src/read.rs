@@ -90,7 +90,10 @@ mod tests {
             read_regular(dir.path(), 10),
             Err(ReadError::NotRegular { kind: "a folder" })
         ));
-        assert!(matches!(read_regular(&dir.path().join("nope"), 10), Err(ReadError::Io(_))));
+        assert!(matches!(
+            read_regular(&dir.path().join("nope"), 10),
+            Err(ReadError::Io(_))
+        ));
     }
 
     #[cfg(unix)]
@@ -98,7 +101,10 @@ mod tests {
     fn a_fifo_is_refused_without_waiting() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("waiting.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         assert!(matches!(
             read_regular(&fifo, 10),

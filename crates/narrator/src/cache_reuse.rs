@@ -72,12 +72,7 @@ impl Reuse {
 /// Plans the reuse of `cached` for `prompt` (`prompt` not empty). With
 /// `shift` false (a model whose cache cannot move), only the common start
 /// is kept.
-pub fn plan<T: Eq + Hash + Copy>(
-    cached: &[T],
-    prompt: &[T],
-    min_run: usize,
-    shift: bool,
-) -> Reuse {
+pub fn plan<T: Eq + Hash + Copy>(cached: &[T], prompt: &[T], min_run: usize, shift: bool) -> Reuse {
     let last = prompt.len().saturating_sub(1);
     // The last token is always read again: its logits start the answer.
     let kept = cached
@@ -105,7 +100,9 @@ pub fn plan<T: Eq + Hash + Copy>(
                 break;
             };
             let mut len = min_run;
-            while from + len < cached.len() && q + len < last && cached[from + len] == prompt[q + len]
+            while from + len < cached.len()
+                && q + len < last
+                && cached[from + len] == prompt[q + len]
             {
                 len += 1;
             }

@@ -140,15 +140,16 @@ impl Engine<'_> {
             first_token: None,
             total: Duration::ZERO,
         };
-        let mut logits_at = match self.read_spans(&mut batch, &job.tokens, &reuse.read, job.deadline) {
-            Ok(at) => at,
-            Err(NarratorError::Deadline) => {
-                prose.finish = Finish::Deadline;
-                prose.total = start.elapsed();
-                return Ok(prose);
-            }
-            Err(e) => return Err(e),
-        };
+        let mut logits_at =
+            match self.read_spans(&mut batch, &job.tokens, &reuse.read, job.deadline) {
+                Ok(at) => at,
+                Err(NarratorError::Deadline) => {
+                    prose.finish = Finish::Deadline;
+                    prose.total = start.elapsed();
+                    return Ok(prose);
+                }
+                Err(e) => return Err(e),
+            };
 
         let s = job.sampling;
         let mut samplers = Vec::new();

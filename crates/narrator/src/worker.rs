@@ -236,8 +236,13 @@ pub(crate) struct Engine<'m> {
 /// NeoX RoPE (and models without RoPE), not multi-section RoPE.
 fn can_shift(model: &LlamaModel) -> bool {
     use llama_cpp_2::model::RopeType;
-    let plain = matches!(model.rope_type(), None | Some(RopeType::Norm | RopeType::NeoX));
-    let arch = model.meta_val_str("general.architecture").unwrap_or_default();
+    let plain = matches!(
+        model.rope_type(),
+        None | Some(RopeType::Norm | RopeType::NeoX)
+    );
+    let arch = model
+        .meta_val_str("general.architecture")
+        .unwrap_or_default();
     plain && arch != "step35"
 }
 
@@ -265,8 +270,11 @@ impl<'m> Engine<'m> {
         let mut ok = true;
         for span in reuse.dropped(self.cached.len()) {
             ok &= matches!(
-                self.ctx
-                    .clear_kv_cache_seq(Some(0), Some(span.start as u32), Some(span.end as u32)),
+                self.ctx.clear_kv_cache_seq(
+                    Some(0),
+                    Some(span.start as u32),
+                    Some(span.end as u32)
+                ),
                 Ok(true)
             );
         }

@@ -151,7 +151,9 @@ pub fn run(
         // A hosted writer is large; the host's or the script's own model is
         // what its profile says.
         let profile = match step {
-            Step::OpenAi | Step::Anthropic => WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length),
+            Step::OpenAi | Step::Anthropic => {
+                WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length)
+            }
             Step::Host | Step::Local | Step::Template => job.profile,
         };
         let mut fresh = SentenceStream::guarded_by(Policy::for_writer(&profile, &job.language))
@@ -403,8 +405,10 @@ fn attempt<'h>(
                 prompt,
                 temperature,
                 // The player's length for a hosted (large) writer, within the setting's most.
-                max_tokens: max_tokens
-                    .min(WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length).answer_tokens),
+                max_tokens: max_tokens.min(
+                    WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length)
+                        .answer_tokens,
+                ),
                 // Leave the local model time to answer after a hosted failure.
                 timeout: Duration::from_secs(config.timeout_seconds.max(1))
                     .min(left.saturating_sub(Duration::from_secs(30)))

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use narratoria_core::narration::{AnswerLength, Language, WriterClass, WriterProfile};
 
 use crate::config::Style;
-use crate::story_so_far::{with_summary, StorySoFar};
 use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
+use crate::story_so_far::{with_summary, StorySoFar};
 
 /// The most characters of free context, of the scenario, of the story so far
 /// and of the session state put into a prompt (a small local model reads
@@ -403,7 +403,10 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     if language.is_english() {
         user.push_str("Narrate what happens next.");
     } else {
-        user.push_str(&format!("Narrate what happens next, in {}.", language.name()));
+        user.push_str(&format!(
+            "Narrate what happens next, in {}.",
+            language.name()
+        ));
     }
     Prompt {
         system,
@@ -506,11 +509,23 @@ mod tests {
             state: &json!({}),
         };
         let p = build(&facts, asked(Style::Vivid, &medium));
-        assert!(p.system.contains("Write in French (français) only"), "{}", p.system);
-        assert!(p.user.ends_with("Narrate what happens next, in French."), "{}", p.user);
+        assert!(
+            p.system.contains("Write in French (français) only"),
+            "{}",
+            p.system
+        );
+        assert!(
+            p.user.ends_with("Narrate what happens next, in French."),
+            "{}",
+            p.user
+        );
         assert_eq!(p.opening, "");
         assert!(!p.worked);
-        assert!(p.system.contains("Length: two to four sentences"), "{}", p.system);
+        assert!(
+            p.system.contains("Length: two to four sentences"),
+            "{}",
+            p.system
+        );
     }
 
     #[test]
@@ -703,15 +718,24 @@ mod tests {
         };
         let p = build(&facts, asked(Style::Poetic, &small()));
         assert!(p.system.contains("Style: poetic"), "{}", p.system);
-        assert!(p.system.contains("Length: one or two sentences"), "{}", p.system);
+        assert!(
+            p.system.contains("Length: one or two sentences"),
+            "{}",
+            p.system
+        );
         assert!(p.system.contains("A border town at war."), "{}", p.system);
         let talk = p.conversation();
         assert_eq!(talk[0], (Role::User, "Action: I walk to the gate".into()));
-        assert_eq!(talk[1], (Role::Assistant, "You reach the gate at dusk.".into()));
+        assert_eq!(
+            talk[1],
+            (Role::Assistant, "You reach the gate at dusk.".into())
+        );
         assert!(p.user.starts_with("Action: I sneak past the guard"));
         // The player's steer comes after what happened, before the ask.
         assert!(
-            p.user.ends_with("Author's note: Keep it grim; no one is rescued.\nNarrate what happens next."),
+            p.user.ends_with(
+                "Author's note: Keep it grim; no one is rescued.\nNarrate what happens next."
+            ),
             "{}",
             p.user
         );

@@ -170,7 +170,11 @@ mod tests {
     fn turns(n: usize) -> Vec<RecentTurn> {
         (0..n)
             .map(|i| RecentTurn {
-                player: if i == 0 { String::new() } else { format!("I do thing {i}") },
+                player: if i == 0 {
+                    String::new()
+                } else {
+                    format!("I do thing {i}")
+                },
                 narrator: format!("Turn {i} happens. {}", "More words follow here. ".repeat(8)),
             })
             .collect()
@@ -214,7 +218,10 @@ mod tests {
             assert!(then.ends_with(&now.exchanges), "turn {n}");
             if now.exchanges.len() < then.len() {
                 shifts += 1;
-                assert!(now.summary.as_deref().unwrap().contains("happens."), "turn {n}");
+                assert!(
+                    now.summary.as_deref().unwrap().contains("happens."),
+                    "turn {n}"
+                );
             } else {
                 assert_eq!(now.summary, None, "turn {n}");
             }
@@ -229,7 +236,10 @@ mod tests {
         let medium = WriterProfile::local(Some(1_500_000_000), 8192, AnswerLength::Medium);
         let small_kept = StorySoFar::of(&turns(60), &small()).exchanges.len();
         let medium_kept = StorySoFar::of(&turns(60), &medium).exchanges.len();
-        assert!(medium_kept > small_kept * 2, "{medium_kept} vs {small_kept}");
+        assert!(
+            medium_kept > small_kept * 2,
+            "{medium_kept} vs {small_kept}"
+        );
     }
 
     #[test]

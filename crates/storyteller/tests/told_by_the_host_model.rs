@@ -15,8 +15,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use narratoria_core::host::Generator;
-use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
 use narratoria_core::narration::{Language, WriterProfile};
+use narratoria_narrator::{LlamaPlanner, LoadOptions, DEFAULT_MODEL_FILE};
 use narratoria_protocol::{GenerateRequest, HostModel};
 use narratoria_skills_builtin::host::AskError;
 use narratoria_skills_builtin::{LogLevel, SkillError};
@@ -56,8 +56,10 @@ impl Host for Lent {
         let written = Generator::generate(model(), request, on_delta, &cancel, deadline)
             .map_err(AskError::Failed)?;
         let usage = written.usage;
-        self.1
-            .push((usage.prompt_tokens, usage.prompt_tokens - usage.cached_tokens));
+        self.1.push((
+            usage.prompt_tokens,
+            usage.prompt_tokens - usage.cached_tokens,
+        ));
         Ok(written.text)
     }
 }
@@ -178,7 +180,12 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
         if let Some(&first) = host.1.get(asked_before) {
             reads.push(first);
         }
-        eprintln!("turn {}: {:?} {:?}", n + 1, &host.1[asked_before..], shown.failures);
+        eprintln!(
+            "turn {}: {:?} {:?}",
+            n + 1,
+            &host.1[asked_before..],
+            shown.failures
+        );
         let text = shown.text.clone();
         for (guard, n) in &shown.refusals {
             *refusals.entry(guard.clone()).or_default() += n;

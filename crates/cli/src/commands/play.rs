@@ -1,6 +1,5 @@
 //! `narratoria play`: the story at the terminal.
 
-
 use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
@@ -201,7 +200,10 @@ pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
 /// Runs a `/command`; `Ok(false)` ends the game.
 fn command(cmd: &str, app: &App) -> Result<bool, String> {
     // The argument is the rest of the line as typed: a file name may hold spaces.
-    let (name, arg) = cmd.trim().split_once(char::is_whitespace).unwrap_or((cmd.trim(), ""));
+    let (name, arg) = cmd
+        .trim()
+        .split_once(char::is_whitespace)
+        .unwrap_or((cmd.trim(), ""));
     let arg = arg.trim().to_string();
     let e = |e: narratoria_app::AppError| e.to_string();
     match name {
@@ -328,13 +330,20 @@ fn export_args(arg: &str) -> Result<(&'static str, Option<String>), String> {
         "json" => ("json", rest.trim()),
         _ => {
             let file = arg.trim();
-            let json = file.trim_matches(['"', '\'']).to_lowercase().ends_with(".json");
+            let json = file
+                .trim_matches(['"', '\''])
+                .to_lowercase()
+                .ends_with(".json");
             (if json { "json" } else { "md" }, file)
         }
     };
     let unquoted = match file.as_bytes() {
         [q @ (b'"' | b'\''), .., last] if q == last && file.len() >= 2 => &file[1..file.len() - 1],
-        [b'"' | b'\'', ..] => return Err(format!("/export: the file name {file} has no closing quote")),
+        [b'"' | b'\'', ..] => {
+            return Err(format!(
+                "/export: the file name {file} has no closing quote"
+            ))
+        }
         _ => file,
     };
     Ok((format, (!unquoted.is_empty()).then(|| unquoted.to_string())))
@@ -388,7 +397,10 @@ mod tests {
             ("md", ("md", None)),
             ("json", ("json", None)),
             ("md my story.md", ("md", Some("my story.md"))),
-            ("json  the long night.json", ("json", Some("the long night.json"))),
+            (
+                "json  the long night.json",
+                ("json", Some("the long night.json")),
+            ),
             ("md \"quoted name.md\"", ("md", Some("quoted name.md"))),
             ("my story.md", ("md", Some("my story.md"))),
             ("'the night.JSON'", ("json", Some("the night.JSON"))),
@@ -397,6 +409,8 @@ mod tests {
             let got = export_args(arg).unwrap();
             assert_eq!(got, (format, file.map(String::from)), "{arg:?}");
         }
-        assert!(export_args("md \"unclosed.md").unwrap_err().contains("no closing quote"));
+        assert!(export_args("md \"unclosed.md")
+            .unwrap_err()
+            .contains("no closing quote"));
     }
 }

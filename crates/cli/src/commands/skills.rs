@@ -237,10 +237,7 @@ pub fn config(
             "schema": schema,
         }));
     } else {
-        say!(
-            "{name} settings ({}):",
-            settings_path.display()
-        );
+        say!("{name} settings ({}):", settings_path.display());
         match shown.as_object() {
             Some(m) if !m.is_empty() => {
                 for (k, v) in m {

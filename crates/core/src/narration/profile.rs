@@ -189,7 +189,10 @@ mod tests {
         assert_eq!(p.guarding, Guarding::Full);
         assert!(p.story_tokens <= 1_024);
         // Unknown size reads as small.
-        assert_eq!(WriterProfile::local(None, 4096, AnswerLength::Medium).class, WriterClass::Small);
+        assert_eq!(
+            WriterProfile::local(None, 4096, AnswerLength::Medium).class,
+            WriterClass::Small
+        );
     }
 
     #[test]

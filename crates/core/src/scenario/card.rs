@@ -460,7 +460,11 @@ mod tests {
         let said = |bytes: &[u8]| CharacterCard::from_bytes(bytes).unwrap_err().to_string();
         assert!(said(b"  \n").contains("the file is empty"), "{}", said(b""));
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert!(said(deep.as_bytes()).contains("JSON but not an object"), "{}", said(deep.as_bytes()));
+        assert!(
+            said(deep.as_bytes()).contains("JSON but not an object"),
+            "{}",
+            said(deep.as_bytes())
+        );
         assert!(said(b"GIF89a").contains("neither a PNG image nor JSON"));
     }
 

@@ -10,8 +10,8 @@ use narratoria_skills_builtin::host::{ask, AskError};
 use narratoria_skills_builtin::Events;
 
 use crate::error::ProviderError;
-use crate::prompt::Prompt;
 use crate::guards::TALK_OF_THE_STORY;
+use crate::prompt::Prompt;
 
 pub const NAME: &str = "host";
 
@@ -36,7 +36,6 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
          Mind the mud.\"",
     ),
 ];
-
 
 /// A way to reach the host's model.
 pub trait Host {
@@ -90,7 +89,11 @@ pub fn generate(
         messages: messages(prompt),
         max_tokens: max_tokens.clamp(1, host.model().max_tokens.max(1)),
         temperature: Some(f64::from(temperature)),
-        stop: if small { stops() } else { LABELS.iter().skip(1).map(|l| l.to_string()).collect() },
+        stop: if small {
+            stops()
+        } else {
+            LABELS.iter().skip(1).map(|l| l.to_string()).collect()
+        },
         json_schema: None,
         stream: true,
     };
