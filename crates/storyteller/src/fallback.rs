@@ -210,10 +210,13 @@ pub fn run(
             // The model's own words: past the opening this try gave it.
             let given = prompt.opening.as_str();
             let result = result.and_then(|()| says_something(&written, given, step));
+            // An answer that said nothing at all is asked again too: a
+            // writer with no opening to go on from (a story in another
+            // language) sometimes ends its turn at once.
             let bare = matches!(
                 result,
                 Err(ProviderError::BadAnswer {
-                    reason: BadAnswer::Bare,
+                    reason: BadAnswer::Bare | BadAnswer::Empty,
                     ..
                 })
             );
