@@ -169,27 +169,54 @@ mod tests {
         shareable::<App>();
     }
 
-    fn app(dir: &Path) -> App {
-        let root = dir.join("skills/teller");
+    /// Makes skill `name`'s folder under `dir/skills`, with its
+    /// `scripts` folder and the `skill.json` that names it; returns the
+    /// folder.
+    pub(crate) fn skill_folder(dir: &Path, name: &str) -> PathBuf {
+        let root = dir.join("skills").join(name);
         std::fs::create_dir_all(root.join("scripts")).unwrap();
         std::fs::write(
             root.join("skill.json"),
-            r#"{"name":"teller","version":"1.0.0","description":"tells"}"#,
+            format!(r#"{{"name":"{name}","version":"1.0.0","description":"tells"}}"#),
         )
         .unwrap();
-        std::fs::write(
-            root.join("config-schema.json"),
-            r#"{"type":"object","properties":{"apiKey":{"type":"string","format":"password"},"n":{"type":"integer","maximum":5}}}"#,
-        )
-        .unwrap();
+        root
+    }
+
+    /// Puts `body` in place as the runnable script `file` of skill `name`
+    /// under `dir/skills`.
+    pub(crate) fn write_skill(dir: &Path, name: &str, file: &str, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let script = skill_folder(dir, name).join("scripts").join(file);
+        std::fs::write(&script, body).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// An app with everything it keeps in `dir`: the skills under
+    /// `skills`, the sessions in `s.db`, the skill choices in `state.json`,
+    /// the skills' data under `data` and their settings under
+    /// `skill-settings`.
+    pub(crate) fn app_in(dir: &Path) -> App {
         App::open(AppConfig {
             skill_roots: vec![dir.join("skills")],
             session_db: SessionDb::File(dir.join("s.db")),
             skills_state: SkillChoices::File(dir.join("state.json")),
+            skill_data: Some(dir.join("data")),
             skill_settings: Some(dir.join("skill-settings")),
             ..AppConfig::default()
         })
         .unwrap()
+    }
+
+    /// An app whose one skill, `teller`, has settings (a secret and a
+    /// bounded number) and no scripts.
+    fn app(dir: &Path) -> App {
+        std::fs::write(
+            skill_folder(dir, "teller").join("config-schema.json"),
+            r#"{"type":"object","properties":{"apiKey":{"type":"string","format":"password"},"n":{"type":"integer","maximum":5}}}"#,
+        )
+        .unwrap();
+        app_in(dir)
     }
 
     #[tokio::test]

@@ -101,43 +101,26 @@ pub(crate) fn told_at(
 
 #[cfg(test)]
 mod tests {
-    use crate::{App, AppConfig, SessionDb, SkillChoices};
+    use crate::tests::{app_in, write_skill};
+    use crate::App;
     use narratoria_core::error::ErrorCode;
     use std::path::Path;
 
-    /// An app over a sessions file in `dir`, with a storyteller that writes
-    /// what it was told as the turn's narrative: the note, the language and
-    /// the players' words of the turns it was told.
+    /// A storyteller that writes what it was told as the turn's narrative:
+    /// the note, the language and the players' words of the turns it was
+    /// told.
+    const TELLS_WHAT_IT_WAS_TOLD: &str = "#!/usr/bin/env python3\nimport json, sys\n\
+         req = json.loads(sys.stdin.readline())\n\
+         i = req.get('input', {})\n\
+         told = json.dumps({'authorNote': i.get('authorNote'), 'language': i.get('language'),\n\
+                            'players': [t['player'] for t in i.get('recentTurns', [])]})\n\
+         print(json.dumps({'type': 'done', 'ok': True, 'output': {'narrative': told}}))\n";
+
+    /// An app over a sessions file in `dir`, with a storyteller that tells
+    /// what it was told.
     fn app(dir: &Path) -> App {
-        let skill = dir.join("skills/storyteller");
-        std::fs::create_dir_all(skill.join("scripts")).unwrap();
-        std::fs::write(
-            skill.join("skill.json"),
-            r#"{"name":"storyteller","version":"1.0.0","description":"tells"}"#,
-        )
-        .unwrap();
-        let script = skill.join("scripts/narrate.py");
-        std::fs::write(
-            &script,
-            "#!/usr/bin/env python3\nimport json, sys\n\
-             req = json.loads(sys.stdin.readline())\n\
-             i = req.get('input', {})\n\
-             told = json.dumps({'authorNote': i.get('authorNote'), 'language': i.get('language'),\n\
-                                'players': [t['player'] for t in i.get('recentTurns', [])]})\n\
-             print(json.dumps({'type': 'done', 'ok': True, 'output': {'narrative': told}}))\n",
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        App::open(AppConfig {
-            skill_roots: vec![dir.join("skills")],
-            session_db: SessionDb::File(dir.join("s.db")),
-            skills_state: SkillChoices::File(dir.join("state.json")),
-            skill_data: Some(dir.join("data")),
-            skill_settings: Some(dir.join("settings")),
-            ..AppConfig::default()
-        })
-        .unwrap()
+        write_skill(dir, "storyteller", "narrate.py", TELLS_WHAT_IT_WAS_TOLD);
+        app_in(dir)
     }
 
     fn told(view: &crate::TurnView) -> serde_json::Value {
