@@ -72,31 +72,11 @@ fn rolls(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// An app with everything it keeps in `dir`, a dice roller that counts its
+/// rolls and the storyteller that keeps a ledger.
 fn app(dir: &Path) -> App {
-    let dice = dir.join("skills/dice-roller");
-    std::fs::create_dir_all(dice.join("scripts")).unwrap();
-    std::fs::write(
-        dice.join("skill.json"),
-        r#"{"name":"dice-roller","version":"1.0.0","description":"rolls"}"#,
-    )
-    .unwrap();
-    std::fs::write(dice.join("scripts/roll-dice.sh"), DICE).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        dice.join("scripts/roll-dice.sh"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    let skill = dir.join("skills/storyteller");
-    std::fs::create_dir_all(skill.join("scripts")).unwrap();
-    std::fs::write(
-        skill.join("skill.json"),
-        r#"{"name":"storyteller","version":"1.0.0","description":"tells and keeps a ledger"}"#,
-    )
-    .unwrap();
-    let script = skill.join("scripts/narrate.py");
-    std::fs::write(&script, LEDGER).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_skill(dir, "dice-roller", "roll-dice.sh", DICE);
+    write_skill(dir, "storyteller", "narrate.py", LEDGER);
     App::open(AppConfig {
         skill_roots: vec![dir.join("skills")],
         session_db: SessionDb::File(dir.join("s.db")),
