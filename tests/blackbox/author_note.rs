@@ -3,24 +3,27 @@
 //! a story's first words in French make a French story.
 
 use crate::support::*;
-use std::path::Path;
 
-/// A storyteller that tells what it was told: the note, the language and
-/// how many turns of the story.
-fn teller(root: &Path) {
-    let story = py(r#"
+/// A story whose storyteller tells what it was told: the note, the
+/// language and how many turns of the story.
+fn teller() -> StoryDir {
+    StoryDir::told_by(
+        r#"
         req = json.loads(sys.stdin.readline())
         i = req.get("input") or {}
         text = "note=%s lang=%s turns=%d." % (i.get("authorNote"), i.get("language"), len(i.get("recentTurns", [])))
         emit({"type": "done", "ok": True, "output": {"narrative": text}})
-        "#);
-    skill(root, "storyteller", &[("narrate.py", &story)]);
+        "#,
+    )
 }
 
-fn play(root: &Path, db: &Path, home: &Path, input: &str) -> String {
+/// `narratoria play --new` on `story` with `input` on stdin; its output,
+/// once it ended well.
+fn play(story: &StoryDir, input: &str) -> String {
+    let (db, root) = (r(&story.db), r(&story.root));
     let out = with_stdin(
-        &["play", "--new", "--session", r(db), "--skills", r(root)],
-        home,
+        &["play", "--new", "--session", db, "--skills", root],
+        story.home(),
         input.as_bytes(),
     );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -34,20 +37,14 @@ fn play(root: &Path, db: &Path, home: &Path, input: &str) -> String {
 
 #[test]
 fn note_and_language_are_kept_and_told_to_the_storyteller() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, db, home) = (
-        dir.path().join("skills"),
-        dir.path().join("s.db"),
-        dir.path(),
-    );
-    teller(&root);
+    let story = teller();
     let too_long = "x".repeat(2001);
     let input = format!(
         "/help\n/note\n/language\n/note Keep it grim; no jokes.\n/language French\n\
          I look around the harbour\n/note\n/language\n/note {too_long}\n/language Elvish\n\
          I walk on\n/note clear\n/note\nI stop\n/quit\n"
     );
-    let text = play(&root, &db, home, &input);
+    let text = play(&story, &input);
     let has = |words: &str| assert!(text.contains(words), "{words:?} missing from:\n{text}");
     has("/note [TEXT|clear]");
     has("/language [CODE]");
@@ -68,17 +65,9 @@ fn note_and_language_are_kept_and_told_to_the_storyteller() {
 
 #[test]
 fn a_storys_first_words_tell_its_language() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, db, home) = (
-        dir.path().join("skills"),
-        dir.path().join("s.db"),
-        dir.path(),
-    );
-    teller(&root);
+    let story = teller();
     let text = play(
-        &root,
-        &db,
-        home,
+        &story,
         "J'entre dans l'auberge et je regarde autour de moi\n/language\n/quit\n",
     );
     assert!(text.contains("note=None lang=fr turns=0."), "{text}");

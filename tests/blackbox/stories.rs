@@ -6,15 +6,17 @@ use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// A storyteller that tells how many turns the branch has, from `story.path`.
-fn teller(root: &Path) {
-    let story = py(r#"
+/// A story whose storyteller tells how many turns the branch has, from
+/// `story.path`.
+fn teller() -> StoryDir {
+    StoryDir::told_by(
+        r#"
         req = json.loads(sys.stdin.readline())
         story = req.get("story") or {}
         text = "Turn %d on %s, after %d." % (story.get("turn", 0), story.get("branch"), len(story.get("path", [])))
         emit({"type": "done", "ok": True, "output": {"narrative": text}})
-        "#);
-    skill(root, "storyteller", &[("narrate.py", &story)]);
+        "#,
+    )
 }
 
 fn play_lines(home: &Path, db: &Path, root: &Path, input: &[u8]) -> Vec<Value> {
@@ -43,13 +45,8 @@ fn sessions(args: &[&str], db: &Path, home: &Path) -> Run {
 
 #[test]
 fn a_story_branches_switches_and_undoes_from_the_command_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, db, home) = (
-        dir.path().join("skills"),
-        dir.path().join("s.db"),
-        dir.path(),
-    );
-    teller(&root);
+    let StoryDir { dir, root, db } = teller();
+    let home = dir.path();
     let played = play_lines(home, &db, &root, b"I wake\nI rise\nI walk\nI run\n");
     assert_eq!(played.len(), 4);
     assert_eq!(played[3]["narrative"], "Turn 4 on main, after 3.");

@@ -347,6 +347,35 @@ pub fn skill_with(
     dir
 }
 
+/// A temporary folder for one story's runs, removed when dropped: `root`
+/// is its skills folder, `db` its sessions file, and the folder itself
+/// (`dir`) is NARRATORIA_HOME.
+pub struct StoryDir {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub db: PathBuf,
+}
+
+impl StoryDir {
+    /// A fresh folder whose one skill is a storyteller running `narrate` (a
+    /// Python body, as [`py`] takes it) as its `narrate.py`.
+    pub fn told_by(narrate: &str) -> StoryDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        skill(&root, "storyteller", &[("narrate.py", &py(narrate))]);
+        StoryDir {
+            db: dir.path().join("s.db"),
+            root,
+            dir,
+        }
+    }
+
+    /// NARRATORIA_HOME for the story's runs.
+    pub fn home(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 /// Removes the common leading indentation of the non-empty lines, so script
 /// bodies can be written indented inside Rust code.
 pub fn dedent(text: &str) -> String {
