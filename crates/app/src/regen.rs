@@ -186,8 +186,9 @@ impl App {
         if let Some(f) = forward {
             let _ = f.await;
         }
-        let fresh = narrative_of(&result)
-            .unwrap_or_else(|| narration::told(&input, outputs(&result).iter()));
+        let fresh = narrative_of(&result).unwrap_or_else(|| {
+            narration::told_in(&whole.language, &input, outputs(&result).iter())
+        });
         let narrative = match how {
             Retelling::Anew => fresh,
             Retelling::More => format!("{}\n\n{}", last.narrative.trim_end(), fresh.trim()),

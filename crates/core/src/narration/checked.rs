@@ -4,7 +4,7 @@
 //! (docs/storyteller.md, "The rules' opening").
 
 use super::deed::ended;
-use super::facts::{sentence_case, Verdict};
+use super::facts::Verdict;
 
 /// How a checked deed reads, as far as its outcome can be told from its verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -524,15 +524,6 @@ pub fn checked_whole(act: &str, verdict: Verdict) -> String {
             Some(end) => format!("You {deed}, and {end}."),
             None => format!("You {}", ended(deed)),
         },
-    }
-}
-
-/// How a check went when the player's words tell no deed (a question).
-pub fn checked_without_a_deed(verdict: Verdict) -> String {
-    match verdict.twist() {
-        Some(twist) => format!("{}.", sentence_case(twist)),
-        None if verdict.succeeded() => "You manage it.".into(),
-        None => "You try, but it does not work.".into(),
     }
 }
 

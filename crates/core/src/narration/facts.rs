@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::lines::Lines;
+
 /// How a check went, as the dice-roller's `outcome` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -85,9 +87,19 @@ impl Fact {
         }
     }
 
-    /// The fact in plain words for a narrator, without numbers: what happened,
-    /// never how it was computed.
+    /// The fact in plain English words for a narrator ([`Fact::told_in`]).
     pub fn in_words(&self) -> String {
+        self.told_in(Lines::english())
+    }
+
+    /// The fact in plain words of `lines`' language for a narrator, without
+    /// numbers: what happened, never how it was computed.
+    pub fn told_in(&self, lines: &Lines) -> String {
+        let fill = |pattern: &str, faction: &str, standing: &str| {
+            pattern
+                .replace("{faction}", &lines.faction_name(faction))
+                .replace("{standing}", lines.standing(standing))
+        };
         match self {
             Fact::Check {
                 reason,
@@ -98,58 +110,41 @@ impl Fact {
                     .as_deref()
                     .map(|r| format!("{}: ", r.trim().trim_end_matches('.')))
                     .unwrap_or_default();
+                let c = &lines.check;
                 let how = match verdict {
-                    Verdict::CriticalSuccess => "a triumph — it succeeds brilliantly",
-                    Verdict::Success if *margin >= 5 => "it succeeds",
-                    Verdict::Success => "it succeeds, but only just",
-                    Verdict::Failure if *margin >= -4 => "it fails, narrowly",
-                    Verdict::Failure => "it fails",
-                    Verdict::CriticalFailure => "a disaster — it fails badly",
+                    Verdict::CriticalSuccess => &c.critical_success,
+                    Verdict::Success if *margin >= 5 => &c.success,
+                    Verdict::Success => &c.narrow_success,
+                    Verdict::Failure if *margin >= -4 => &c.narrow_failure,
+                    Verdict::Failure => &c.failure,
+                    Verdict::CriticalFailure => &c.critical_failure,
                 };
                 sentence_case(&format!("{what}{how}."))
             }
             Fact::Roll { reason } => match reason {
-                Some(r) => format!("{}: chance has decided.", r.trim().trim_end_matches('.')),
-                None => "Chance has decided.".into(),
+                Some(r) => format!("{}: {}.", r.trim().trim_end_matches('.'), lines.chance),
+                None => sentence_case(&format!("{}.", lines.chance)),
             },
             Fact::StandingChanged {
                 faction,
                 delta,
                 standing,
             } => {
-                let moved = if *delta > 0 {
-                    "think better of you"
-                } else if *delta < 0 {
-                    "think worse of you"
-                } else {
-                    "are unmoved"
+                let moved = match delta.signum() {
+                    1 => &lines.think_better,
+                    -1 => &lines.think_worse,
+                    _ => &lines.unmoved,
                 };
-                format!("{} {moved} (now {standing}).", name(faction))
+                fill(moved, faction, standing)
             }
-            Fact::Standing { faction, standing } => {
-                format!("{} regard you as {standing}.", name(faction))
+            Fact::Standing { faction, standing } => fill(&lines.regard, faction, standing),
+            Fact::Recalled { memories } if memories.is_empty() => lines.recalled_nothing.clone(),
+            Fact::Recalled { memories } => {
+                lines.recalled.replace("{memories}", &memories.join(" | "))
             }
-            Fact::Recalled { memories } if memories.is_empty() => {
-                "Nothing from earlier comes to mind.".into()
-            }
-            Fact::Recalled { memories } => format!("Remembered: {}", memories.join(" | ")),
-            Fact::Unavailable => "One thing could not be found out; do not assume it.".into(),
+            Fact::Unavailable => lines.unavailable.clone(),
         }
     }
-}
-
-/// A faction id as a name: "city-watch" → "The city watch".
-fn name(faction: &str) -> String {
-    let words = faction.replace(['-', '_'], " ");
-    let words = words.trim();
-    if words.to_lowercase().starts_with("the ") {
-        let mut c = words.chars();
-        return c
-            .next()
-            .map(|f| f.to_uppercase().chain(c).collect())
-            .unwrap_or_default();
-    }
-    format!("The {words}")
 }
 
 /// The facts in one tool output, by its shape.

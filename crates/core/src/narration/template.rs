@@ -1,42 +1,62 @@
 //! A turn told without a model: the player's deed, then what the rules
-//! decided — a sentence per outcome, never the raw numbers.
+//! decided — a sentence per outcome, never the raw numbers — in the story's
+//! language (`super::lines`).
 
 use serde_json::Value;
 
-use super::checked::{checked_whole, checked_without_a_deed};
+use super::checked::checked_whole;
 use super::deed::{act, deed};
 use super::facts::{facts_of, Fact};
+use super::language::Language;
+use super::lines::Lines;
 
-/// The turn in a few plain sentences. Promises: it starts with the player's
-/// deed ("You …"); a failed check is never told as a success and the other
-/// way round; no digit from the tools' outputs appears. `outputs` are the
-/// outputs of the turn's tools in plan order (`null` for one that failed).
+/// The turn in a few plain English sentences ([`told_in`]).
 pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> String {
+    told_in(&Language::english(), action, outputs)
+}
+
+/// The turn in a few plain sentences of `language` (English lines where it
+/// has none shipped). Promises: a failed check is never told as a success
+/// and the other way round; no digit from the tools' outputs appears; in
+/// English it starts with the player's deed ("You …"), in another language
+/// with the outcome (the deed is the player's own words, which only English
+/// grammar here turns to "you"). `outputs` are the outputs of the turn's
+/// tools in plan order (`null` for one that failed).
+pub fn told_in<'a>(
+    language: &Language,
+    action: &str,
+    outputs: impl IntoIterator<Item = &'a Value>,
+) -> String {
+    let lines = Lines::of(language);
+    let english = language.is_english();
     let facts: Vec<Fact> = outputs.into_iter().flat_map(facts_of).collect();
     let first_check = facts.iter().position(|f| f.verdict().is_some());
+    let verdict = first_check.and_then(|i| facts[i].verdict());
     // The first check is told with the deed, in one sentence ("You try to
     // pick the lock, but it will not give."); later ones on their own.
-    let mut text = match (first_check.and_then(|i| facts[i].verdict()), act(action)) {
-        (Some(verdict), Some(done)) => checked_whole(&done, verdict),
-        (Some(verdict), None) => format!("{} {}", deed(action), checked_without_a_deed(verdict)),
-        (None, _) => deed(action),
+    let mut told = match (verdict, english.then(|| act(action)).flatten()) {
+        (Some(verdict), Some(done)) => vec![checked_whole(&done, verdict)],
+        (Some(verdict), None) if english => {
+            vec![deed(action), lines.without_a_deed.of(verdict).to_string()]
+        }
+        (Some(verdict), None) => vec![lines.without_a_deed.of(verdict).to_string()],
+        (None, _) if english => vec![deed(action)],
+        (None, _) => vec![],
     };
     for (i, fact) in facts.iter().enumerate() {
-        let sentence = match fact {
+        told.push(match fact {
             Fact::Check { .. } if Some(i) == first_check => continue,
-            Fact::Check { verdict, .. } => checked_without_a_deed(*verdict),
-            Fact::StandingChanged { .. } | Fact::Standing { .. } => fact.in_words(),
+            Fact::Check { verdict, .. } => lines.without_a_deed.of(*verdict).to_string(),
+            Fact::StandingChanged { .. } | Fact::Standing { .. } => fact.told_in(lines),
             Fact::Recalled { memories } => match memories.first() {
-                Some(m) => format!("You remember: {m}"),
+                Some(m) => lines.you_remember.replace("{memory}", m),
                 // Finding nothing is the recall's outcome, told like any other.
-                None => fact.in_words(),
+                None => fact.told_in(lines),
             },
             Fact::Roll { .. } | Fact::Unavailable => continue,
-        };
-        text.push(' ');
-        text.push_str(&sentence);
+        });
     }
-    text
+    told.join(" ")
 }
 
 #[cfg(test)]
@@ -86,5 +106,30 @@ mod tests {
     #[test]
     fn without_outcomes_only_the_deed_is_told() {
         assert_eq!(told("I look around", []), "You look around.");
+    }
+
+    #[test]
+    fn another_language_is_told_the_outcome_in_its_own_words() {
+        let fr = Language::parse("fr").unwrap();
+        let roll = json!({"formula": "1d20", "total": 4, "outcome": "failure", "margin": -9});
+        let standing = json!({"factionId": "city-watch", "previousScore": 0, "delta": 10,
+                              "score": 10, "standing": "friendly"});
+        let t = told_in(&fr, "J'attaque le garde", [&roll, &standing]);
+        assert_eq!(
+            t,
+            "Vous essayez, mais cela ne donne rien. La faction « city watch » vous voit d'un meilleur œil (désormais amicale)."
+        );
+        let none = json!({"memories": []});
+        assert_eq!(
+            told_in(&fr, "Je réfléchis", [&none]),
+            "Rien ne vous revient en mémoire."
+        );
+        // A language without lines gets English ones, and no English grammar
+        // forced on its player's words.
+        let welsh = Language::parse("cy").unwrap();
+        assert_eq!(
+            told_in(&welsh, "Rwy'n agor y drws", [&roll]),
+            "You try, but it does not work."
+        );
     }
 }

@@ -296,7 +296,8 @@ mod tests {
         .await;
         assert!(!out.turn.fallback, "{:?}", out.turn.narrative);
         assert!(
-            !super::super::fallback::FALLBACK_TEMPLATES
+            !crate::narration::Lines::english()
+                .no_plan
                 .iter()
                 .any(|t| out.turn.narrative == t.replace("{input}", "I sing")),
             "{}",

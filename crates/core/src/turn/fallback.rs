@@ -4,22 +4,19 @@
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use crate::narration::{Language, Lines};
 use crate::result::ExecutionResult;
 
-pub(super) const FALLBACK_TEMPLATES: [&str; 3] = [
-    "The narrator pauses, considering your words: '{input}'",
-    "Your action '{input}' echoes in the stillness...",
-    "The story continues, though the path is unclear...",
-];
-
-/// The template narration used when every plan failed. The same input always
-/// gets the same template.
-pub fn fallback_narration(input: &str) -> String {
+/// The template narration used when every plan failed, in `language`'s
+/// lines (English where it has none). The same input always gets the same
+/// template.
+pub fn fallback_narration(language: &Language, input: &str) -> String {
+    let templates = &Lines::of(language).no_plan;
     let pick = input
         .bytes()
         .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
-        % FALLBACK_TEMPLATES.len();
-    FALLBACK_TEMPLATES[pick].replace("{input}", input.trim())
+        % templates.len();
+    templates[pick].replace("{input}", input.trim())
 }
 
 /// The result of a turn that fell back: the last plan's result if one ran
@@ -55,11 +52,17 @@ mod tests {
 
     #[test]
     fn the_same_input_gets_the_same_template_with_the_input_trimmed() {
-        let told = fallback_narration("  I sing ");
-        assert_eq!(told, fallback_narration("  I sing "));
-        assert!(FALLBACK_TEMPLATES
+        let en = Language::english();
+        let told = fallback_narration(&en, "  I sing ");
+        assert_eq!(told, fallback_narration(&en, "  I sing "));
+        assert!(Lines::english()
+            .no_plan
             .iter()
             .any(|t| told == t.replace("{input}", "I sing")));
+        let fr = Language::parse("fr").unwrap();
+        assert!(Lines::of(&fr)
+            .no_plan
+            .contains(&fallback_narration(&fr, "Je chante").replace("Je chante", "{input}")));
     }
 
     #[test]

@@ -429,7 +429,8 @@ impl Turn<'_> {
         let narrative = match result.narrative.clone().filter(|n| !n.trim().is_empty()) {
             Some(n) => n,
             None => {
-                let told = narration::told(
+                let told = narration::told_in(
+                    &self.told.language,
                     self.input,
                     result
                         .execution_trace
@@ -455,7 +456,8 @@ impl Turn<'_> {
         let Some(mut result) = last else {
             return self.fell_back(None, None, log);
         };
-        let narrative = narration::told(
+        let narrative = narration::told_in(
+            &self.told.language,
             self.input,
             result
                 .execution_trace
@@ -478,7 +480,7 @@ impl Turn<'_> {
         parent: Option<uuid::Uuid>,
         log: TurnLog,
     ) -> TurnOutcome {
-        let narrative = fallback_narration(self.input);
+        let narrative = fallback_narration(&self.told.language, self.input);
         self.send(TurnEvent::Fallback {
             narrative: narrative.clone(),
         });
