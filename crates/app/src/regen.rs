@@ -155,7 +155,8 @@ impl App {
             &step::Telling {
                 input: &input,
                 recent: &whole.turns,
-                scenario: story.as_ref().map(|s| s.text.as_str()),
+                scenario: story.as_ref().map(|s| s.standing.as_str()),
+                scene: story.as_ref().map(|s| s.scene.as_str()),
                 opening,
                 author_note: Some(&whole.author_note),
                 language: Some(&whole.language),

@@ -30,8 +30,13 @@ pub struct Telling<'a> {
     /// The story's turns before this one, oldest first (the whole branch,
     /// within [`super::StoryTold`]'s bounds).
     pub recent: &'a [TurnSummary],
-    /// The story's premise and setting, when it has a scenario.
+    /// The story's premise and setting, when it has a scenario: what stays
+    /// the same turn after turn ([`crate::scenario::StoryContext::standing`]).
     pub scenario: Option<&'a str>,
+    /// What this turn's scene calls for: where the player is, the lore
+    /// chosen (told as the storyteller's `context`, apart from the scenario
+    /// so that the writer's cached story survives it changing).
+    pub scene: Option<&'a str>,
     /// The scenario's opening scene, told as the story's first narration
     /// while the story is told from its start (see [`super::StoryTold::opening`]).
     pub opening: Option<&'a str>,
@@ -78,6 +83,8 @@ pub fn story_context(
         return Some(StoryContext {
             text: text.clone(),
             lore_used: Vec::new(),
+            standing: text.clone(),
+            scene: String::new(),
         });
     }
     let mut texts = vec![input.to_string()];
@@ -203,6 +210,9 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     if let Some(scenario) = telling.scenario.filter(|s| !s.trim().is_empty()) {
         input.insert("scenario".into(), json!(scenario));
     }
+    if let Some(scene) = telling.scene.filter(|s| !s.trim().is_empty()) {
+        input.insert("context".into(), json!(scene));
+    }
     if let Some(note) = telling.author_note.map(str::trim).filter(|n| !n.is_empty()) {
         input.insert("authorNote".into(), json!(note));
     }
@@ -308,6 +318,7 @@ mod tests {
         input: "I strike the goblin",
         recent: &[],
         scenario: None,
+        scene: None,
         opening: None,
         author_note: None,
         language: None,
@@ -350,6 +361,7 @@ mod tests {
             &Telling {
                 recent: &recent,
                 scenario: Some("A haunted mill."),
+                scene: Some("Now at: the millrace."),
                 ..TELLING
             },
         );
@@ -360,6 +372,8 @@ mod tests {
         assert_eq!(last.dependencies, vec!["roll", "narrate"]);
         assert_eq!(last.input["style"], "terse");
         assert_eq!(last.input["scenario"], "A haunted mill.");
+        // The scene is apart from what stays, so the writer's cache keeps it.
+        assert_eq!(last.input["context"], "Now at: the millrace.");
         assert_eq!(
             last.input["recentTurns"],
             json!([{"player": "I enter", "narrator": "You enter."}])

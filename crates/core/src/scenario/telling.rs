@@ -19,6 +19,13 @@ pub const TELLING_CHARS: usize = 800;
 pub struct StoryContext {
     pub text: String,
     pub lore_used: Vec<LoreUse>,
+    /// What stays the same turn after turn (the premise, the player, the
+    /// setting, within the whole budget): a writer keeps it in its cache.
+    #[serde(skip)]
+    pub standing: String,
+    /// What this turn calls for: where the player is now and the lore chosen.
+    #[serde(skip)]
+    pub scene: String,
 }
 
 /// The opening scene a story's state holds, if any (trimmed, never empty).
@@ -87,35 +94,44 @@ pub fn telling_with(
     };
     let head = budget_chars.saturating_sub(lore_line.chars().count() + 1);
 
-    let mut out = Budget::new(head);
     let story = match (title.is_empty(), premise.is_empty()) {
         (false, false) => format!("{title}: {premise}"),
         (true, false) => premise,
         (false, true) => title,
         (true, true) => String::new(),
     };
-    out.push(&story, head * 9 / 20);
     let player_line = match (name.is_empty(), who.is_empty()) {
         (false, false) => format!("The player is {name}: {who}"),
         (false, true) => format!("The player is {name}."),
         _ => String::new(),
     };
-    out.push(&player_line, head / 4);
-    if !setting.is_empty() {
-        out.push(&format!("Setting: {setting}"), head / 4);
-    }
-    if !location.is_empty() {
-        out.push(&format!("Now at: {location}."), head / 10);
-    }
+    let standing = |head: usize| {
+        let mut out = Budget::new(head);
+        out.push(&story, head * 9 / 20);
+        out.push(&player_line, head / 4);
+        if !setting.is_empty() {
+            out.push(&format!("Setting: {setting}"), head / 4);
+        }
+        out
+    };
+    let now_at = match location.is_empty() {
+        true => String::new(),
+        false => format!("Now at: {location}."),
+    };
+    let mut out = standing(head);
+    out.push(&now_at, head / 10);
     out.total = budget_chars;
     out.push(&lore_line, usize::MAX);
     let text = out.text;
     if text.is_empty() {
         return None;
     }
+    let scene = [now_at, lore_line].into_iter().filter(|l| !l.is_empty());
     Some(StoryContext {
         text,
         lore_used: chosen.into_iter().map(|(_, used)| used).collect(),
+        standing: standing(budget_chars).text,
+        scene: scene.collect::<Vec<_>>().join("\n"),
     })
 }
 
@@ -203,6 +219,28 @@ mod tests {
         for t in [&quiet, &asked] {
             assert!(t.text.chars().count() <= TELLING_CHARS, "{}", t.text.len());
         }
+    }
+
+    #[test]
+    fn what_stays_is_the_same_whatever_the_turn_calls_for() {
+        let mut state = initial_state(&builtin::find("ashford").unwrap());
+        let quiet = telling(&state, &["I look around.".into()], TELLING_CHARS).unwrap();
+        state.insert("location".into(), json!("the bridge"));
+        let asked = telling(
+            &state,
+            &["I ask Mara about the bridge toll.".into()],
+            TELLING_CHARS,
+        )
+        .unwrap();
+        assert_eq!(quiet.standing, asked.standing);
+        assert!(quiet.standing.starts_with("The Lantern at Ashford: "));
+        assert!(!asked.standing.contains("Lore: ") && !asked.standing.contains("Now at: "));
+        assert!(
+            asked.scene.starts_with("Now at: the bridge.\nLore: "),
+            "{}",
+            asked.scene
+        );
+        assert!(asked.standing.chars().count() <= TELLING_CHARS);
     }
 
     #[test]

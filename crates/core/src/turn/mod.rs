@@ -329,7 +329,8 @@ impl Turn<'_> {
             &Telling {
                 input: self.input,
                 recent: &self.told.turns,
-                scenario: self.story.as_ref().map(|s| s.text.as_str()),
+                scenario: self.story.as_ref().map(|s| s.standing.as_str()),
+                scene: self.story.as_ref().map(|s| s.scene.as_str()),
                 opening: self.told.opening(&self.state),
                 author_note: Some(&self.told.author_note),
                 language: Some(&self.told.language),
