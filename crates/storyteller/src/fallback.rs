@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
 use crate::error::{BadAnswer, ProviderError};
-use crate::guards::Policy;
+use crate::guards::{Asked, Policy, Story};
 use crate::prompt::Prompt;
 use crate::providers::host::{self, Host};
 use crate::providers::{anthropic, local, openai, HostedRequest};
@@ -156,22 +156,23 @@ pub fn run(
             }
             Step::Host | Step::Local | Step::Template => job.profile,
         };
-        let mut fresh = SentenceStream::guarded_by(Policy::for_writer(&profile, &job.language))
-            .told_before(job.told_before.iter().map(String::as_str))
-            .decided(job.prompt.decided.iter().map(String::as_str))
-            .grounded_in(&job.prompt.story)
-            .keeping_to(job.prompt.check.clone());
-        if opens {
-            fresh = fresh.opened_with(opening);
-        }
+        let policy = Policy::for_writer(&profile, &job.language);
+        let story = Story {
+            earlier: job.told_before.clone(),
+            decided: job.prompt.decided.clone(),
+            text: job.prompt.story.clone(),
+            check: job.prompt.check.clone(),
+            opening: String::from(if opens { opening } else { "" }),
+        };
         let mut tries = 0;
         let (stream, result) = loop {
             tries += 1;
-            let mut stream = match tries {
-                1 => fresh.clone(),
-                t if is_last_try(t) => fresh.clone().asked_again().last_chance(),
-                _ => fresh.clone().asked_again(),
+            let asked = match tries {
+                1 => Asked::First,
+                t if is_last_try(t) => Asked::Last,
+                _ => Asked::Again,
             };
+            let mut stream = SentenceStream::new(policy.clone(), story.clone(), asked);
             // The answer repeats the opening first; the stream already has it.
             let skip = if opens { opening.len() } else { 0 };
             let mut written = String::new();

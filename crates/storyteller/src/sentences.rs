@@ -5,9 +5,9 @@
 //! guard refuses, or at a clause one cuts. A quotation left open when the
 //! prose ends is closed (docs/storyteller.md, "What the model may tell").
 
-use narratoria_core::narration::{Verdict, CLOSERS, SENTENCE_ENDS, TITLES};
+use narratoria_core::narration::{CLOSERS, SENTENCE_ENDS, TITLES};
 
-use crate::guards::{Candidate, Policy, Story};
+use crate::guards::{Asked, Candidate, Policy, Story};
 
 pub(crate) use crate::guards::adds_nothing::without_idle_clauses;
 pub(crate) use crate::guards::words::own_words;
@@ -32,79 +32,26 @@ pub struct SentenceStream {
     held: String,
     policy: Policy,
     story: Story,
+    asked: Asked,
     /// Sentences released so far.
     told: usize,
-    /// The first sentence began with the rules' opening.
-    opened: bool,
-    /// How many whole sentences the rules' opening holds ("You wonder who
-    /// she is. You think back: you greet Senna by the well." holds two).
-    opening_sentences: usize,
     /// A sentence was refused or cut: nothing more is released.
     closed: bool,
-    asked_again: bool,
-    last_chance: bool,
     refusals: Vec<Refusal>,
 }
 
 impl SentenceStream {
-    /// A stream whose sentences `policy`'s guards read.
-    pub fn guarded_by(policy: Policy) -> SentenceStream {
+    /// A stream whose sentences `policy`'s guards read, answering `story`
+    /// the `asked` time. The story's opening is released at once as the
+    /// start of the first sentence; the pieces pushed next continue it.
+    pub fn new(policy: Policy, story: Story, asked: Asked) -> SentenceStream {
         SentenceStream {
+            text: story.opening.trim_start().to_string(),
             policy,
+            story,
+            asked,
             ..SentenceStream::default()
         }
-    }
-
-    /// Gives the narration of earlier turns, which the answer may not repeat.
-    pub fn told_before<'a>(mut self, earlier: impl IntoIterator<Item = &'a str>) -> SentenceStream {
-        let earlier = earlier.into_iter().map(str::to_string);
-        self.story.earlier.extend(earlier);
-        self
-    }
-
-    /// Gives the rules' words for this turn's outcomes: the opening tells
-    /// them, and the model may not copy them after it.
-    pub fn decided<'a>(mut self, decided: impl IntoIterator<Item = &'a str>) -> SentenceStream {
-        let decided = decided.into_iter().map(str::to_string);
-        self.story.decided.extend(decided);
-        self
-    }
-
-    /// Gives the story's text so far: whom and what it has met.
-    pub fn grounded_in(mut self, story: &str) -> SentenceStream {
-        self.story.text = story.to_string();
-        self
-    }
-
-    /// Gives the checked deed and its verdict, which the prose only tells.
-    pub fn keeping_to(mut self, check: Option<(String, Verdict)>) -> SentenceStream {
-        self.story.check = check;
-        self
-    }
-
-    /// Releases `opening` at once as the start of the first sentence: words
-    /// the rules wrote, certain before the model says anything. The pieces
-    /// pushed next continue that sentence.
-    pub fn opened_with(mut self, opening: &str) -> SentenceStream {
-        self.text = opening.trim_start().to_string();
-        self.opened = true;
-        self.opening_sentences = sentence_ends(opening.trim(), true).len();
-        self
-    }
-
-    /// Marks a model asked again: its first clause may add nothing to the
-    /// opening (asked again, the model mostly told it back in the world's
-    /// words, the lesser fault than no prose of its own).
-    pub fn asked_again(mut self) -> SentenceStream {
-        self.asked_again = true;
-        self
-    }
-
-    /// Marks the model's last try: its first sentence may repeat earlier
-    /// turns, the lesser fault than no prose of the model's at all.
-    pub fn last_chance(mut self) -> SentenceStream {
-        self.last_chance = true;
-        self
     }
 
     /// Whether no whole sentence has been released (an opening alone is not one).
@@ -127,6 +74,7 @@ impl SentenceStream {
         &self.text
     }
 
+    /// Whether nothing was released, not even an opening.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -140,48 +88,26 @@ impl SentenceStream {
         if self.text.is_empty() {
             self.held = self.held.trim_start().to_string();
         }
-        match releasable_end(&self.held, false) {
-            Some(end) => self.release(end),
-            None => String::new(),
-        }
+        let end = releasable_end(&self.held, false).unwrap_or(0);
+        self.release(end)
     }
 
     /// Ends the stream: a sentence ended by the end of the text is released;
     /// an unfinished one is dropped — unless nothing was released yet, when
-    /// it is released with a full stop so that there is an answer at all. A
-    /// last sentence that trails off in an ellipsis ("and the Drowned
-    /// Lan...") was cut by the model itself: it is always dropped. A
-    /// quotation the told text leaves open is closed.
+    /// it is released without its loose end and with a full stop, so that
+    /// there is an answer at all. A last sentence that trails off in an
+    /// ellipsis ("and the Drowned Lan...") was cut by the model itself: it
+    /// is always dropped. A quotation the told text leaves open is closed.
     pub fn finish(&mut self) -> String {
         let held = std::mem::take(&mut self.held);
-        let out = match releasable_end(&held, true) {
+        let unended = self.without_a_loose_end(&held);
+        self.held = match releasable_end(&held, true) {
             _ if self.closed => String::new(),
-            Some(end) => {
-                self.held = held[..end].to_string();
-                self.release(end)
-            }
-            None if self.told > 0 || trails_off(&held) => String::new(),
-            None => self.finish_unended(&held),
+            Some(end) => held[..end].to_string(),
+            None if self.told > 0 || trails_off(&held) || unended.is_empty() => String::new(),
+            None => format!("{unended}."),
         };
-        out + &self.close_quotation()
-    }
-
-    /// The answer's only sentence, cut off before its end: told with a full
-    /// stop, without its loose end, where the guards allow.
-    fn finish_unended(&mut self, held: &str) -> String {
-        let rest = self.without_a_loose_end(held);
-        if rest.is_empty() {
-            return String::new();
-        }
-        let refusing = self.refusing(0, rest);
-        if !refusing.is_empty() {
-            self.refused(refusing, rest);
-            return String::new();
-        }
-        let out = format!("{rest}.");
-        self.text.push_str(&out);
-        self.told += 1;
-        out
+        self.release(self.held.len()) + &self.close_quotation()
     }
 
     /// `text` without the punctuation and joining words a cut left at its
@@ -213,57 +139,52 @@ impl SentenceStream {
         closer
     }
 
-    /// `sentence` as the model's sentence number `index`, for the guards.
-    fn candidate<'a>(&'a self, index: usize, sentence: &'a str) -> Candidate<'a> {
+    /// `sentence`, the model's next, as the guards read it: the opening's
+    /// whole sentences come before it in the answer.
+    fn candidate<'a>(&'a self, sentence: &'a str) -> Candidate<'a> {
+        let opening = sentence_ends(self.story.opening.trim(), true).len();
         Candidate {
             text: sentence,
-            index,
-            at: index + self.opening_sentences,
-            opened: self.opened,
-            asked_again: self.asked_again,
-            last_chance: self.last_chance,
+            index: self.told,
+            at: self.told + opening,
+            asked: self.asked,
             before: &self.text,
             story: &self.story,
         }
     }
 
-    /// The guards refusing `sentence` as the model's sentence number `index`.
-    fn refusing(&self, index: usize, sentence: &str) -> Vec<&'static str> {
-        let c = self.candidate(index, sentence);
+    /// What of `sentence` the guards let be told — all of it, nothing, or
+    /// its start before the first clause one cuts (unless that would leave
+    /// a quotation open; a first sentence with no opening is the model's
+    /// whole) — and their refusals of the rest.
+    fn judged(&self, sentence: &str) -> (String, Vec<Refusal>) {
+        let c = self.candidate(sentence);
+        let refusal = |guard, text: &str| Refusal {
+            guard,
+            text: text.trim().to_string(),
+        };
         let refusing = self.policy.guards().filter(|g| g.refuses(&c));
-        refusing.map(|g| g.name()).collect()
-    }
-
-    /// Where `sentence` ends instead, and the guards cutting it there: at
-    /// the first clause a guard cuts, unless that would leave a quotation
-    /// open. (A first sentence with no opening is the model's whole: a
-    /// local model's own start of it stays.)
-    fn cut(&self, sentence: &str) -> Option<(usize, String, Vec<&'static str>)> {
-        if !self.opened && self.told == 0 {
-            return None;
+        let refusing: Vec<_> = refusing.map(|g| refusal(g.name(), sentence)).collect();
+        if !refusing.is_empty() {
+            return (String::new(), refusing);
         }
-        let c = self.candidate(self.told, sentence);
         let cuts = self
             .policy
             .guards()
             .filter_map(|g| Some((g.cuts(&c)?, g.name())));
         let cuts: Vec<_> = cuts.collect();
-        let at = cuts.iter().map(|&(at, _)| at).min()?;
-        let kept = ended_at(&self.text, sentence, at)?;
-        let guards = cuts.into_iter().filter(|&(c, _)| c == at).map(|(_, g)| g);
-        Some((at, kept, guards.collect()))
-    }
-
-    /// Records the refusal of `text` by `guards`; nothing more is released.
-    fn refused(&mut self, guards: Vec<&'static str>, text: &str) {
-        self.closed = true;
-        self.held.clear();
-        let text = text.trim();
-        let refusals = guards.into_iter().map(|guard| Refusal {
-            guard,
-            text: text.to_string(),
-        });
-        self.refusals.extend(refusals);
+        let at = cuts.iter().map(|&(at, _)| at).min();
+        let at = at.filter(|_| c.opened() || self.told > 0);
+        match at.and_then(|at| Some((at, ended_at(&self.text, sentence, at)?))) {
+            Some((at, kept)) => {
+                let cutting = cuts.into_iter().filter(|&(c, _)| c == at);
+                (
+                    kept,
+                    cutting.map(|(_, g)| refusal(g, &sentence[at..])).collect(),
+                )
+            }
+            None => (sentence.to_string(), Vec::new()),
+        }
     }
 
     /// Releases the sentences in `held[..end]` the guards allow, up to the
@@ -272,28 +193,17 @@ impl SentenceStream {
         let ready: String = self.held.drain(..end).collect();
         let mut out = String::new();
         for sentence in sentences_of(&ready) {
-            let refusing = self.refusing(self.told, sentence);
-            if !refusing.is_empty() {
-                self.refused(refusing, sentence);
+            let (told, refusals) = self.judged(sentence);
+            self.text.push_str(&told);
+            out.push_str(&told);
+            self.told += usize::from(!told.is_empty());
+            if !refusals.is_empty() {
+                self.closed = true;
+                self.held.clear();
+                self.refusals.extend(refusals);
+                out.push_str(&self.close_quotation());
                 break;
             }
-            let cut = self.cut(sentence);
-            let told = cut.as_ref().map_or(sentence, |(_, kept, _)| kept.as_str());
-            let told = if self.text.is_empty() {
-                told.trim_start()
-            } else {
-                told
-            };
-            self.text.push_str(told);
-            out.push_str(told);
-            self.told += 1;
-            if let Some((at, _, guards)) = cut {
-                self.refused(guards, &sentence[at..]);
-                break;
-            }
-        }
-        if self.closed {
-            out.push_str(&self.close_quotation());
         }
         out
     }
@@ -341,15 +251,13 @@ pub(crate) fn open_quote(text: &str) -> Option<char> {
 
 /// The sentences of `text`, each with the white space before it.
 pub(crate) fn sentences_of(text: &str) -> Vec<&str> {
+    let mut start = 0;
     let mut sentences = Vec::new();
-    let mut rest = text;
-    while !rest.trim().is_empty() {
-        let cut = sentence_ends(rest, true)
-            .first()
-            .copied()
-            .unwrap_or(rest.len());
-        sentences.push(&rest[..cut]);
-        rest = &rest[cut..];
+    for end in sentence_ends(text, true).into_iter().chain([text.len()]) {
+        if !text[start..end].trim().is_empty() {
+            sentences.push(&text[start..end]);
+        }
+        start = end;
     }
     sentences
 }
@@ -358,31 +266,22 @@ pub(crate) fn sentences_of(text: &str) -> Vec<&str> {
 /// included) that is followed by white space — or by the end of the text,
 /// when `at_end`.
 pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
-    let chars: Vec<(usize, char)> = s.char_indices().collect();
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if SENTENCE_ENDS.contains(&chars[i].1) {
-            let mut j = i + 1;
-            while j < chars.len()
-                && (SENTENCE_ENDS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1))
-            {
-                j += 1;
-            }
-            let end = chars.get(j).map_or(s.len(), |(b, _)| *b);
-            let followed_by_space = chars.get(j).is_some_and(|(_, c)| c.is_whitespace());
-            // "Dr." and its like end no sentence (core `narration::TITLES`).
-            let word = s[..chars[i].0]
-                .rsplit(char::is_whitespace)
-                .next()
-                .unwrap_or("");
-            let title = chars[i].1 == '.' && TITLES.contains(&word.to_lowercase().as_str());
-            if !title && (followed_by_space || (at_end && j == chars.len())) {
-                found.push(end);
-            }
-            i = j;
-        } else {
-            i += 1;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !SENTENCE_ENDS.contains(&c) {
+            continue;
+        }
+        // "Dr." and its like end no sentence (core `narration::TITLES`).
+        let word = s[..i].rsplit(char::is_whitespace).next().unwrap_or("");
+        let title = c == '.' && TITLES.contains(&word.to_lowercase().as_str());
+        while chars
+            .next_if(|&(_, c)| SENTENCE_ENDS.contains(&c) || CLOSERS.contains(&c))
+            .is_some()
+        {}
+        let next = chars.peek();
+        if !title && next.map_or(at_end, |&(_, c)| c.is_whitespace()) {
+            found.push(next.map_or(s.len(), |&(at, _)| at));
         }
     }
     found
@@ -393,7 +292,12 @@ mod tests {
     use narratoria_core::narration::Language;
 
     use super::*;
-    use crate::guards::testing::{full, grounded, small};
+    use crate::guards::testing::{every_guard, full, grounded, opened, small};
+
+    /// An unguarded stream for a story that opens with `opening`.
+    fn unguarded(opening: &str) -> SentenceStream {
+        SentenceStream::new(Policy::default(), opened(opening), Asked::First)
+    }
 
     fn stream(pieces: &[&str]) -> (Vec<String>, String) {
         let mut s = SentenceStream::default();
@@ -405,7 +309,7 @@ mod tests {
 
     #[test]
     fn a_last_sentence_that_trails_off_is_not_told() {
-        let mut s = SentenceStream::default().opened_with("You sleep until dawn, and");
+        let mut s = unguarded("You sleep until dawn, and");
         assert_eq!(
             s.push(" the bells ring. Then the Drowned Lan..."),
             " the bells ring."
@@ -413,17 +317,17 @@ mod tests {
         assert_eq!(s.finish(), "");
         assert_eq!(s.text(), "You sleep until dawn, and the bells ring.");
         // Streamed with the white space after it, then the end.
-        let mut spaced = SentenceStream::default().opened_with("You sleep until dawn, and");
+        let mut spaced = unguarded("You sleep until dawn, and");
         assert_eq!(
             spaced.push(" the bells ring. The Drowned Lan... "),
             " the bells ring."
         );
         assert_eq!(spaced.finish(), "");
-        let mut only = SentenceStream::default().opened_with("You sleep until dawn, and");
+        let mut only = unguarded("You sleep until dawn, and");
         assert_eq!(only.push(" the Drowned Lan…"), "");
         assert_eq!(only.finish(), "");
         // An ellipsis inside the text is a pause, not an end.
-        let mut pause = SentenceStream::default().opened_with("You wait, and");
+        let mut pause = unguarded("You wait, and");
         pause.push(" nothing... then a bell rings.");
         pause.finish();
         assert_eq!(pause.text(), "You wait, and nothing... then a bell rings.");
@@ -431,13 +335,13 @@ mod tests {
 
     #[test]
     fn a_cut_off_first_sentence_ends_without_a_loose_end() {
-        let mut s = full().opened_with("You climb the stairs, and");
+        let mut s = full(opened("You climb the stairs, and"));
         assert_eq!(s.push(" you see the lamp room, and the"), "");
         assert_eq!(s.finish(), " you see the lamp room.");
-        assert_eq!(full().without_a_loose_end("and"), "");
+        assert_eq!(full(Story::default()).without_a_loose_end("and"), "");
         // In a language without words, at its last joint mark.
         let french = Policy::for_writer(&small(), &Language::parse("fr").unwrap());
-        let mut s = SentenceStream::guarded_by(french).opened_with("Vous montez, et");
+        let mut s = SentenceStream::new(french, opened("Vous montez, et"), Asked::First);
         s.push(" vous voyez la salle, et la");
         assert_eq!(s.finish(), " vous voyez la salle.");
     }
@@ -454,7 +358,7 @@ mod tests {
 
     #[test]
     fn an_opening_is_released_at_once_and_its_sentence_finished_by_the_model() {
-        let mut s = full().opened_with("You try to climb, but");
+        let mut s = full(opened("You try to climb, but"));
         assert_eq!(s.text(), "You try to climb, but");
         assert!(!s.is_empty() && s.no_sentence_yet());
         assert_eq!(s.push(" the stones"), "");
@@ -463,7 +367,7 @@ mod tests {
         s.finish();
         assert_eq!(s.text(), "You try to climb, but the stones crumble.");
         // Cut off before its sentence ended: the sentence is closed with a full stop.
-        let mut cut = full().opened_with("You look around, and");
+        let mut cut = full(opened("You look around, and"));
         cut.push(" see a cold hearth,");
         assert_eq!(cut.finish(), " see a cold hearth.");
         assert_eq!(cut.text(), "You look around, and see a cold hearth.");
@@ -471,13 +375,13 @@ mod tests {
 
     #[test]
     fn each_guard_that_refuses_is_named() {
-        let mut s = full().opened_with("You knock, and");
+        let mut s = full(opened("You knock, and"));
         s.push(" the door opens. You say that I am lost. ");
         let names: Vec<&str> = s.refusals().iter().map(|r| r.guard).collect();
         assert_eq!(names, ["acts_for_player", "out_of_story"]);
         assert_eq!(s.refusals()[0].text, "You say that I am lost.");
         // A clause cut off is named too.
-        let mut s = full().opened_with("You search the body, and");
+        let mut s = full(opened("You search the body, and"));
         s.push(" you find a ring, and you're happy. ");
         assert_eq!(
             s.refusals(),
@@ -513,7 +417,7 @@ mod tests {
     fn a_quotation_left_open_when_the_prose_ends_is_closed() {
         // Past the most sentences, inside the driver's words.
         let text = grounded(
-            full(),
+            every_guard(),
             &["You ask him, and he says, \"We ride at dawn. We rest now. Sleep.\" "],
         );
         assert_eq!(
@@ -521,7 +425,7 @@ mod tests {
             "You ask him, and he says, \"We ride at dawn. We rest now.\""
         );
         let text = grounded(
-            full(),
+            every_guard(),
             &["He smiles. “The oasis is near. It is green. Trust me.” "],
         );
         assert_eq!(text, "He smiles. “The oasis is near.”");
@@ -541,7 +445,7 @@ mod tests {
         let text = "You ask Dr. Venn about the plague. Mr. Hale nods.";
         let plague = text.find("plague.").unwrap() + "plague.".len();
         assert_eq!(sentence_ends(text, true), vec![plague, text.len()]);
-        let mut s = full().opened_with("You ask Dr. Venn about the plague, and");
+        let mut s = full(opened("You ask Dr. Venn about the plague, and"));
         // The opening holds no whole sentence: the model's first is its end.
         assert_eq!(s.push(" he frowns. "), " he frowns.");
     }

@@ -49,7 +49,7 @@ impl Guard for ActsForPlayer {
     fn refuses(&self, c: &Candidate) -> bool {
         // Past the player's own deed, told by the rules' opening or by the
         // first sentence of a model that writes it all.
-        (c.later() && self.acts(c.text)) || ((c.later() || c.opened) && self.speaks(&c.quoted()))
+        (c.later() && self.acts(c.text)) || ((c.later() || c.opened()) && self.speaks(&c.quoted()))
     }
 }
 
@@ -57,8 +57,10 @@ impl Guard for ActsForPlayer {
 mod tests {
     use super::*;
     use crate::guards::read::quoted_words;
-    use crate::guards::testing::{full, grounded, unbounded};
+    use crate::guards::testing::{every_guard, full, grounded, opened, unbounded};
     use crate::guards::words::english;
+    use crate::guards::{Asked, Story};
+    use crate::sentences::SentenceStream;
 
     fn speaks_for_the_player(sentence: &str) -> bool {
         ActsForPlayer(english()).speaks(&quoted_words(sentence, false))
@@ -96,7 +98,7 @@ mod tests {
                 "You step inside, and it is dark. Your lantern gutters.",
             ),
         ] {
-            assert_eq!(grounded(full(), &[answer]), told);
+            assert_eq!(grounded(every_guard(), &[answer]), told);
         }
         // The first sentence is the rules' opening and the model's end of it.
         assert_eq!(
@@ -136,15 +138,15 @@ mod tests {
             assert!(!speaks_for_the_player(other), "{other}");
         }
         // A later sentence quoting the player, as no sentence starting "You" would.
-        let mut s = unbounded();
+        let mut s = SentenceStream::new(unbounded(), Story::default(), Asked::First);
         s.push("You look up, and the keeper nods. 'I am the keeper,' you say. Rain falls.");
         s.finish();
         assert_eq!(s.text(), "You look up, and the keeper nods.");
         // After the rules' opening, the model's first words are its own too.
-        let mut s = full().opened_with("You knock, and");
+        let mut s = full(opened("You knock, and"));
         assert_eq!(s.push(" you say, 'I am the keeper.' "), "");
         // A model that writes the whole turn may tell the player's own words first.
-        let mut s = full();
+        let mut s = full(Story::default());
         assert_eq!(
             s.push("\"Open up,\" you say, knocking. "),
             "\"Open up,\" you say, knocking."

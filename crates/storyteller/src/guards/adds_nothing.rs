@@ -11,44 +11,43 @@ use narratoria_core::narration::has_negation;
 
 use super::read::{clause_words, words_of};
 use super::words::{english, Words};
-use super::{Candidate, Guard};
-use crate::sentences::{ended_at, sentence_ends};
+use super::{Asked, Candidate, Guard};
+use crate::sentences::{ended_at, sentences_of};
 
 #[derive(Debug)]
 pub struct AddsNothing(pub &'static Words);
 
 impl AddsNothing {
-    /// Where the clauses of `c` start that add nothing, and those that tell
-    /// a failed check's failure again: 0 for the first, else its joint.
-    fn idle(&self, c: &Candidate) -> (Vec<usize>, Vec<usize>) {
-        let clauses = clause_words(c.text);
-        let failed = c.story.check.as_ref().filter(|(_, v)| !v.succeeded());
-        let deed = failed.map_or_else(HashSet::new, |(deed, _)| self.0.own_of(&words_of(deed)));
-        let failure = clauses
-            .iter()
-            .filter(|(_, words)| self.0.negates(words) && !self.0.own_of(words).is_disjoint(&deed));
-        let failure = failure.map(|&(joint, _)| joint).collect();
-        (self.idle_clauses(c.before, &clauses), failure)
-    }
-
-    /// Where `clauses` start that add nothing to `before` and to the
-    /// clauses before them — every word of their own (two or more) told,
-    /// and no new negation — and a later clause that only tells what you are.
-    fn idle_clauses(&self, before: &str, clauses: &[(usize, Vec<String>)]) -> Vec<usize> {
+    /// Where the clauses of `sentence` start that add nothing (0 for the
+    /// first, else the joint before it): every word of their own (two or
+    /// more) told in `before` or the clauses before them, with no new
+    /// negation; a later clause that only tells what you are; a negation
+    /// about something `deed` (a failed deed's words) names. And whether
+    /// its first clause is such a negation.
+    fn idle(&self, before: &str, sentence: &str, deed: &HashSet<String>) -> (Vec<usize>, bool) {
+        let w = self.0;
         let before = words_of(before);
-        let mut told = self.0.own_of(&before);
-        let mut negated = self.0.negates(&before);
-        let mut idle = Vec::new();
-        for (joint, words) in clauses {
-            let (own, negates) = (self.0.own_of(words), self.0.negates(words));
+        let (mut told, mut negated) = (w.own_of(&before), w.negates(&before));
+        let (mut idle, mut failure_first) = (Vec::new(), false);
+        for (joint, words) in clause_words(sentence) {
+            let (own, negates) = (w.own_of(&words), w.negates(&words));
+            let failure = negates && !own.is_disjoint(deed);
             let told_already = own.len() >= 2 && (negated || !negates) && own.is_subset(&told);
-            if told_already || (*joint > 0 && self.only_what_you_are(words)) {
-                idle.push(*joint);
+            if told_already || failure || (joint > 0 && self.only_what_you_are(&words)) {
+                idle.push(joint);
             }
+            failure_first |= failure && joint == 0;
             told.extend(own);
             negated |= negates;
         }
-        idle
+        (idle, failure_first)
+    }
+
+    /// [`AddsNothing::idle`] of the candidate, after a failed check by its deed.
+    fn idle_in(&self, c: &Candidate) -> (Vec<usize>, bool) {
+        let failed = c.story.check.as_ref().filter(|(_, v)| !v.succeeded());
+        let deed = failed.map_or_else(HashSet::new, |(deed, _)| self.0.own_of(&words_of(deed)));
+        self.idle(c.before, c.text, &deed)
     }
 
     /// Whether a clause's words only tell what you are or feel: "you're",
@@ -75,20 +74,18 @@ impl Guard for AddsNothing {
     }
 
     fn refuses(&self, c: &Candidate) -> bool {
-        let (idle, failure) = self.idle(c);
-        let failure_first = failure.first() == Some(&0);
+        let (idle, failure_first) = self.idle_in(c);
         // Asked again, the model mostly tells the opening back in the
         // world's words: the lesser fault than no words of its own.
-        let idle_first = (c.later() || (c.opened && !c.asked_again))
-            && (idle.first() == Some(&0) || failure_first);
+        let idle_first =
+            (c.later() || (c.opened() && c.asked == Asked::First)) && idle.first() == Some(&0);
         idle_first
             || (c.own() && failure_first)
             || (c.index > 0 && self.only_what_you_are(&c.words()))
     }
 
     fn cuts(&self, c: &Candidate) -> Option<usize> {
-        let (idle, failure) = self.idle(c);
-        idle.into_iter().chain(failure).filter(|&at| at > 0).min()
+        self.idle_in(c).0.into_iter().find(|&at| at > 0)
     }
 }
 
@@ -98,13 +95,8 @@ impl Guard for AddsNothing {
 pub(crate) fn without_idle_clauses(text: &str) -> String {
     let guard = AddsNothing(english());
     let mut kept = String::new();
-    let mut start = 0;
-    let ends = sentence_ends(text, true);
-    let last = (ends.last() != Some(&text.len())).then_some(text.len());
-    for end in ends.into_iter().chain(last) {
-        let sentence = &text[start..end];
-        start = end;
-        match guard.idle_clauses(&kept, &clause_words(sentence)).first() {
+    for sentence in sentences_of(text) {
+        match guard.idle(&kept, sentence, &HashSet::new()).0.first() {
             Some(0) => {}
             Some(&at) => {
                 let cut = ended_at(&kept, sentence, at);
@@ -121,12 +113,14 @@ mod tests {
     use narratoria_core::narration::Verdict;
 
     use super::*;
-    use crate::guards::testing::{full, grounded};
+    use crate::guards::testing::{asked, every_guard, full, grounded, opened};
+    use crate::guards::Story;
 
     /// Where the clauses of `sentence` add nothing to `before`.
     fn idle_after(before: &str, sentence: &str) -> Vec<usize> {
-        let guard = AddsNothing(english());
-        guard.idle_clauses(before, &clause_words(sentence))
+        AddsNothing(english())
+            .idle(before, sentence, &HashSet::new())
+            .0
     }
 
     #[test]
@@ -151,38 +145,53 @@ mod tests {
             " the door will not be able to open. ",
             " you cannot open it. ",
         ] {
-            let mut s = full().opened_with(opening).keeping_to(failed.clone());
+            let mut s = full(Story {
+                check: failed.clone(),
+                ..opened(opening)
+            });
             assert_eq!(s.push(again), "", "{again}");
             assert!(s.turned_down(), "{again}");
         }
         // Asked again it is still refused; on the last try it is the lesser
         // fault than no words of the model's.
         let again = " the door will not allow you. ";
-        let mut s = full()
-            .opened_with(opening)
-            .keeping_to(failed.clone())
-            .asked_again();
+        let mut s = asked(
+            Story {
+                check: failed.clone(),
+                ..opened(opening)
+            },
+            Asked::Again,
+        );
         assert_eq!(s.push(again), "");
-        let mut s = full()
-            .opened_with(opening)
-            .keeping_to(failed.clone())
-            .asked_again()
-            .last_chance();
+        let mut s = asked(
+            Story {
+                check: failed.clone(),
+                ..opened(opening)
+            },
+            Asked::Last,
+        );
         assert_eq!(s.push(again), again.trim_end());
         // A later clause saying it again is cut; what follows from the
         // failure, even with a negation, is told.
-        let mut s = full().opened_with(opening).keeping_to(failed.clone());
+        let mut s = full(Story {
+            check: failed.clone(),
+            ..opened(opening)
+        });
         assert_eq!(
             s.push(" rust flakes off, and the door does not move. "),
             " rust flakes off."
         );
-        let mut s = full().opened_with(opening).keeping_to(failed);
+        let mut s = full(Story {
+            check: failed,
+            ..opened(opening)
+        });
         assert_eq!(s.push(" nobody answers. "), " nobody answers.");
         // After a success, nothing is held to it.
         let done = Some(("force the rusted door open".to_string(), Verdict::Success));
-        let mut s = full()
-            .opened_with("You force the rusted door open, and")
-            .keeping_to(done);
+        let mut s = full(Story {
+            check: done,
+            ..opened("You force the rusted door open, and")
+        });
         assert_eq!(
             s.push(" the door does not creak. "),
             " the door does not creak."
@@ -200,7 +209,7 @@ mod tests {
             ),
             (" the wind dies, and you feel relieved. ", " the wind dies."),
         ] {
-            let mut s = full().opened_with("You search the body, and");
+            let mut s = full(opened("You search the body, and"));
             assert_eq!(s.push(added), kept, "{added}");
         }
         // What you perceive, or are in, or have done to you, is the world's.
@@ -210,13 +219,14 @@ mod tests {
             " you are seized by the guards. ",
             " you hear a bell. ",
         ] {
-            let mut s = full()
-                .grounded_in(added)
-                .opened_with("You search the body, and");
+            let mut s = full(Story {
+                text: added.into(),
+                ..opened("You search the body, and")
+            });
             assert_eq!(s.push(added), added.trim_end(), "{added}");
         }
         // A later sentence of it alone is not told.
-        let mut s = full().opened_with("You search the body, and");
+        let mut s = full(opened("You search the body, and"));
         assert_eq!(
             s.push(" you find a ring. You're pleased. "),
             " you find a ring."
@@ -226,20 +236,22 @@ mod tests {
     #[test]
     fn a_clause_that_adds_nothing_ends_the_prose_before_it() {
         // Played: the model told the rules' words back as its own.
-        let mut echo =
-            full().opened_with("You remember that the woman in grey is called Senna, and");
+        let mut echo = full(opened(
+            "You remember that the woman in grey is called Senna, and",
+        ));
         assert_eq!(echo.push(" you remember that she is called Senna. "), "");
         assert!(echo.turned_down(), "its first clause adds nothing");
         // Asked again, the first clause may add nothing; a later one may not.
-        let mut again = full()
-            .opened_with("You hide in the shadows, and you go unseen, and")
-            .asked_again();
+        let mut again = asked(
+            opened("You hide in the shadows, and you go unseen, and"),
+            Asked::Again,
+        );
         assert_eq!(
             again.push(" the shadows hide you, and you hide in the shadows. "),
             " the shadows hide you."
         );
         // A later clause that adds nothing is cut off, and so is all after it.
-        let mut later = full().opened_with("You light the great lamp, and");
+        let mut later = full(opened("You light the great lamp, and"));
         let told = later.push(
             " the lamp casts a long shadow, and you see the shadow of the lamp. The sea is calm. ",
         );
@@ -251,7 +263,7 @@ mod tests {
         );
         // A later sentence that adds nothing is not told.
         let text = grounded(
-            full(),
+            every_guard(),
             &[
                 "The door creaks open. ",
                 "The door is open. ",
@@ -261,18 +273,18 @@ mod tests {
         assert_eq!(text, "The door creaks open.");
         // Anything new is kept: a negation, the outcome of a search, another thing seen.
         let spotted = "You are spotted by the guard. The guard is not there, and you flee. ";
-        assert_eq!(grounded(full(), &[spotted]), spotted.trim_end());
+        assert_eq!(grounded(every_guard(), &[spotted]), spotted.trim_end());
         let found = "You search the desk for the logbook, and you find it. ";
-        assert_eq!(grounded(full(), &[found]), found.trim_end());
+        assert_eq!(grounded(every_guard(), &[found]), found.trim_end());
         // The same however the text comes in pieces.
         let text = grounded(
-            full(),
+            every_guard(),
             &["The door creaks open. The door is open. Rain falls."],
         );
         assert_eq!(text, "The door creaks open.");
         // A quotation is never cut open, nor one a sentence before opened.
         let quoted = "She says, \"I am Senna, and I am Senna.\"";
-        assert_eq!(grounded(full(), &[quoted, " "]), quoted);
+        assert_eq!(grounded(every_guard(), &[quoted, " "]), quoted);
         let across = "She says, \"Come in. The fire is warm, and the fire is warm.\" Rain falls.";
         assert_eq!(
             grounded(crate::guards::testing::unbounded(), &[across]),
@@ -280,7 +292,7 @@ mod tests {
         );
         // A model's own first sentence, with no opening from the rules, stays whole.
         let whole = "You sneak past the gate guard, and you sneak past the guard.";
-        assert_eq!(grounded(full(), &[whole]), whole);
+        assert_eq!(grounded(every_guard(), &[whole]), whole);
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod tests {
 
     use crate::guards::testing::{small, told};
     use crate::guards::Policy;
+    use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
 
     #[test]
@@ -50,7 +51,7 @@ mod tests {
                 "La porte grince. Action: I open the door.",
                 "La porte grince. <|im_start|>assistant: Vous entrez.",
             ] {
-                let stream = SentenceStream::guarded_by(policy.clone());
+                let stream = SentenceStream::new(policy.clone(), Story::default(), Asked::First);
                 assert_eq!(told(stream, &[answer]), "La porte grince.", "{language}");
             }
         }

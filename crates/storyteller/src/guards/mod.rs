@@ -15,13 +15,12 @@ pub mod overstated;
 pub mod policy;
 pub mod read;
 pub mod repeats;
-pub mod says_nothing;
 pub mod stranger;
 pub mod unfinished;
 pub mod words;
 
 pub use policy::Policy;
-pub use words::{words_for, Words, TALK_OF_THE_STORY};
+pub use words::{talk_of_the_story, words_for, Words};
 
 use crate::sentences::open_quote;
 use read::{quoted_words, words_of, QuotedWord};
@@ -39,7 +38,7 @@ pub trait Guard: std::fmt::Debug + Send + Sync {
     }
 }
 
-/// What the story told before the answer.
+/// What the story told before the answer, and how the answer opens.
 #[derive(Debug, Clone, Default)]
 pub struct Story {
     /// The narration of earlier turns.
@@ -51,6 +50,23 @@ pub struct Story {
     pub text: String,
     /// The checked deed and its verdict.
     pub check: Option<(String, Verdict)>,
+    /// The rules' opening: words certain before the model says anything,
+    /// which the model's answer continues (empty: none).
+    pub opening: String,
+}
+
+/// Which time the model is asked for the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Asked {
+    #[default]
+    First,
+    /// Again, after an answer with no sentence told: its first clause may
+    /// add nothing to the opening (asked again, the model mostly told it
+    /// back in the world's words, the lesser fault than no prose of its own).
+    Again,
+    /// Again, for the last time: its first sentence may also repeat earlier
+    /// turns, the lesser fault than no prose of the model's at all.
+    Last,
 }
 
 /// A sentence the stream is about to tell.
@@ -59,13 +75,9 @@ pub struct Candidate<'a> {
     pub text: &'a str,
     /// Its number among the model's sentences (0: its first).
     pub index: usize,
-    /// Its number in the answer: the rules' whole sentences come first.
+    /// Its number in the answer: the opening's whole sentences come first.
     pub at: usize,
-    /// The answer began with the rules' opening.
-    pub opened: bool,
-    /// The model was asked again, or is on its last try.
-    pub asked_again: bool,
-    pub last_chance: bool,
+    pub asked: Asked,
     /// What the answer told before it.
     pub before: &'a str,
     pub story: &'a Story,
@@ -77,11 +89,16 @@ impl Candidate<'_> {
         self.at > 0
     }
 
+    /// Whether the answer began with the rules' opening.
+    pub fn opened(&self) -> bool {
+        !self.story.opening.trim().is_empty()
+    }
+
     /// Whether it is the model's own words: a later sentence, or the
     /// model's end of the rules' opening — but on its last try a repeat is
     /// the lesser fault than no words of the model's.
     pub fn own(&self) -> bool {
-        self.later() || (self.opened && !self.last_chance)
+        self.later() || (self.opened() && self.asked != Asked::Last)
     }
 
     pub fn words(&self) -> Vec<String> {
@@ -98,7 +115,7 @@ impl Candidate<'_> {
 pub(crate) mod testing {
     use narratoria_core::narration::{AnswerLength, Language, WriterProfile};
 
-    use super::Policy;
+    use super::{Asked, Policy, Story};
     use crate::sentences::SentenceStream;
 
     /// The bundled small model's profile: every guard.
@@ -106,18 +123,36 @@ pub(crate) mod testing {
         WriterProfile::local(None, 4096, AnswerLength::Medium)
     }
 
-    /// A stream guarded as for the small model telling an English story.
-    pub fn full() -> SentenceStream {
-        SentenceStream::guarded_by(Policy::for_writer(&small(), &Language::english()))
+    /// Every guard, as for the small model telling an English story.
+    pub fn every_guard() -> Policy {
+        Policy::for_writer(&small(), &Language::english())
     }
 
-    /// A stream under every guard but the most sentences.
-    pub fn unbounded() -> SentenceStream {
+    /// Every guard but the most sentences.
+    pub fn unbounded() -> Policy {
         let profile = WriterProfile {
             most_sentences: None,
             ..small()
         };
-        SentenceStream::guarded_by(Policy::for_writer(&profile, &Language::english()))
+        Policy::for_writer(&profile, &Language::english())
+    }
+
+    /// A stream under every guard answering `story` the `time` it is asked.
+    pub fn asked(story: Story, time: Asked) -> SentenceStream {
+        SentenceStream::new(every_guard(), story, time)
+    }
+
+    /// A stream under every guard answering `story` the first time.
+    pub fn full(story: Story) -> SentenceStream {
+        asked(story, Asked::First)
+    }
+
+    /// A story whose answer opens with `opening`.
+    pub fn opened(opening: &str) -> Story {
+        Story {
+            opening: opening.into(),
+            ..Story::default()
+        }
     }
 
     /// All `stream` tells of `pieces`, pushed in turn, then finished.
@@ -128,8 +163,13 @@ pub(crate) mod testing {
         stream.text().to_string()
     }
 
-    /// [`told`] in a story that already names whoever `pieces` name.
-    pub fn grounded(stream: SentenceStream, pieces: &[&str]) -> String {
-        told(stream.grounded_in(&pieces.concat()), pieces)
+    /// [`told`] under `policy` in a story that already names whoever
+    /// `pieces` name.
+    pub fn grounded(policy: Policy, pieces: &[&str]) -> String {
+        let story = Story {
+            text: pieces.concat(),
+            ..Story::default()
+        };
+        told(SentenceStream::new(policy, story, Asked::First), pieces)
     }
 }

@@ -20,12 +20,13 @@ impl Guard for MostSentences {
 
 #[cfg(test)]
 mod tests {
-    use crate::guards::testing::{full, grounded};
+    use crate::guards::testing::{asked, every_guard, full, grounded, opened};
+    use crate::guards::Asked;
 
     #[test]
     fn a_small_model_tells_two_sentences_at_most() {
         let text = grounded(
-            full(),
+            every_guard(),
             &[
                 "You call out, and the light flickers. Two",
                 " men stare. One falls. The",
@@ -34,14 +35,14 @@ mod tests {
         );
         assert_eq!(text, "You call out, and the light flickers. Two men stare.");
         // Released in one piece or many, the same.
-        assert_eq!(grounded(full(), &["A. B. C. D."]), "A. B.");
+        assert_eq!(grounded(every_guard(), &["A. B. C. D."]), "A. B.");
     }
 
     #[test]
     fn the_rules_whole_sentences_count_toward_the_most() {
-        let mut s = full().opened_with(
+        let mut s = full(opened(
             "You wonder who the barkeep is. You think back: you remember that he is called Oswin.",
-        );
+        ));
         assert_eq!(
             s.push(" The fire crackles. The barkeep smiles. "),
             " The fire crackles."
@@ -49,16 +50,17 @@ mod tests {
         // After a whole opening the model's first sentence is a later one:
         // it may not act for the player, nor add nothing.
         for added in [" You ask him where he lives. ", " He is called Oswin. "] {
-            let mut s = full()
-                .opened_with(
+            let mut s = asked(
+                opened(
                     "You wonder who he is. You think back: you remember that he is called Oswin.",
-                )
-                .asked_again();
+                ),
+                Asked::Again,
+            );
             assert_eq!(s.push(added), "", "{added}");
             assert!(s.turned_down());
         }
         // An opening mid-sentence leaves the model its two.
-        let mut s = full().opened_with("You look around, and");
+        let mut s = full(opened("You look around, and"));
         s.push(" the fire crackles. The barkeep smiles. The door bangs. ");
         assert_eq!(
             s.text(),

@@ -48,7 +48,7 @@ impl Guard for OutOfStory {
 mod tests {
     use super::*;
     use crate::guards::read::quoted_words;
-    use crate::guards::testing::{full, grounded};
+    use crate::guards::testing::{every_guard, full, grounded, opened};
     use crate::guards::words::english;
 
     fn speaks_as_i(sentence: &str) -> bool {
@@ -68,7 +68,7 @@ mod tests {
         assert!(!speaks_as_i(" the boy says, \"I'm sorry, I was lost.\""));
         assert!(!speaks_as_i("‘I am the keeper,’ she whispers."));
         assert!(!speaks_as_i(" the ink is thick with dust."));
-        let mut s = full().opened_with("You knock, and");
+        let mut s = full(opened("You knock, and"));
         assert_eq!(s.push(" I am left alone. "), "");
         assert!(s.turned_down());
     }
@@ -77,12 +77,12 @@ mod tests {
     fn a_sentence_inside_a_quotation_speaks_for_whoever_opened_it() {
         // "I" inside the driver's words is the driver's, not the narrator's.
         let text = grounded(
-            full(),
+            every_guard(),
             &["You ask the way, and he says, \"North. I will take you,\" and smiles. "],
         );
         assert!(text.ends_with("and smiles."), "{text}");
         let text = grounded(
-            full(),
+            every_guard(),
             &["You ask the way, and he says, \"It is far. I will take you.\" "],
         );
         assert_eq!(
@@ -103,10 +103,14 @@ mod tests {
         ));
         // Told before this sentence, the phrase is not this sentence's.
         assert!(!talks_of_the_story("the story is long.", " Rain falls."));
-        let mut s = full().opened_with("You haggle with the ferryman over the fare, and the");
+        let mut s = full(opened(
+            "You haggle with the ferryman over the fare, and the",
+        ));
         assert_eq!(s.push(" story is over. "), "");
         assert!(s.turned_down());
-        let mut s = full().opened_with("You haggle with the ferryman over the fare, and the");
+        let mut s = full(opened(
+            "You haggle with the ferryman over the fare, and the",
+        ));
         assert_eq!(s.push(" story is over"), "");
         assert_eq!(s.finish(), "");
     }

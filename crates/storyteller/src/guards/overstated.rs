@@ -21,13 +21,7 @@ impl Guard for Overstated {
             .check
             .as_ref()
             .is_some_and(|(_, v)| v.twist().is_some());
-        let known: Vec<String> = c
-            .story
-            .text
-            .split_whitespace()
-            .map(|w| self.0.singular(w))
-            .collect();
-        !twist && escalates(c.text, &known)
+        !twist && escalates(c.text, &self.0.singulars(&c.story.text))
     }
 }
 
@@ -35,17 +29,19 @@ impl Guard for Overstated {
 mod tests {
     use narratoria_core::narration::Verdict;
 
-    use crate::guards::testing::full;
+    use crate::guards::testing::{full, opened};
+    use crate::guards::Story;
 
     #[test]
     fn a_sentence_escalating_past_a_plain_outcome_is_not_told() {
         let story = "Action: I try to force the rusted door open.";
         let opening = "You try to force the rusted door open, but it will not give, and";
         let told = |verdict: Verdict, piece: &str| {
-            let mut s = full()
-                .grounded_in(story)
-                .opened_with(opening)
-                .keeping_to(Some(("force the rusted door open".into(), verdict)));
+            let mut s = full(Story {
+                text: story.into(),
+                check: Some(("force the rusted door open".into(), verdict)),
+                ..opened(opening)
+            });
             let shown = s.push(piece);
             (shown, s.turned_down())
         };

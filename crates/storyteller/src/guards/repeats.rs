@@ -40,15 +40,11 @@ const RETOLD_WORDS: usize = 3;
 pub struct Repeats {
     /// The story's language's words, where it has them.
     pub words: Option<&'static Words>,
-    /// Whether retellings in another shape count too (with `words`).
-    pub retellings: bool,
+    /// The same, where retellings in another shape count too.
+    pub retellings: Option<&'static Words>,
 }
 
 impl Repeats {
-    fn retold_in(&self) -> Option<&'static Words> {
-        self.words.filter(|_| self.retellings)
-    }
-
     /// Whether the model's own `c` retells an earlier turn in another shape.
     fn retells(&self, w: &Words, c: &Candidate) -> bool {
         let earlier = earlier(w, c.story);
@@ -62,11 +58,10 @@ impl Repeats {
                 || earlier.starts.iter().any(|start| clause.starts_with(start))
                 || (own.len() >= RETOLD_WORDS && earlier.own.iter().any(|t| own.is_subset(t)))
         };
+        let first = clause_words(c.text).swap_remove(0).1;
         c.words().windows(SAME_RUN_WORDS).any(phrased)
             || clauses(c.text).iter().any(retold)
-            || clause_words(c.text)
-                .first()
-                .is_some_and(|(_, first)| earlier.texts.contains(first))
+            || earlier.texts.contains(&first)
     }
 }
 
@@ -91,12 +86,12 @@ impl Guard for Repeats {
             self.words.is_none_or(|w| w.says_something(run))
                 && told.iter().any(|t| t.windows(n).any(|r| r == run))
         };
-        let retells = || self.retold_in().is_some_and(|w| self.retells(w, c));
+        let retells = || self.retellings.is_some_and(|w| self.retells(w, c));
         starts_alike || (c.own() && (words.windows(n).any(repeats) || retells()))
     }
 
     fn cuts(&self, c: &Candidate) -> Option<usize> {
-        let earlier = earlier(self.retold_in()?, c.story);
+        let earlier = earlier(self.retellings?, c.story);
         clause_words(c.text)
             .into_iter()
             .find(|(joint, words)| *joint > 0 && earlier.texts.contains(words))
@@ -151,10 +146,10 @@ fn earlier(w: &Words, story: &Story) -> Earlier {
             *read.phrasings.entry(run).or_default() += 1;
         }
         let told = sentences_of(text).into_iter().flat_map(clause_words);
-        read.texts.extend(
-            told.map(|(_, words)| words)
-                .filter(|words| words.len() >= 2),
-        );
+        let told = told
+            .map(|(_, words)| words)
+            .filter(|words| words.len() >= 2);
+        read.texts.extend(told);
     }
     read
 }
@@ -164,8 +159,9 @@ mod tests {
     use narratoria_core::narration::{Language, WriterProfile};
 
     use super::*;
-    use crate::guards::testing::{full, grounded, small};
+    use crate::guards::testing::{asked, full, opened, small, told};
     use crate::guards::words::english;
+    use crate::guards::Asked;
     use crate::guards::Policy;
     use crate::sentences::SentenceStream;
 
@@ -173,7 +169,11 @@ mod tests {
     fn a_later_sentence_that_starts_like_an_earlier_turns_is_not_told() {
         let earlier = "You step in, and it is dark. You are in a dark room with two people.";
         let tell = |answer: &str| {
-            let mut s = full().told_before([earlier]).grounded_in(earlier);
+            let mut s = full(Story {
+                earlier: vec![earlier.into()],
+                text: earlier.into(),
+                ..Story::default()
+            });
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             text
@@ -197,9 +197,10 @@ mod tests {
     fn the_models_own_words_do_not_repeat_an_earlier_turns() {
         let earlier = "You run out, and the tavern is in a fantasy world.";
         let tell = |answer: &str| {
-            let mut s = full()
-                .told_before([earlier])
-                .opened_with("You hide in an alley, and");
+            let mut s = full(Story {
+                earlier: vec![earlier.into()],
+                ..opened("You hide in an alley, and")
+            });
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             (text, s.turned_down())
@@ -224,9 +225,12 @@ mod tests {
         let opening =
             "You force the rusted door open, and it goes better than you could have hoped:";
         let told = |answer: &str| {
-            let mut s = full()
-                .decided(["Force the rusted door open: a triumph — it succeeds brilliantly."])
-                .opened_with(opening);
+            let mut s = full(Story {
+                decided: vec![
+                    "Force the rusted door open: a triumph — it succeeds brilliantly.".into(),
+                ],
+                ..opened(opening)
+            });
             s.push(answer);
             s.finish();
             s.text().to_string()
@@ -246,15 +250,22 @@ mod tests {
         let french = Language::parse("fr").unwrap();
         let policy = Policy::for_writer(&small(), &french);
         let earlier = "Vous entrez, et la pluie tombe sur les toits de la vieille ville.";
-        let stream = || SentenceStream::guarded_by(policy.clone()).told_before([earlier]);
+        let grounded = |pieces: &[&str]| {
+            let story = Story {
+                earlier: vec![earlier.into()],
+                text: pieces.concat(),
+                ..Story::default()
+            };
+            told(
+                SentenceStream::new(policy.clone(), story, Asked::First),
+                pieces,
+            )
+        };
         // Seven words of it are no repeat; eight are.
         let seven = "Vous attendez. La pluie tombe sur les toits de Paris.";
-        assert_eq!(grounded(stream(), &[seven]), seven);
+        assert_eq!(grounded(&[seven]), seven);
         let eight = "La pluie tombe sur les toits de la place.";
-        assert_eq!(
-            grounded(stream(), &["Vous attendez. ", eight]),
-            "Vous attendez."
-        );
+        assert_eq!(grounded(&["Vous attendez. ", eight]), "Vous attendez.");
         // A hosted writer is held to it too.
         let hosted =
             Policy::for_writer(&WriterProfile::hosted(128_000, Default::default()), &french);
@@ -278,9 +289,10 @@ mod tests {
     #[test]
     fn a_clause_an_earlier_turn_told_word_for_word_is_not_told_again() {
         let told = |earlier: &str, answer: &str| {
-            let mut s = full()
-                .told_before([earlier])
-                .opened_with("You light a fire, and");
+            let mut s = full(Story {
+                earlier: vec![earlier.into()],
+                ..opened("You light a fire, and")
+            });
             s.push(answer);
             s.finish();
             s.text().to_string()
@@ -305,7 +317,10 @@ mod tests {
     #[test]
     fn a_way_of_speaking_may_come_back_once_but_not_turn_after_turn() {
         let once = ["You look up, and you are in a room with a fire."];
-        let mut s = full().told_before(once).opened_with("You sit down, and");
+        let mut s = full(Story {
+            earlier: once.into_iter().map(String::from).collect(),
+            ..opened("You sit down, and")
+        });
         assert_eq!(
             s.push(" you are in a room of old maps. "),
             " you are in a room of old maps."
@@ -314,13 +329,19 @@ mod tests {
             "You look up, and you are in a room with a fire.",
             "You wait, and you are in a room by the ford.",
         ];
-        let mut s = full().told_before(twice).opened_with("You sit down, and");
+        let mut s = full(Story {
+            earlier: twice.into_iter().map(String::from).collect(),
+            ..opened("You sit down, and")
+        });
         assert_eq!(s.push(" you are in a room of old maps. "), "");
         // Unless it is the model's last chance to tell the turn at all.
-        let mut s = full()
-            .told_before(twice)
-            .opened_with("You sit down, and")
-            .last_chance();
+        let mut s = asked(
+            Story {
+                earlier: twice.into_iter().map(String::from).collect(),
+                ..opened("You sit down, and")
+            },
+            Asked::Last,
+        );
         assert_eq!(
             s.push(" you are in a room of old maps. "),
             " you are in a room of old maps."
@@ -330,14 +351,16 @@ mod tests {
     #[test]
     fn a_clause_may_not_start_as_one_of_an_earlier_turn() {
         let earlier = ["You try to slip upstairs, but it does not work, and you're not sure if it's the right thing to do."];
-        let mut s = full()
-            .told_before(earlier)
-            .opened_with("You try to punch the ferryman, but you miss, and");
+        let mut s = full(Story {
+            earlier: earlier.into_iter().map(String::from).collect(),
+            ..opened("You try to punch the ferryman, but you miss, and")
+        });
         assert_eq!(s.push(" you're not sure if he will forgive you. "), "");
         // A clause of function words and one other is a way of speaking.
-        let mut s = full()
-            .told_before(["You wait, and you are in a room with a fire."])
-            .opened_with("You sit down, and");
+        let mut s = full(Story {
+            earlier: vec!["You wait, and you are in a room with a fire.".into()],
+            ..opened("You sit down, and")
+        });
         assert_eq!(
             s.push(" you are in a hall of maps. "),
             " you are in a hall of maps."
@@ -347,13 +370,15 @@ mod tests {
             "You try, but you miss, and you're left with the door's own end.",
             "You climb, and you make it, and you're left with the lamp room's end.",
         ];
-        let mut s = full()
-            .told_before(left)
-            .opened_with("You run, but you are too slow, and");
+        let mut s = full(Story {
+            earlier: left.into_iter().map(String::from).collect(),
+            ..opened("You run, but you are too slow, and")
+        });
         assert_eq!(s.push(" you're left with the shore's end. "), "");
-        let mut s = full()
-            .told_before(left[..1].iter().copied())
-            .opened_with("You run, but you are too slow, and");
+        let mut s = full(Story {
+            earlier: vec![left[0].into()],
+            ..opened("You run, but you are too slow, and")
+        });
         assert_eq!(
             s.push(" you're left with the shore's end. "),
             " you're left with the shore's end."
@@ -375,9 +400,10 @@ mod tests {
     fn a_clause_may_not_begin_with_a_whole_clause_of_an_earlier_turn() {
         let earlier = ["You step into the lighthouse and call out, and the light flickers."];
         let tell = |answer: &str| {
-            let mut s = full()
-                .told_before(earlier)
-                .opened_with("You wonder what you remember about the keeper, and");
+            let mut s = full(Story {
+                earlier: earlier.into_iter().map(String::from).collect(),
+                ..opened("You wonder what you remember about the keeper, and")
+            });
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             text
@@ -397,9 +423,12 @@ mod tests {
         let earlier =
             ["You force the rusted door open, and a beam of light spills out, illuminating your reflection."];
         let tell = |answer: &str| {
-            let mut s = full().told_before(earlier).opened_with(
-                "You wonder what you remember about the keeper, but nothing comes to mind, and",
-            );
+            let mut s = full(Story {
+                earlier: earlier.into_iter().map(String::from).collect(),
+                ..opened(
+                    "You wonder what you remember about the keeper, but nothing comes to mind, and",
+                )
+            });
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             text

@@ -15,14 +15,8 @@ impl Stranger {
     /// Whether `sentence` names a kind of person missing from `known`, the
     /// story's text.
     fn brings_in_someone(&self, sentence: &str, known: &str) -> bool {
-        let known: HashSet<String> = known
-            .split_whitespace()
-            .map(|w| self.0.singular(w))
-            .collect();
-        let words: Vec<String> = sentence
-            .split_whitespace()
-            .map(|w| self.0.singular(w))
-            .collect();
+        let known: HashSet<String> = self.0.singulars(known).into_iter().collect();
+        let words = self.0.singulars(sentence);
         words.iter().enumerate().any(|(i, w)| {
             self.0.people.contains(w) && !known.contains(w) && !self.said_of_someone(&words[..i])
         })
@@ -58,18 +52,21 @@ mod tests {
     use narratoria_core::narration::{Language, WriterProfile};
 
     use super::*;
-    use crate::guards::testing::full;
+    use crate::guards::testing::{every_guard, opened};
     use crate::guards::words::english;
     use crate::guards::Policy;
+    use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
 
     #[test]
     fn a_small_model_brings_in_no_one_the_story_has_not_met() {
         let story = "Action: I step into the lighthouse and call out to the keeper.";
-        let tell = |stream: SentenceStream, answer: &str| {
-            let mut s = stream
-                .grounded_in(story)
-                .opened_with("You step into the lighthouse and call out, and");
+        let tell = |policy: Policy, answer: &str| {
+            let story = Story {
+                text: story.into(),
+                ..opened("You step into the lighthouse and call out, and")
+            };
+            let mut s = SentenceStream::new(policy, story, Asked::First);
             let mut text = s.push(answer);
             text.push_str(&s.finish());
             (text, s.turned_down())
@@ -77,14 +74,17 @@ mod tests {
         // A later sentence naming strangers ends the prose before it.
         assert_eq!(
             tell(
-                full(),
+                every_guard(),
                 " the light flickers. You are in a dark room with two people, and they stare."
             ),
             (" the light flickers.".to_string(), false)
         );
         // The keeper is in the story; plurals and case count as the same word.
         assert_eq!(
-            tell(full(), " the Keeper answers. The keepers' lamp hums."),
+            tell(
+                every_guard(),
+                " the Keeper answers. The keepers' lamp hums."
+            ),
             (
                 " the Keeper answers. The keepers' lamp hums.".to_string(),
                 false
@@ -95,7 +95,7 @@ mod tests {
             " a figure stands before you. The lamp hums.",
             " a figure stands there",
         ] {
-            assert_eq!(tell(full(), answer), (String::new(), true));
+            assert_eq!(tell(every_guard(), answer), (String::new(), true));
         }
         // A kind said of someone known brings no one in; "there is" does.
         let guard = Stranger(english());
@@ -106,10 +106,7 @@ mod tests {
         let hosted = WriterProfile::hosted(128_000, Default::default());
         let policy = Policy::for_writer(&hosted, &Language::english());
         assert_eq!(
-            tell(
-                SentenceStream::guarded_by(policy),
-                " a figure stands before you."
-            ),
+            tell(policy, " a figure stands before you."),
             (" a figure stands before you.".to_string(), false)
         );
     }

@@ -37,6 +37,7 @@ pub struct Words {
     pub articles: HashSet<String>,
     pub there: String,
     pub speech: HashSet<String>,
+    /// Talk of the story itself ([`talk_of_the_story`]).
     #[serde(borrow)]
     pub talk_of_the_story: Vec<&'static str>,
     /// Words a cut-off sentence may not end on ("…, and"), and words no
@@ -57,8 +58,17 @@ pub fn words_for(language: &Language) -> Option<&'static Words> {
     language.is_english().then(english)
 }
 
+/// The English words, which ship.
 pub fn english() -> &'static Words {
     &ENGLISH
+}
+
+/// Talk of the story itself or of its player rather than of its world
+/// ("…, and the story is over."), or that unsays it ("It's all just a
+/// dream."), in English: the host's answer stops at each, and the
+/// `out_of_story` guard refuses a sentence that holds one.
+pub fn talk_of_the_story() -> &'static [&'static str] {
+    &ENGLISH.talk_of_the_story
 }
 
 /// The stemmer for `language`, by its code (none where Snowball has none).
@@ -125,6 +135,11 @@ impl Words {
         }
     }
 
+    /// Each word of `text` lowercased, without punctuation, singular.
+    pub fn singulars(&self, text: &str) -> Vec<String> {
+        text.split_whitespace().map(|w| self.singular(w)).collect()
+    }
+
     /// `word` singular, then by its stem ("illuminates", "illuminating").
     pub fn stem(&self, word: &str) -> String {
         let one = self.singular(word);
@@ -156,31 +171,6 @@ pub(crate) fn own_words(text: &str) -> HashSet<String> {
     english().own_of(&words_of(text))
 }
 
-/// Talk of the story itself or of its player rather than of its world
-/// ("…, and the story is over."), or that unsays it ("It's all just a
-/// dream."), in English: the host's answer stops at each, and the
-/// `out_of_story` guard refuses a sentence that holds one.
-pub const TALK_OF_THE_STORY: TalkOfTheStory = TalkOfTheStory;
-
-#[derive(Debug, Clone, Copy)]
-pub struct TalkOfTheStory;
-
-impl IntoIterator for TalkOfTheStory {
-    type Item = &'static str;
-    type IntoIter = std::iter::Copied<std::slice::Iter<'static, &'static str>>;
-    fn into_iter(self) -> Self::IntoIter {
-        english().talk_of_the_story.iter().copied()
-    }
-}
-
-impl<'a> IntoIterator for &'a TalkOfTheStory {
-    type Item = &'a &'static str;
-    type IntoIter = std::slice::Iter<'a, &'static str>;
-    fn into_iter(self) -> Self::IntoIter {
-        english().talk_of_the_story.iter()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,8 +184,7 @@ mod tests {
         assert_eq!(en.singular("glass"), "glass");
         assert_eq!(en.stem("illuminates"), en.stem("illuminating"));
         assert!(words_for(&Language::parse("fr").unwrap()).is_none());
-        let talk: Vec<&str> = TALK_OF_THE_STORY.into_iter().collect();
-        assert_eq!(talk, en.talk_of_the_story);
+        assert_eq!(talk_of_the_story(), en.talk_of_the_story);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use narratoria_skills_builtin::host::{ask, AskError};
 use narratoria_skills_builtin::Events;
 
 use crate::error::ProviderError;
-use crate::guards::TALK_OF_THE_STORY;
+use crate::guards::talk_of_the_story;
 use crate::prompt::Prompt;
 
 pub const NAME: &str = "host";
@@ -120,7 +120,7 @@ const FILLER: [&str; 2] = ["you are left", "you're left"];
 
 /// The texts where an answer ends, line break first: the prompt's labels,
 /// then the filler after a check and each talk of the story
-/// ([`TALK_OF_THE_STORY`]), as written and at a sentence's start.
+/// ([`talk_of_the_story`]), as written and at a sentence's start.
 pub fn stop_texts() -> Vec<String> {
     LABELS
         .iter()
@@ -128,7 +128,7 @@ pub fn stop_texts() -> Vec<String> {
         .chain(
             FILLER
                 .iter()
-                .chain(&TALK_OF_THE_STORY)
+                .chain(talk_of_the_story())
                 .flat_map(|t| [t.to_string(), sentence_case(t)]),
         )
         .collect()
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn every_talk_of_the_story_is_a_stop() {
         let stops = stop_texts();
-        for talk in TALK_OF_THE_STORY {
+        for talk in talk_of_the_story() {
             let upper = sentence_case(talk);
             assert!(
                 stops.iter().any(|s| s == talk) && stops.contains(&upper),
