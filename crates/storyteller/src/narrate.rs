@@ -114,6 +114,7 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         template: template::narrate(
             &input.player_input,
             style,
+            &language,
             &prompt::without_recent_accounts(deps, &input.recent_turns),
         ),
         model_candidates: model_candidates(

@@ -9,7 +9,7 @@ use narratoria_protocol::Role;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use narratoria_core::narration::{AnswerLength, Language, WriterClass, WriterProfile};
+use narratoria_core::narration::{AnswerLength, Language, Lines, WriterClass, WriterProfile};
 
 use crate::config::Style;
 use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
@@ -331,8 +331,13 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     if language.is_english() {
         system.push_str("- Write in the second person (\"you\"), present tense.\n");
     } else {
+        // The language's own "you" where its lines ship: told only "second
+        // person" in English words, a writer echoed the player's "je".
+        let you = Lines::shipped(language)
+            .map(|l| format!(" (\"{}\")", l.you))
+            .unwrap_or_default();
         system.push_str(&format!(
-            "- Write in {name} ({own}) only, even where these instructions and the notes are in English; in the second person, present tense.\n",
+            "- Write in {name} ({own}) only, even where these instructions and the notes are in English; in the second person{you}, present tense, whatever person the player writes in.\n",
             name = language.name(),
             own = language.autonym(),
         ));
@@ -366,6 +371,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     let decided = decided(
         &without_recent_accounts(facts.deps, facts.recent),
         facts.action,
+        language,
     );
     if !decided.is_empty() {
         user.push_str("What happened:\n");
@@ -421,10 +427,21 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     }
 }
 
-/// What the tools decided, one line per fact, in words. A check the planner
-/// gave no reason is told as the player's `action` ("Force the door open:
-/// it fails."): a bare "it fails." left the model nothing to tell.
-fn decided(deps: &Map<String, Value>, action: &str) -> Vec<String> {
+/// What the tools decided, one line per fact, in words of the story's
+/// `language` (English where it has no lines). A check the planner gave no
+/// reason is told as the player's `action` ("Force the door open: it
+/// fails."): a bare "it fails." left the model nothing to tell.
+fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<String> {
+    let words = Lines::of(language);
+    // Only English words are turned to a deed; another language's stay the player's.
+    let deed = match language.is_english() {
+        true => act(action),
+        false => Some(
+            one_line(action, 200)
+                .trim_end_matches(['.', '!', '?'])
+                .to_string(),
+        ),
+    };
     let mut lines = Vec::new();
     for output in deps.values() {
         for mut fact in facts_of(output) {
@@ -433,10 +450,10 @@ fn decided(deps: &Map<String, Value>, action: &str) -> Vec<String> {
             }
             if let Fact::Check { reason, .. } = &mut fact {
                 if reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-                    *reason = act(action);
+                    reason.clone_from(&deed);
                 }
             }
-            lines.push(fact.in_words());
+            lines.push(fact.told_in(words));
         }
     }
     lines
@@ -521,6 +538,18 @@ mod tests {
         );
         assert_eq!(p.opening, "");
         assert!(!p.worked);
+        // The outcome in the story's words, and the language's own "you".
+        assert!(
+            p.user
+                .contains("- J'entre dans l'auberge et je regarde autour de moi: c'est un échec."),
+            "{}",
+            p.user
+        );
+        assert!(
+            p.system.contains("second person (\"vous\")"),
+            "{}",
+            p.system
+        );
         assert!(
             p.system.contains("Length: two to four sentences"),
             "{}",
@@ -684,11 +713,14 @@ mod tests {
                                    "outcome": "failure", "margin": -6}});
         let deps = deps.as_object().unwrap();
         assert_eq!(
-            decided(deps, "I force the rusted door open."),
+            decided(deps, "I force the rusted door open.", &Language::english()),
             ["Force the rusted door open: it fails."]
         );
         // A question gives no action to name: the outcome alone.
-        assert_eq!(decided(deps, "Can I open it?"), ["It fails."]);
+        assert_eq!(
+            decided(deps, "Can I open it?", &Language::english()),
+            ["It fails."]
+        );
     }
 
     #[test]
