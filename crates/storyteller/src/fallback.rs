@@ -272,7 +272,7 @@ pub fn run(
         let next = chain[i + 1];
         let failure = error.to_skill_error(step.name(), &scrub);
         sink.failure(&failure);
-        if !stream.is_empty() {
+        if !stream.text().is_empty() {
             sink.reset(&format!(
                 "{} stopped; {} starts over",
                 step.name(),

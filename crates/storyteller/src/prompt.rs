@@ -3,7 +3,7 @@
 //! so far, the player's action and what the rules decided, in words.
 
 use narratoria_core::narration::{
-    act, checked, ends_a_sentence, facts_of, sentence_case, wondered, Fact, Verdict,
+    act, checked, ends_a_sentence, facts_of, sentence_case, sentence_ends, wondered, Fact, Verdict,
 };
 use narratoria_protocol::Role;
 use serde::Deserialize;
@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use narratoria_core::narration::{AnswerLength, Language, Lines, WriterClass, WriterProfile};
 
 use crate::config::Style;
-use crate::sentences::{own_words, sentence_ends, without_idle_clauses};
+use crate::guards::{adds_nothing::without_idle_clauses, words::own_words};
 use crate::story_so_far::{with_summary, StorySoFar};
 
 /// The most characters of free context, of the scenario, of the story so far
@@ -229,7 +229,7 @@ fn remembered(memories: &[String]) -> Option<String> {
     };
     // Its whole sentences within the budget: the first tells the deed, the
     // next ones what came of it ("She says she is Senna.").
-    let ends = sentence_ends(memory, true);
+    let ends = sentence_ends(memory);
     let end = ends
         .iter()
         .copied()

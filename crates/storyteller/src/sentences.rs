@@ -5,12 +5,9 @@
 //! guard refuses, or at a clause one cuts. A quotation left open when the
 //! prose ends is closed (docs/storyteller.md, "What the model may tell").
 
-use narratoria_core::narration::{CLOSERS, SENTENCE_ENDS, TITLES};
+use narratoria_core::narration::{ended_at, open_quote, sentence_ends, sentences_of, trails_off};
 
 use crate::guards::{Asked, Candidate, Policy, Story};
-
-pub(crate) use crate::guards::adds_nothing::without_idle_clauses;
-pub(crate) use crate::guards::words::own_words;
 
 /// A guard's refusal: its name and the text it kept from the player (the
 /// sentence refused, or the clauses cut from one).
@@ -72,11 +69,6 @@ impl SentenceStream {
     /// Everything released so far.
     pub fn text(&self) -> &str {
         &self.text
-    }
-
-    /// Whether nothing was released, not even an opening.
-    pub fn is_empty(&self) -> bool {
-        self.text.is_empty()
     }
 
     /// Takes one piece; returns the sentences it completed (possibly none).
@@ -142,7 +134,7 @@ impl SentenceStream {
     /// `sentence`, the model's next, as the guards read it: the opening's
     /// whole sentences come before it in the answer.
     fn candidate<'a>(&'a self, sentence: &'a str) -> Candidate<'a> {
-        let opening = sentence_ends(self.story.opening.trim(), true).len();
+        let opening = sentence_ends(self.story.opening.trim()).len();
         Candidate {
             text: sentence,
             index: self.told,
@@ -175,16 +167,13 @@ impl SentenceStream {
         let cuts: Vec<_> = cuts.collect();
         let at = cuts.iter().map(|&(at, _)| at).min();
         let at = at.filter(|_| c.opened() || self.told > 0);
-        match at.and_then(|at| Some((at, ended_at(&self.text, sentence, at)?))) {
-            Some((at, kept)) => {
-                let cutting = cuts.into_iter().filter(|&(c, _)| c == at);
-                (
-                    kept,
-                    cutting.map(|(_, g)| refusal(g, &sentence[at..])).collect(),
-                )
-            }
-            None => (sentence.to_string(), Vec::new()),
-        }
+        let Some((at, kept)) = at.and_then(|at| Some((at, ended_at(&self.text, sentence, at)?)))
+        else {
+            return (sentence.to_string(), Vec::new());
+        };
+        let cutting = cuts.into_iter().filter(|&(c, _)| c == at);
+        let refusals = cutting.map(|(_, g)| refusal(g, &sentence[at..])).collect();
+        (kept, refusals)
     }
 
     /// Releases the sentences in `held[..end]` the guards allow, up to the
@@ -215,76 +204,10 @@ impl SentenceStream {
 /// own cut ("and the Drowned Lan...").
 fn releasable_end(held: &str, at_end: bool) -> Option<usize> {
     let trailing = trails_off(held);
-    sentence_ends(held, true).into_iter().rev().find(|&e| {
+    sentence_ends(held).into_iter().rev().find(|&e| {
         let last = held[e..].trim().is_empty();
         !(last && trailing) && (at_end || e < held.len())
     })
-}
-
-/// Whether `text` ends in an ellipsis ("Lan...", "Lan…\""), closing quotes aside.
-fn trails_off(text: &str) -> bool {
-    let end = text.trim_end().trim_end_matches(CLOSERS);
-    end.ends_with("...") || end.ends_with('…')
-}
-
-/// `sentence`, told after `before`, ended at byte `at` with a full stop —
-/// `None` when that would leave a quotation open.
-pub(crate) fn ended_at(before: &str, sentence: &str, at: usize) -> Option<String> {
-    let open = open_quote(&format!("{before}{}", &sentence[..at]));
-    let trailing = &sentence[sentence.trim_end().len()..];
-    open.is_none()
-        .then(|| format!("{}.{trailing}", sentence[..at].trim_end()))
-}
-
-/// The mark that closes the quotation `text` leaves open, if one is (double
-/// quotes and guillemets: a single quote may be an apostrophe).
-pub(crate) fn open_quote(text: &str) -> Option<char> {
-    let count = |mark: char| text.matches(mark).count();
-    if count('"') % 2 == 1 {
-        Some('"')
-    } else if count('“') > count('”') {
-        Some('”')
-    } else {
-        (count('«') > count('»')).then_some('»')
-    }
-}
-
-/// The sentences of `text`, each with the white space before it.
-pub(crate) fn sentences_of(text: &str) -> Vec<&str> {
-    let mut start = 0;
-    let mut sentences = Vec::new();
-    for end in sentence_ends(text, true).into_iter().chain([text.len()]) {
-        if !text[start..end].trim().is_empty() {
-            sentences.push(&text[start..end]);
-        }
-        start = end;
-    }
-    sentences
-}
-
-/// The byte index just after each sentence end in `s` (closing quotes
-/// included) that is followed by white space — or by the end of the text,
-/// when `at_end`.
-pub(crate) fn sentence_ends(s: &str, at_end: bool) -> Vec<usize> {
-    let mut found = Vec::new();
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if !SENTENCE_ENDS.contains(&c) {
-            continue;
-        }
-        // "Dr." and its like end no sentence (core `narration::TITLES`).
-        let word = s[..i].rsplit(char::is_whitespace).next().unwrap_or("");
-        let title = c == '.' && TITLES.contains(&word.to_lowercase().as_str());
-        while chars
-            .next_if(|&(_, c)| SENTENCE_ENDS.contains(&c) || CLOSERS.contains(&c))
-            .is_some()
-        {}
-        let next = chars.peek();
-        if !title && next.map_or(at_end, |&(_, c)| c.is_whitespace()) {
-            found.push(next.map_or(s.len(), |&(at, _)| at));
-        }
-    }
-    found
 }
 
 #[cfg(test)]
@@ -360,7 +283,7 @@ mod tests {
     fn an_opening_is_released_at_once_and_its_sentence_finished_by_the_model() {
         let mut s = full(opened("You try to climb, but"));
         assert_eq!(s.text(), "You try to climb, but");
-        assert!(!s.is_empty() && s.no_sentence_yet());
+        assert!(!s.text().is_empty() && s.no_sentence_yet());
         assert_eq!(s.push(" the stones"), "");
         assert_eq!(s.push(" crumble. You draw"), " the stones crumble.");
         assert!(!s.no_sentence_yet());
@@ -442,9 +365,6 @@ mod tests {
 
     #[test]
     fn a_title_ends_no_sentence() {
-        let text = "You ask Dr. Venn about the plague. Mr. Hale nods.";
-        let plague = text.find("plague.").unwrap() + "plague.".len();
-        assert_eq!(sentence_ends(text, true), vec![plague, text.len()]);
         let mut s = full(opened("You ask Dr. Venn about the plague, and"));
         // The opening holds no whole sentence: the model's first is its end.
         assert_eq!(s.push(" he frowns. "), " he frowns.");

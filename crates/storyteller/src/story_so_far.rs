@@ -6,10 +6,9 @@
 //! give way several at a time to a summary, and the kept turns are moved in
 //! the cache rather than read again.
 
-use narratoria_core::narration::WriterProfile;
+use narratoria_core::narration::{sentence_ends, WriterProfile};
 
 use crate::prompt::RecentTurn;
-use crate::sentences::sentence_ends;
 
 /// One earlier turn as the conversation tells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,7 +140,7 @@ fn summary_of(gone: &[Exchange], max: usize) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut used = 0;
     for e in gone.iter().rev() {
-        let first = match sentence_ends(&e.answered, true).first() {
+        let first = match sentence_ends(&e.answered).first() {
             Some(&end) => e.answered[..end].trim().to_string(),
             None => e.answered.trim().to_string(),
         };

@@ -3,6 +3,7 @@
 
 use super::facts::sentence_case;
 use super::question::wondered;
+use super::sentence::{ends_a_sentence, TITLES};
 
 /// "You [action]." from the player's words. Promises a sentence starting with
 /// "You"; a question becomes something wondered (never quoted back) and a
@@ -167,21 +168,6 @@ fn said_then_saying(a: &str) -> Option<String> {
     Some(format!("{head}, {quote}{tail}"))
 }
 
-/// Whether `text` ends a sentence: with ".", "!", "?" or "…", closing
-/// quotes after it aside (`ask him, "Where to?"` ends one; nothing may
-/// follow it in that sentence).
-pub fn ends_a_sentence(text: &str) -> bool {
-    text.trim_end()
-        .trim_end_matches(CLOSERS)
-        .ends_with(SENTENCE_ENDS)
-}
-
-/// The marks a sentence ends with.
-pub const SENTENCE_ENDS: [char; 4] = ['.', '!', '?', '…'];
-
-/// What may close words said or an aside after a sentence's end mark.
-pub const CLOSERS: [char; 6] = ['"', '\'', '”', '’', ')', '»'];
-
 /// `done` as the end of a sentence: a full stop after it, unless it ends
 /// one already (in words said that end their own sentence).
 pub(super) fn ended(done: &str) -> String {
@@ -259,9 +245,6 @@ pub(super) fn sentences(text: &str) -> Vec<&str> {
     out.retain(|s| !s.is_empty());
     out
 }
-
-/// Words (lower case) a full stop follows without ending a sentence.
-pub const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "st", "mt", "sgt", "capt"];
 
 /// Whether `sentence` has the player for its subject, first or after a lead.
 fn has_the_players_subject(sentence: &str) -> bool {

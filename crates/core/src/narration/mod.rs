@@ -11,17 +11,22 @@ pub mod lines;
 pub mod profile;
 pub mod question;
 pub mod remember;
+pub mod sentence;
 pub mod step;
 pub mod story;
 pub mod template;
 
 pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
-pub use deed::{act, deed, ends_a_sentence, CLOSERS, SENTENCE_ENDS, TITLES};
+pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::Language;
 pub use lines::Lines;
 pub use profile::{AnswerLength, Guarding, WriterClass, WriterProfile};
 pub use question::{is_question, wondered};
+pub use sentence::{
+    ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
+    SENTENCE_ENDS, TITLES,
+};
 pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
 pub use story::{StoryTold, AUTHOR_NOTE_CHARS, STORY_CHARS, STORY_TURNS};
 pub use template::{told, told_in};

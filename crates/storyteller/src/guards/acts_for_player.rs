@@ -5,8 +5,7 @@
 //! the keeper.'"; others' words and "you say nothing" stay).
 
 use super::read::QuotedWord;
-use super::words::Words;
-use super::{Candidate, Guard};
+use super::{Candidate, Guard, Words};
 
 #[derive(Debug)]
 pub struct ActsForPlayer(pub &'static Words);

@@ -7,12 +7,11 @@
 
 use std::collections::HashSet;
 
-use narratoria_core::narration::has_negation;
+use narratoria_core::narration::{ended_at, has_negation, sentences_of};
 
 use super::read::{clause_words, words_of};
 use super::words::{english, Words};
 use super::{Asked, Candidate, Guard};
-use crate::sentences::{ended_at, sentences_of};
 
 #[derive(Debug)]
 pub struct AddsNothing(pub &'static Words);

@@ -3,7 +3,7 @@
 //! those that read a writer's prose; the stream (`crate::sentences`) ends
 //! the answer before a sentence one refuses, or at a clause one cuts.
 
-use narratoria_core::narration::Verdict;
+use narratoria_core::narration::{open_quote, Verdict};
 
 pub mod acts_for_player;
 pub mod adds_nothing;
@@ -22,7 +22,6 @@ pub mod words;
 pub use policy::Policy;
 pub use words::{talk_of_the_story, words_for, Words};
 
-use crate::sentences::open_quote;
 use read::{quoted_words, words_of, QuotedWord};
 
 /// One judgement on the model's sentences.

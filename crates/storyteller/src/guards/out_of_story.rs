@@ -4,8 +4,7 @@
 //! story is over.", "It's all just a dream."), perhaps begun by the opening.
 
 use super::read::QuotedWord;
-use super::words::Words;
-use super::{Candidate, Guard};
+use super::{Candidate, Guard, Words};
 
 #[derive(Debug)]
 pub struct OutOfStory(pub &'static Words);

@@ -13,10 +13,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use narratoria_core::narration::sentences_of;
+
 use super::read::{clause_words, clauses, words_of};
-use super::words::Words;
-use super::{Candidate, Guard, Story};
-use crate::sentences::sentences_of;
+use super::{Candidate, Guard, Story, Words};
 
 /// How many first words make two sentences start alike.
 const SAME_START_WORDS: usize = 5;

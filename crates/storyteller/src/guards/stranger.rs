@@ -5,8 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::words::Words;
-use super::{Candidate, Guard};
+use super::{Candidate, Guard, Words};
 
 #[derive(Debug)]
 pub struct Stranger(pub &'static Words);

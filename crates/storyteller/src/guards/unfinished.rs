@@ -10,8 +10,7 @@
 use narratoria_core::narration::{CLOSERS, JOINING_WORDS, SENTENCE_ENDS};
 
 use super::read::QuotedWord;
-use super::words::Words;
-use super::{Candidate, Guard};
+use super::{Candidate, Guard, Words};
 
 #[derive(Debug)]
 pub struct Unfinished {
