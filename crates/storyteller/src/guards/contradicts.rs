@@ -1,14 +1,22 @@
-//! `contradicts` (English: core's `narration::contradicts`): the checked
-//! deed told the other way round — done after a failure ("…, but it will
-//! not give, and the door slides open"), gone wrong after a success. The
-//! rules decided; the prose only tells it.
+//! `contradicts` (English): the rules' outcome told another way than it
+//! went. The checked deed told the other way round (core's
+//! `narration::contradicts`) — done after a failure ("…, but it will not
+//! give, and the door slides open"), gone wrong after a success. For a
+//! writer every guard reads, also a plain outcome told as a disaster (core's
+//! `narration::escalates`): a catastrophe the story has not told ("…, but it
+//! will not give, and a great storm of flames erupts."); a critical outcome
+//! allows one. The rules decided; the prose only tells it.
 
-use narratoria_core::narration::contradicts;
+use narratoria_core::narration::{contradicts, escalates};
 
-use super::{Candidate, Guard};
+use super::{Candidate, Guard, Words};
 
 #[derive(Debug)]
-pub struct Contradicts;
+pub struct Contradicts {
+    /// The words a catastrophe is read by, when a plain outcome told as one
+    /// is refused too (`None`: only an outcome told the other way round).
+    pub overstated: Option<&'static Words>,
+}
 
 impl Guard for Contradicts {
     fn name(&self) -> &'static str {
@@ -16,10 +24,13 @@ impl Guard for Contradicts {
     }
 
     fn refuses(&self, c: &Candidate) -> bool {
-        c.story
-            .check
-            .as_ref()
-            .is_some_and(|(deed, verdict)| contradicts(deed, *verdict, c.text))
+        let check = c.story.check.as_ref();
+        let other_way = check.is_some_and(|(deed, verdict)| contradicts(deed, *verdict, c.text));
+        let twist = check.is_some_and(|(_, v)| v.twist().is_some());
+        let overstated = self
+            .overstated
+            .is_some_and(|words| !twist && escalates(c.text, &words.singulars(&c.story.text)));
+        other_way || overstated
     }
 }
 
@@ -63,5 +74,31 @@ mod tests {
         );
         assert_eq!(s.push(" the door slides open. Rust"), "");
         assert_eq!(s.refusals()[0].guard, "contradicts");
+    }
+
+    #[test]
+    fn a_sentence_escalating_past_a_plain_outcome_is_not_told() {
+        let story = "Action: I try to force the rusted door open.";
+        let opening = "You try to force the rusted door open, but it will not give, and";
+        let told = |verdict: Verdict, piece: &str| {
+            let mut s = full(Story {
+                text: story.into(),
+                check: Some(("force the rusted door open".into(), verdict)),
+                ..opened(opening)
+            });
+            let shown = s.push(piece);
+            (shown, s.turned_down())
+        };
+        let flames = " a great storm of flames erupts. The";
+        assert_eq!(told(Verdict::Failure, flames), (String::new(), true));
+        // A proportionate mishap is told; so is a catastrophe the rules' twist allows.
+        assert_eq!(
+            told(Verdict::Failure, " the hinges groan. The"),
+            (" the hinges groan.".to_string(), false)
+        );
+        assert_eq!(
+            told(Verdict::CriticalFailure, flames),
+            (" a great storm of flames erupts.".to_string(), false)
+        );
     }
 }

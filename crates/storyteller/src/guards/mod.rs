@@ -11,7 +11,6 @@ pub mod contradicts;
 pub mod labels;
 pub mod most_sentences;
 pub mod out_of_story;
-pub mod overstated;
 pub mod policy;
 pub mod read;
 pub mod repeats;

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use narratoria_core::narration::{Guarding, Language, WriterProfile};
 
-use super::words::{words_for, Words};
 use super::*;
 
 /// The guards that read one writer's sentences, and the words they read
@@ -23,11 +22,10 @@ impl Policy {
     /// `repeats`, `labels` and `most_sentences` (when the profile has a
     /// most) in any language, `unfinished` where the language has words and
     /// `contradicts` in English; with `Guarding::Full`, where the language
-    /// has words, every other guard too (`overstated` in English), and
-    /// `repeats` and `unfinished` in full.
+    /// has words, every other guard too, and `repeats`, `unfinished` and
+    /// `contradicts` in full.
     pub fn for_writer(profile: &WriterProfile, language: &Language) -> Policy {
         let words = words_for(language);
-        let english = language.is_english();
         // The words of a writer every guard reads.
         let every = words.filter(|_| profile.guarding == Guarding::Full);
         let mut guards: Vec<Arc<dyn Guard>> = vec![
@@ -44,17 +42,14 @@ impl Policy {
             let speech = every.is_some();
             guards.push(Arc::new(unfinished::Unfinished { words, speech }));
         }
-        if english {
-            guards.push(Arc::new(contradicts::Contradicts));
+        if language.is_english() {
+            guards.push(Arc::new(contradicts::Contradicts { overstated: every }));
         }
         if let Some(w) = every {
             guards.push(Arc::new(adds_nothing::AddsNothing(w)));
             guards.push(Arc::new(acts_for_player::ActsForPlayer(w)));
             guards.push(Arc::new(stranger::Stranger(w)));
             guards.push(Arc::new(out_of_story::OutOfStory(w)));
-            if english {
-                guards.push(Arc::new(overstated::Overstated(w)));
-            }
         }
         Policy { guards, words }
     }
@@ -83,12 +78,11 @@ mod tests {
     }
 
     const NEUTRAL: [&str; 4] = ["repeats", "labels", "unfinished", "contradicts"];
-    const WORD_BASED: [&str; 5] = [
+    const WORD_BASED: [&str; 4] = [
         "adds_nothing",
         "acts_for_player",
         "stranger",
         "out_of_story",
-        "overstated",
     ];
 
     fn english(parameters: u64) -> Vec<&'static str> {
@@ -102,7 +96,7 @@ mod tests {
         for name in NEUTRAL.iter().chain(&WORD_BASED).chain(&["most_sentences"]) {
             assert!(names.contains(name), "{name}: {names:?}");
         }
-        assert_eq!(names.len(), 10);
+        assert_eq!(names.len(), 9);
     }
 
     #[test]
