@@ -246,10 +246,6 @@ fn can_shift(model: &LlamaModel) -> bool {
     plain && arch != "step35"
 }
 
-fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
 impl<'m> Engine<'m> {
     fn new(model: &'m LlamaModel, ctx: LlamaContext<'m>) -> Engine<'m> {
         Engine {
@@ -335,26 +331,6 @@ impl<'m> Engine<'m> {
         Ok(logits_at)
     }
 
-    /// Keeps the cached tokens `tokens` starts with (all but the last, which
-    /// must be read again for fresh logits) and drops the rest; returns how
-    /// many were kept.
-    pub(crate) fn reuse_prefix(&mut self, tokens: &[LlamaToken]) -> usize {
-        let mut keep = common_prefix(&self.cached, tokens);
-        if keep == tokens.len() {
-            keep = keep.saturating_sub(1);
-        }
-        if self
-            .ctx
-            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
-            .is_err()
-        {
-            self.forget();
-            keep = 0;
-        }
-        self.cached.truncate(keep);
-        keep
-    }
-
     fn forget(&mut self) {
         self.ctx.clear_kv_cache();
         self.cached.clear();
@@ -400,11 +376,13 @@ impl<'m> Engine<'m> {
             });
         }
 
-        // Reuse the cached prefix; at least one token must be decoded for fresh logits.
-        let keep = self.reuse_prefix(&tokens);
-        let cached_tokens = keep;
+        // The cached prefix is kept and the recent turns the prompt holds
+        // again are moved back over those that gave way (crate::cache_reuse),
+        // as for prose; the last token is always read for fresh logits.
+        let reuse = self.arrange(&tokens);
+        let cached_tokens = reuse.served();
         let mut batch = LlamaBatch::new(MAX_CHUNK, 1);
-        let mut logits_at = self.read(&mut batch, &tokens[keep..], job.deadline)?;
+        let mut logits_at = self.read_spans(&mut batch, &tokens, &reuse.read, job.deadline)?;
         let prompt_time = start.elapsed();
         let mut done = Generated {
             text: job.first.forced.clone(),

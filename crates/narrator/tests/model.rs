@@ -168,6 +168,37 @@ fn the_prefix_cache_serves_later_calls() {
 }
 
 #[test]
+fn a_sliding_window_of_turns_is_moved_not_read_again() {
+    // Its own planner: no other test's plan may come between the two.
+    let p = LlamaPlanner::load(&support::model_path(), LoadOptions::default()).unwrap();
+    let state = Map::new();
+    let turn = |n: usize| narratoria_core::planner::TurnSummary {
+        input: format!("I walk to the {n}th lantern on the quay and look at it closely."),
+        narrative: format!(
+            "You walk to the {n}th lantern. Its glass is cracked, and the flame inside \
+             gutters in the wind from the harbour."
+        ),
+    };
+    let turns: Vec<_> = (1..=4).map(turn).collect();
+    let plan = |recent| {
+        let mut r = request("I look at the sky.", catalog(), &state, ROOMY);
+        r.recent_turns = recent;
+        p.plan(&r, &mut |_| {}).unwrap().transcript
+    };
+    let prefix = p.warm_up(catalog(), Instant::now() + ROOMY).unwrap() as u32;
+    plan(&turns[..3]);
+    // The oldest turn gives way: the two kept are served from the cache, so
+    // well under two thirds of what follows the prefix is read.
+    let next = plan(&turns[1..]);
+    let read = next.prompt_tokens - next.cached_tokens;
+    let tail = next.prompt_tokens - prefix;
+    assert!(
+        read * 3 < tail * 2,
+        "{read} read of the {tail} after the prefix"
+    );
+}
+
+#[test]
 fn replans_respect_disabled_skills_and_record_their_parent() {
     let p = planner();
     let state = Map::new();
