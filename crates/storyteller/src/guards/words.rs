@@ -44,14 +44,15 @@ pub struct Words {
     /// sentence ends on ("you see the.").
     pub loose_ends: HashSet<String>,
     pub cut_short: HashSet<String>,
-    #[serde(skip)]
+    /// Snowball's stemmer for the language, where it has one.
+    #[serde(default)]
     stemmer: Option<Algorithm>,
     #[serde(skip)]
     you_may_stems: HashSet<String>,
 }
 
 static ENGLISH: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../../words/en.json"), &Language::english()));
+    LazyLock::new(|| Words::read(include_str!("../../words/en.json")));
 
 /// The words of `language`, where the storyteller has them.
 pub fn words_for(language: &Language) -> Option<&'static Words> {
@@ -71,36 +72,9 @@ pub fn talk_of_the_story() -> &'static [&'static str] {
     &ENGLISH.talk_of_the_story
 }
 
-/// The stemmer for `language`, by its code (none where Snowball has none).
-pub fn stemmer_for(language: &Language) -> Option<Algorithm> {
-    use Algorithm::*;
-    Some(match language.code() {
-        "ar" => Arabic,
-        "da" => Danish,
-        "de" => German,
-        "el" => Greek,
-        "en" => English,
-        "es" => Spanish,
-        "fi" => Finnish,
-        "fr" => French,
-        "hu" => Hungarian,
-        "it" => Italian,
-        "nb" | "nn" | "no" => Norwegian,
-        "nl" => Dutch,
-        "pt" => Portuguese,
-        "ro" => Romanian,
-        "ru" => Russian,
-        "sv" => Swedish,
-        "ta" => Tamil,
-        "tr" => Turkish,
-        _ => return None,
-    })
-}
-
 impl Words {
-    fn read(json: &'static str, language: &Language) -> Words {
+    fn read(json: &'static str) -> Words {
         let mut words: Words = serde_json::from_str(json).expect("valid word files ship");
-        words.stemmer = stemmer_for(language);
         words.you_may_stems = words.you_may.iter().map(|w| words.stem(w)).collect();
         words
     }
@@ -188,10 +162,10 @@ mod tests {
     }
 
     #[test]
-    fn the_stemmer_follows_the_language() {
-        let code = |c: &str| stemmer_for(&Language::parse(c).unwrap());
-        assert_eq!(code("fr"), Some(Algorithm::French));
-        assert_eq!(code("de"), Some(Algorithm::German));
-        assert_eq!(code("ja"), None);
+    fn the_stemmer_is_the_languages_own() {
+        assert_eq!(english().stemmer, Some(Algorithm::English));
+        let bare = r#"{"function_words": [], "you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "loose_ends": [], "cut_short": []}"#;
+        assert_eq!(Words::read(bare).stemmer, None);
+        assert_eq!(Words::read(bare).stem("spills"), "spills");
     }
 }
