@@ -409,8 +409,13 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     if language.is_english() {
         user.push_str("Narrate what happens next.");
     } else {
+        // Last, where it weighs most: a writer echoed the player's "je"
+        // with the language's "you" asked only in the system message.
+        let you = Lines::shipped(language)
+            .map(|l| format!(", calling the player \"{}\"", l.you))
+            .unwrap_or_default();
         user.push_str(&format!(
-            "Narrate what happens next, in {}.",
+            "Narrate what happens next, in {}{you}.",
             language.name()
         ));
     }
@@ -532,7 +537,8 @@ mod tests {
             p.system
         );
         assert!(
-            p.user.ends_with("Narrate what happens next, in French."),
+            p.user
+                .ends_with("Narrate what happens next, in French, calling the player \"vous\"."),
             "{}",
             p.user
         );
