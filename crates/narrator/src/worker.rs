@@ -376,6 +376,21 @@ impl<'m> Engine<'m> {
             });
         }
 
+        // A read with nothing to write (a warm-up) that the cache already
+        // starts with leaves the cache as it is: what follows (the last
+        // plan's recent turns) is what the next plan moves back.
+        if job.max_new_tokens == 0 && self.cached.starts_with(&tokens) {
+            return Ok(Generated {
+                text: String::new(),
+                prompt_tokens: tokens.len(),
+                cached_tokens: tokens.len(),
+                completion_tokens: 0,
+                forced_tokens: 0,
+                prompt_time: Duration::ZERO,
+                first_token: None,
+                total: Duration::ZERO,
+            });
+        }
         // The cached prefix is kept and the recent turns the prompt holds
         // again are moved back over those that gave way (crate::cache_reuse),
         // as for prose; the last token is always read for fresh logits.
