@@ -189,6 +189,11 @@ pub struct TailInputs<'a> {
 /// The per-turn user message. `hints` are the likely tools to mention.
 pub fn tail(t: &TailInputs<'_>, hints: &[String]) -> String {
     let mut s = String::new();
+    // The state first: it seldom changes, so it stays in the cache with the
+    // prefix, and the turns after it move back as the oldest gives way.
+    if !t.state.is_empty() {
+        s.push_str(&format!("State: {}\n", state_digest(t.state, 240)));
+    }
     let recent = &t.recent_turns[t.recent_turns.len().saturating_sub(3)..];
     if !recent.is_empty() {
         s.push_str("Story so far:\n");
@@ -199,9 +204,6 @@ pub fn tail(t: &TailInputs<'_>, hints: &[String]) -> String {
                 clip(&turn.narrative, 160)
             ));
         }
-    }
-    if !t.state.is_empty() {
-        s.push_str(&format!("State: {}\n", state_digest(t.state, 240)));
     }
     if !t.disabled_skills.is_empty() {
         s.push_str(&format!(
