@@ -44,8 +44,8 @@ pub struct PlanRequest<'a> {
     pub deadline: Instant,
     /// Whether a plan routed to no tool still gets the planner's own
     /// `narrative` (a generation). A turn asks for none: its narration is
-    /// told after the mechanics (docs/narrator.md, "One plan"). Plans with
-    /// tools carry one either way.
+    /// told after the mechanics (docs/narrator.md, "One plan"); a plan with
+    /// tools then gets an empty narrative and the model writes only its tools.
     pub narrative: bool,
 }
 

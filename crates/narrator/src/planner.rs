@@ -576,8 +576,12 @@ impl LlamaPlanner {
             }
             choose_by_meaning(groups.iter_mut().flatten(), request.input, likeness);
             let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
-            let (first, next) =
-                segments::one_tool_per_group(groups, opts.limits, opts.levers.typed_inputs);
+            let (first, next) = segments::one_tool_per_group(
+                groups,
+                opts.limits,
+                opts.levers.typed_inputs,
+                request.narrative,
+            );
             (allowed, first, next, routing)
         } else {
             let offered = |p: &String| match opts.levers.prefilter {

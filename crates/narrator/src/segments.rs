@@ -22,10 +22,13 @@ const TOOLS_START: &str = ",\"tools\":[";
 
 /// The first segment (the narrative) and the continuation that writes one
 /// tool from each group in turn (`groups` of a skill's tools, in order).
+/// Without `narrative` wanted, a plan with tools gets an empty one from the
+/// host and its first segment is the first tool's.
 pub fn one_tool_per_group(
     groups: Vec<Vec<ToolCard>>,
     limits: CompactLimits,
     typed: bool,
+    narrative: bool,
 ) -> (Segment, Continuation) {
     let (then, max_chars) = if groups.is_empty() {
         ("}", limits.narrative_max_chars)
@@ -37,6 +40,7 @@ pub fn one_tool_per_group(
         grammar: narrative_grammar(max_chars, then),
         grammar_start: "\"".to_string(),
     };
+    let has_tools = !groups.is_empty();
     let mut writer = Writer {
         groups,
         limits,
@@ -45,6 +49,16 @@ pub fn one_tool_per_group(
         item_at: 0,
         ids: Vec::new(),
     };
+    if has_tools && !narrative {
+        let opened = format!("{ANSWER_START}\"");
+        if let Ok(Next::Segment(tool)) = writer.start_group(0, &opened, TOOLS_START) {
+            let first = Segment {
+                forced: format!("{opened}{}", tool.forced),
+                ..tool
+            };
+            return (first, Box::new(move |text: &str| writer.next(text)));
+        }
+    }
     (first, Box::new(move |text: &str| writer.next(text)))
 }
 
@@ -265,7 +279,7 @@ mod tests {
     #[test]
     fn writes_the_structure_around_the_model() {
         let (first, mut next) =
-            one_tool_per_group(vec![memory(), dice()], CompactLimits::default(), true);
+            one_tool_per_group(vec![memory(), dice()], CompactLimits::default(), true, true);
         assert_eq!(first.forced, ANSWER_START);
         // The model closed the narrative with `",`.
         let mut text = String::from("{\"narrative\":\"You note it.\",");
@@ -307,8 +321,39 @@ mod tests {
     }
 
     #[test]
+    fn without_a_narrative_wanted_the_host_writes_an_empty_one() {
+        let (first, mut next) = one_tool_per_group(
+            vec![dice(), memory()],
+            CompactLimits::default(),
+            true,
+            false,
+        );
+        assert_eq!(
+            first.forced,
+            "{\"narrative\":\"\",\"tools\":[{\"use\":\"dice-roller/roll-dice\",\"input\":{\"formula\":\""
+        );
+        let mut text = first.forced.clone();
+        text.push_str("1d20\"}}");
+        let second = segment(next(&text).unwrap());
+        assert_eq!(second.forced, ",{\"use\":\"memory/");
+        text.push_str(&second.forced);
+        text.push_str("store-memory\"");
+        let item = segment(next(&text).unwrap());
+        text.push_str(&item.forced);
+        text.push_str("Mara owes ten gold.\"}}");
+        match next(&text).unwrap() {
+            Next::Finish(end) => text.push_str(&end),
+            Next::Segment(s) => panic!("unexpected {s:?}"),
+        }
+        let plan: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plan["narrative"], "");
+        assert_eq!(plan["tools"][1]["input"]["summary"], "Mara owes ten gold.");
+    }
+
+    #[test]
     fn narrative_only_plans_close_the_object() {
-        let (first, mut next) = one_tool_per_group(Vec::new(), CompactLimits::default(), true);
+        let (first, mut next) =
+            one_tool_per_group(Vec::new(), CompactLimits::default(), true, false);
         assert!(first.grammar.contains("\"}\""), "{}", first.grammar);
         match next("{\"narrative\":\"Hello.\"").unwrap() {
             Next::Finish(end) => assert_eq!(end, "}"),
@@ -322,7 +367,7 @@ mod tests {
 
     #[test]
     fn stray_text_after_the_narrative_is_an_error() {
-        let (_, mut next) = one_tool_per_group(vec![dice()], CompactLimits::default(), true);
+        let (_, mut next) = one_tool_per_group(vec![dice()], CompactLimits::default(), true, true);
         assert!(next("{\"narrative\":\"a, \\\"b\\\" c\"x").is_err());
     }
 }

@@ -269,6 +269,41 @@ fn with_no_usable_skill_the_plan_is_narrative_only() {
 }
 
 #[test]
+fn a_plan_with_tools_and_no_narrative_wanted_writes_only_its_tools() {
+    let p = planner();
+    let state = Map::new();
+    let mut planned = 0;
+    for input in [
+        "I attack the bandit and remember his face for later.",
+        "Recall what I learned about the queen's secret.",
+        "I duel the knight of the Silver Order for their honor.",
+    ] {
+        let req = PlanRequest {
+            narrative: false,
+            ..request(input, catalog(), &state, ROOMY)
+        };
+        let out = p.plan(&req, &mut |_| {}).unwrap();
+        if out.plan.tools.is_empty() {
+            continue; // routed to no skill here: nothing was generated
+        }
+        planned += 1;
+        assert!(
+            out.plan.narrative.as_deref().unwrap_or("").is_empty(),
+            "{:?}",
+            out.plan.narrative
+        );
+        assert!(
+            out.transcript
+                .response
+                .starts_with("{\"narrative\":\"\",\"tools\":["),
+            "{}",
+            out.transcript.response
+        );
+    }
+    assert!(planned > 0, "no input was routed to a skill");
+}
+
+#[test]
 fn the_narrative_streams_in_pieces() {
     let p = planner();
     let state = Map::new();
