@@ -3,7 +3,9 @@
 // as a player would; not a test.
 //
 //   xvfb-run -a node tests/e2e/play-window.mjs "I look around" "I greet the innkeeper" …
-// Environment as for the suite (NARRATORIA_APP, NARRATORIA_E2E_MODEL).
+// Environment as for the suite (NARRATORIA_APP, NARRATORIA_E2E_MODEL);
+// NARRATORIA_PLAY_SCENARIO starts the story from that built-in scenario
+// through the New story dialog ("tithonus"), as a player would.
 
 import { model, openApp } from "./harness.mjs";
 
@@ -17,6 +19,18 @@ try {
     await b.waitUntil(async () => (await bar.getAttribute("data-state")) !== "loading", { timeout: 120_000 });
   }
   console.log(`[${await bar.getText()}]`);
+  const scenario = process.env.NARRATORIA_PLAY_SCENARIO;
+  if (scenario) {
+    await (await b.$('[data-testid="new-story"]')).click();
+    const dialog = await b.$('[data-testid="new-story-dialog"]');
+    await dialog.waitForExist({ timeout: 5_000 });
+    const start = await (await b.$(`[data-testid="scenario-${scenario}"]`)).$("button.start");
+    await start.waitForExist({ timeout: 10_000 });
+    await start.click();
+    await dialog.waitForExist({ reverse: true, timeout: 10_000 });
+    const opening = await b.$('[data-testid="opening"]');
+    if (await opening.isExisting()) console.log(`${(await opening.getText()).trim()}\n`);
+  }
   for (const [i, text] of inputs.entries()) {
     const input = await b.$('[data-testid="play-input"]');
     await input.waitForEnabled({ timeout: 120_000 });
