@@ -120,7 +120,11 @@ pub fn act(action: &str) -> Option<String> {
             "i" | "we" | "let's" | "lets" if i == 0 => None, // dropped: "I open" → "open"
             "i'm" | "im" | "we're" if i == 0 => Some("are".to_string()),
             "i'll" | "we'll" if i == 0 => Some("will".to_string()),
-            "am" if i == 1 && words[0].eq_ignore_ascii_case("i") => Some("are".to_string()),
+            // The verb after a swapped "I" agrees with "you", wherever it
+            // stands: "I tell Lena I am not…" → "tell Lena you are not…".
+            "am" | "was" if i > 0 && words[i - 1].eq_ignore_ascii_case("i") => {
+                Some(if lower == "am" { "are" } else { "were" }.to_string())
+            }
             other => Some(match second_person(other) {
                 Some(you) => you.to_string(),
                 None if i == 0 && !is_acronym(w) => lowercase_first(w),
@@ -186,6 +190,10 @@ pub(super) fn second_person(lower: &str) -> Option<&'static str> {
         "my" | "our" => "your",
         "mine" | "ours" => "yours",
         "myself" => "yourself",
+        "i'm" | "we're" => "you're",
+        "i've" | "we've" => "you've",
+        "i'll" | "we'll" => "you'll",
+        "i'd" | "we'd" => "you'd",
         "ourselves" => "yourselves",
         _ => return None,
     })
@@ -357,6 +365,27 @@ mod tests {
         );
         assert_eq!(deed("   "), "You pause.");
         assert_eq!(deed("Ask the NPC"), "You ask the NPC.");
+    }
+
+    #[test]
+    fn the_verb_after_a_later_i_agrees_with_you() {
+        assert_eq!(
+            deed("I tell Lena I am not working for the police."),
+            "You tell Lena you are not working for the police."
+        );
+        assert_eq!(
+            deed("I swear I was never here"),
+            "You swear you were never here."
+        );
+        assert_eq!(
+            deed("I promise Dee I'll be back and I've got the key"),
+            "You promise Dee you'll be back and you've got the key."
+        );
+        // "am" or "was" after another subject stays as it is.
+        assert_eq!(
+            deed("I ask whether the ship was damaged"),
+            "You ask whether the ship was damaged."
+        );
     }
 
     #[test]

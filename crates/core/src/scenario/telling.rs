@@ -28,6 +28,15 @@ pub struct StoryContext {
     pub scene: String,
 }
 
+/// The labels the scene's lines start with: "Now at: the bridge." and
+/// "Lore: …". A writer that copies one into its prose is writing the
+/// prompt on, not the story (the storyteller's `labels` guard).
+pub const NOW_AT_LABEL: &str = "Now at:";
+/// See [`NOW_AT_LABEL`].
+pub const LORE_LABEL: &str = "Lore:";
+/// Every label of the scene's lines.
+pub const SCENE_LABELS: [&str; 2] = [NOW_AT_LABEL, LORE_LABEL];
+
 /// The opening scene a story's state holds, if any (trimmed, never empty).
 pub fn opening(state: &Map<String, Value>) -> Option<&str> {
     state
@@ -82,7 +91,6 @@ pub fn telling_with(
     // Lore the turns call for takes up to half the budget; the rest is shared.
     let entries = lore_in(state);
     let recent_text = recent.join("\n");
-    const LORE_LABEL: &str = "Lore:";
     let room = (budget_chars / 2).saturating_sub(LORE_LABEL.len() + 2);
     let now_text = recent.first().map_or("", String::as_str);
     let chosen = lore::select_why(&entries, &recent_text, now_text, room, similar);
@@ -116,7 +124,7 @@ pub fn telling_with(
     };
     let now_at = match location.is_empty() {
         true => String::new(),
-        false => format!("Now at: {location}."),
+        false => format!("{NOW_AT_LABEL} {location}."),
     };
     let mut out = standing(head);
     out.push(&now_at, head / 10);

@@ -1,7 +1,10 @@
 //! `labels` (any language): the prompt's own labels or a chat template's
-//! markers in the prose ("Action:", "<|im_start|>"): the model writing the
-//! prompt on instead of the story. The host's answer stops at some
-//! (`providers::host::stop_texts`); a hosted model's has no such stop.
+//! markers in the prose ("Action:", "<|im_start|>", the scene's "now at:"
+//! in any case): the model writing the prompt on instead of the story. The host's
+//! answer stops at some (`providers::host::stop_texts`); a hosted model's
+//! has no such stop.
+
+use narratoria_core::scenario::telling::SCENE_LABELS;
 
 use super::{Candidate, Guard};
 
@@ -30,7 +33,13 @@ impl Guard for Labels {
     }
 
     fn refuses(&self, c: &Candidate) -> bool {
+        // The scene's labels in any case ("…keep in mind that now at:"); the
+        // others as written ("what happened:" is prose too).
+        let lower = c.text.to_lowercase();
         LABELS.iter().any(|label| c.text.contains(label))
+            || SCENE_LABELS
+                .iter()
+                .any(|label| lower.contains(&label.to_lowercase()))
     }
 }
 
@@ -50,6 +59,9 @@ mod tests {
             for answer in [
                 "La porte grince. Action: I open the door.",
                 "La porte grince. <|im_start|>assistant: Vous entrez.",
+                // The scene's labels, as a writer copied them from its turn.
+                "La porte grince. Vous gardez en tête que now at: le quai.",
+                "La porte grince. Lore: le gardien a disparu.",
             ] {
                 let stream = SentenceStream::new(policy.clone(), Story::default(), Asked::First);
                 assert_eq!(told(stream, &[answer]), "La porte grince.", "{language}");
