@@ -11,6 +11,7 @@ pub mod download;
 mod error;
 pub mod fixture;
 pub mod gguf;
+pub mod hub;
 mod library;
 pub mod settings;
 pub mod test_server;
