@@ -243,7 +243,7 @@ fn check(e: &Entry) -> Result<(), String> {
 
 /// Whether `name` can be a file directly inside a folder (the one rule,
 /// [`narratoria_fs::child`]).
-fn plain_name(name: &str) -> Result<(), narratoria_fs::NameError> {
+pub(crate) fn plain_name(name: &str) -> Result<(), narratoria_fs::NameError> {
     narratoria_fs::child(Path::new("models"), name).map(|_| ())
 }
 

@@ -1,8 +1,6 @@
 //! Speaking Hugging Face's Hub: which server it is, and what a link a
 //! player pastes points at (a repository, or one GGUF file in it).
 
-use std::path::Path;
-
 /// The Hub a download goes to: `HF_ENDPOINT` when it is set (a mirror, a
 /// test server), else <https://huggingface.co>.
 pub fn endpoint() -> String {
@@ -98,7 +96,7 @@ pub fn parse_link(link: &str) -> Result<Link, LinkError> {
             if !last.to_ascii_lowercase().ends_with(".gguf") {
                 return Err(refuse("it is not a .gguf file"));
             }
-            narratoria_fs::child(Path::new("models"), last)
+            crate::catalog::plain_name(last)
                 .map_err(|e| refuse(&format!("its file name is not usable: {e}")))?;
             Ok(Link::File {
                 repo: format!("{owner}/{name}"),
