@@ -35,12 +35,19 @@ impl Guard for Labels {
     fn refuses(&self, c: &Candidate) -> bool {
         // The scene's labels in any case ("…keep in mind that now at:"); the
         // others as written ("what happened:" is prose too).
-        let lower = c.text.to_lowercase();
         LABELS.iter().any(|label| c.text.contains(label))
             || SCENE_LABELS
                 .iter()
-                .any(|label| lower.contains(&label.to_lowercase()))
+                .any(|label| contains_ignoring_case(c.text, label))
     }
+}
+
+/// Whether `text` holds `label` (ASCII) in any case, without lowering the
+/// whole text for each sentence read.
+fn contains_ignoring_case(text: &str, label: &str) -> bool {
+    text.as_bytes()
+        .windows(label.len())
+        .any(|w| w.eq_ignore_ascii_case(label.as_bytes()))
 }
 
 #[cfg(test)]
