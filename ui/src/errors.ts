@@ -19,6 +19,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   session_changed: "The story moved on while that turn was played (it was rewound or changed elsewhere), so the turn was not saved — try it again.",
   model_unusable: "That model file cannot be used.",
   download_failed: "The download did not finish or did not match its checksum — try again; it goes on where it stopped.",
+  model_link_invalid: "That is not a Hugging Face model link — paste a repository's address or one .gguf file's.",
+  model_file_choice: "That repository has several GGUF files — pick one.",
   state_invalid: "The story's state is not valid.",
   card_invalid: "That file is not a character card Narratoria can read.",
   lore_invalid: "That lorebook cannot be read.",

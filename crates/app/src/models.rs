@@ -251,7 +251,10 @@ impl From<ModelsError> for AppError {
             | ModelsError::ChecksumMismatch { .. }
             | ModelsError::MemberMissing { .. }
             | ModelsError::DownloadTooLarge { .. }
-            | ModelsError::DownloadTooSlow { .. } => ErrorCode::DownloadFailed,
+            | ModelsError::DownloadTooSlow { .. }
+            | ModelsError::Hub { .. } => ErrorCode::DownloadFailed,
+            ModelsError::HubChoose { .. } => ErrorCode::ModelFileChoice,
+            ModelsError::Link(_) => ErrorCode::ModelLinkInvalid,
             ModelsError::Io { .. } => ErrorCode::Io,
             ModelsError::Settings { .. } => ErrorCode::ConfigInvalid,
             // Listed one by one, so that a new kind of failure is sorted here

@@ -32,6 +32,10 @@ pub enum ErrorCode {
     /// A model download failed or did not match its checksum; trying again
     /// may help.
     DownloadFailed,
+    /// A pasted model link is not a Hugging Face repository or GGUF file.
+    ModelLinkInvalid,
+    /// A repository holds several GGUF files: the player picks one.
+    ModelFileChoice,
     /// A session state given in is not a JSON object.
     StateInvalid,
     /// A character card file is not one (format, chunk, encoding, fields).
@@ -95,7 +99,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 21] = [
+    const PINNED: [(ErrorCode, &str); 23] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -109,6 +113,8 @@ mod tests {
         (ErrorCode::SessionChanged, "session_changed"),
         (ErrorCode::ModelUnusable, "model_unusable"),
         (ErrorCode::DownloadFailed, "download_failed"),
+        (ErrorCode::ModelLinkInvalid, "model_link_invalid"),
+        (ErrorCode::ModelFileChoice, "model_file_choice"),
         (ErrorCode::StateInvalid, "state_invalid"),
         (ErrorCode::CardInvalid, "card_invalid"),
         (ErrorCode::LoreInvalid, "lore_invalid"),

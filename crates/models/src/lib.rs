@@ -12,8 +12,10 @@ mod error;
 pub mod fixture;
 pub mod gguf;
 pub mod hub;
+pub mod hub_files;
 mod library;
 pub mod settings;
+pub mod test_hub;
 pub mod test_server;
 mod unpack;
 

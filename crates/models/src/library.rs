@@ -12,6 +12,8 @@ use crate::catalog::{self, Entry, Kind, Unpack};
 use crate::download::{self, Pace, Progress};
 use crate::error::ModelsError;
 use crate::gguf;
+use crate::hub::Link;
+use crate::hub_files::{self, HubFile, HubSource};
 use crate::unpack;
 
 /// The user's models folder, the read-only ones, and the catalog.
@@ -26,6 +28,8 @@ pub struct Library {
     bundled: Vec<PathBuf>,
     catalog: Vec<Entry>,
     pace: Pace,
+    /// The Hugging Face Hub that Hub entries and links download from.
+    hub: String,
 }
 
 /// A model on disk.
@@ -76,7 +80,20 @@ impl Library {
             bundled,
             catalog,
             pace: Pace::DEFAULT,
+            hub: crate::hub::endpoint(),
         }
+    }
+
+    /// The same library asking the Hub at `endpoint` instead of
+    /// [`crate::hub::endpoint`] (tests use a local server).
+    pub fn with_hub(mut self, endpoint: &str) -> Library {
+        self.hub = crate::hub::endpoint_from(Some(endpoint));
+        self
+    }
+
+    /// The Hub this library asks.
+    pub fn hub(&self) -> &str {
+        &self.hub
     }
 
     /// The same library with downloads held to `pace` instead of
@@ -261,12 +278,29 @@ impl Library {
         }
         let downloads = self.own.join(".downloads");
         let archive = child(&downloads, &entry.download_name())?;
-        if !download::matches_checksum(&archive, &entry.sha256)? {
+        let (url, sha256, size) = match &entry.hub {
+            Some(source) => {
+                let resolved = hub_files::resolve(&self.hub, source)?;
+                if !entry.sha256.is_empty() && !entry.sha256.eq_ignore_ascii_case(&resolved.sha256)
+                {
+                    return Err(ModelsError::Hub {
+                        repo: source.repo.clone(),
+                        reason: format!(
+                            "{} on the Hub has sha256 {}, not the catalog's {}; nothing was downloaded",
+                            source.file, resolved.sha256, entry.sha256
+                        ),
+                    });
+                }
+                (resolved.url, resolved.sha256, resolved.size.or(entry.size))
+            }
+            None => (entry.url.clone(), entry.sha256.clone(), entry.size),
+        };
+        if !download::matches_checksum(&archive, &sha256)? {
             let limits = download::Limits {
-                size: entry.size,
+                size,
                 pace: self.pace,
             };
-            download::fetch(&entry.url, &entry.sha256, &archive, &limits, on_progress)?;
+            download::fetch(&url, &sha256, &archive, &limits, on_progress)?;
         }
         match &entry.unpack {
             Unpack::AsIs { .. } => {
@@ -295,6 +329,125 @@ impl Library {
         let _ = std::fs::remove_file(&archive);
         let _ = std::fs::remove_dir(&downloads);
         Ok(installed)
+    }
+
+    /// The GGUF files a Hugging Face link offers: the one file a file link
+    /// names, or every whole-model `.gguf` of a repository (the parts of
+    /// split models left out), with sizes and the Hub's checksums.
+    pub fn hub_files(&self, link: &str) -> Result<Vec<HubFile>, ModelsError> {
+        let link = crate::hub::parse_link(link)?;
+        let (revision, wanted) = match &link {
+            Link::Repo { .. } => ("main", None),
+            Link::File { revision, path, .. } => (revision.as_str(), Some(path.as_str())),
+        };
+        let folder = wanted.and_then(|p| p.rsplit_once('/')).map(|(dir, _)| dir);
+        let files = hub_files::list(&self.hub, link.repo(), revision, folder)?;
+        let mut offered: Vec<HubFile> = hub_files::ggufs(&files)
+            .filter(|f| wanted.is_none_or(|w| f.path == w))
+            .filter(|f| !hub_files::is_split_part(&f.path))
+            .cloned()
+            .collect();
+        offered.sort_by(|a, b| a.size.cmp(&b.size).then(a.path.cmp(&b.path)));
+        if offered.is_empty() {
+            return Err(ModelsError::Hub {
+                repo: link.repo().to_string(),
+                reason: match wanted {
+                    Some(w) => format!("it has no file {w} at {revision}"),
+                    None => {
+                        "it has no GGUF file of a whole model (split models are not taken)".into()
+                    }
+                },
+            });
+        }
+        Ok(offered)
+    }
+
+    /// Downloads the GGUF file a Hugging Face `link` points at into the
+    /// user's folder, checked against the Hub's SHA-256 and resumed like a
+    /// catalog download, then read like [`Library::add`]: a file that is not
+    /// a whole GGUF model with a chat template is deleted and refused. A
+    /// repository link needs `file` (one of [`Library::hub_files`]' paths)
+    /// unless it holds one GGUF; otherwise the error lists them.
+    pub fn add_from_hub(
+        &self,
+        link: &str,
+        file: Option<&str>,
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> Result<InstalledModel, ModelsError> {
+        let parsed = crate::hub::parse_link(link)?;
+        let source = match (&parsed, file) {
+            (
+                Link::File {
+                    repo,
+                    revision,
+                    path,
+                },
+                _,
+            ) => HubSource {
+                repo: repo.clone(),
+                revision: revision.clone(),
+                file: path.clone(),
+            },
+            (Link::Repo { repo }, chosen) => {
+                let offered = self.hub_files(link)?;
+                let pick = match chosen {
+                    Some(c) => offered
+                        .iter()
+                        .find(|f| f.path == c || f.path.rsplit('/').next() == Some(c)),
+                    None if offered.len() == 1 => offered.first(),
+                    None => None,
+                };
+                let Some(pick) = pick else {
+                    return Err(ModelsError::HubChoose {
+                        repo: repo.clone(),
+                        files: offered.iter().map(|f| f.path.clone()).collect(),
+                    });
+                };
+                // The link was checked; the file chosen must pass the same
+                // rules as a file link.
+                let file_link = format!("https://huggingface.co/{repo}/resolve/main/{}", pick.path);
+                crate::hub::parse_link(&file_link)?;
+                HubSource {
+                    repo: repo.clone(),
+                    revision: "main".into(),
+                    file: pick.path.clone(),
+                }
+            }
+        };
+        let dest = child(&self.own, source.file_name())?;
+        if dest.symlink_metadata().is_ok() {
+            return Err(ModelsError::AlreadyThere {
+                name: model_name(&self.catalog, &dest),
+                path: dest,
+            });
+        }
+        let resolved = hub_files::resolve(&self.hub, &source)?;
+        let downloads = self.own.join(".downloads");
+        let part = child(&downloads, source.file_name())?;
+        let limits = download::Limits {
+            size: resolved.size,
+            pace: self.pace,
+        };
+        if !download::matches_checksum(&part, &resolved.sha256)? {
+            download::fetch(&resolved.url, &resolved.sha256, &part, &limits, on_progress)?;
+        }
+        let checked = gguf::read(&part)
+            .map_err(ModelsError::from)
+            .and_then(|header| {
+                if header.has_chat_template {
+                    Ok(())
+                } else {
+                    Err(ModelsError::NoChatTemplate { path: dest.clone() })
+                }
+            });
+        if let Err(e) = checked {
+            let _ = std::fs::remove_file(&part);
+            let _ = std::fs::remove_dir(&downloads);
+            return Err(e);
+        }
+        std::fs::rename(&part, &dest).map_err(|e| ModelsError::io(&dest, e))?;
+        let _ = std::fs::remove_dir(&downloads);
+        Ok(self.describe(&dest, false))
     }
 
     /// The error for a name that is neither installed nor in the catalog.
@@ -456,5 +609,7 @@ fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
     std::fs::copy(target, link).map(|_| ())
 }
 
+#[cfg(test)]
+mod hub_tests;
 #[cfg(test)]
 mod tests;
