@@ -46,6 +46,8 @@ pub struct GgufSummary {
     /// gives the layout (`<architecture>.block_count`, `.embedding_length`,
     /// `.attention.head_count`, `.attention.head_count_kv`).
     pub kv_bytes_per_token: Option<u64>,
+    /// `<architecture>.block_count`: the model's layers, when given.
+    pub block_count: Option<u64>,
     /// The model's parameters: the elements of every tensor added up
     /// (the product of each tensor's dimensions).
     pub parameters: u64,
@@ -385,6 +387,7 @@ pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
     };
     Ok(GgufSummary {
         kv_bytes_per_token,
+        block_count: of_arch("block_count"),
         version,
         tensor_count,
         metadata_count,

@@ -20,6 +20,10 @@ pub const PLANNER_KEY: &str = "planner";
 /// (absent: up to 8,192, as the model and the machine's memory allow).
 pub const WRITER_CONTEXT_KEY: &str = "writerContext";
 
+/// The settings key holding how many of a model's layers go to the
+/// graphics card (absent: as many as its free memory holds; 0: none).
+pub const GPU_LAYERS_KEY: &str = "gpuLayers";
+
 /// Settings read from the defaults and the user's file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -84,6 +88,14 @@ impl Settings {
         self.get(WRITER_CONTEXT_KEY)
             .and_then(Value::as_u64)
             .filter(|n| *n > 0)
+            .map(|n| n.min(u64::from(u32::MAX)) as u32)
+    }
+
+    /// The layers the player put on the graphics card, when set (a whole
+    /// number; anything else is left out).
+    pub fn gpu_layers(&self) -> Option<u32> {
+        self.get(GPU_LAYERS_KEY)
+            .and_then(Value::as_u64)
             .map(|n| n.min(u64::from(u32::MAX)) as u32)
     }
 
