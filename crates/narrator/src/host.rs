@@ -30,6 +30,10 @@ pub const ECHO_NGRAM: usize = 8;
 static REQUESTS: AtomicU32 = AtomicU32::new(0);
 
 impl Generator for LlamaPlanner {
+    fn runs_on(&self) -> Option<String> {
+        Some(self.load_report().placement.describe())
+    }
+
     fn offer(&self) -> HostModel {
         HostModel {
             model: self

@@ -18,6 +18,7 @@ pub mod echo_words;
 pub mod error;
 mod examples;
 pub mod gguf;
+pub mod gpu;
 pub mod host;
 pub mod input_choices;
 pub mod meaning_choices;

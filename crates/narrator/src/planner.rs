@@ -59,6 +59,9 @@ pub struct LoadOptions {
     pub routing: bool,
     /// Called as llama.cpp loads the weights.
     pub on_progress: Option<Progress>,
+    /// Layers to put on the graphics card: `None`, as many as its free
+    /// memory holds; `Some(0)`, none ([`crate::gpu::place`]).
+    pub gpu_layers: Option<u32>,
 }
 
 impl Default for LoadOptions {
@@ -70,6 +73,7 @@ impl Default for LoadOptions {
             prose_ctx_cap: None,
             routing: true,
             on_progress: None,
+            gpu_layers: None,
         }
     }
 }
@@ -153,6 +157,8 @@ pub struct LoadReport {
     pub prose_n_ctx: u32,
     /// The model's parameters (llama.cpp's count).
     pub parameters: u64,
+    /// Where its layers run.
+    pub placement: crate::gpu::Placement,
 }
 
 /// The shortest time one plan is given, whatever the measured speed says
@@ -289,7 +295,11 @@ impl LlamaPlanner {
         let header = gguf::check(path)?;
         let backend = crate::backend::backend()?;
         let start = Instant::now();
-        let mut params = LlamaModelParams::default();
+        let context = options.n_ctx + options.prose_ctx_cap.unwrap_or(options.n_ctx);
+        let placement = crate::gpu::place(&header, options.gpu_layers, context);
+        // Always said: llama.cpp's own default puts every layer on a card.
+        let mut params = LlamaModelParams::default().with_n_gpu_layers(placement.gpu_layers);
+        tracing::info!(model = %path.display(), placement = %placement.describe(), "loading model");
         if let Some(mut cb) = options.on_progress {
             params = params.with_progress_callback(move |p| {
                 cb(p);
@@ -365,6 +375,7 @@ impl LlamaPlanner {
                 n_ctx: options.n_ctx,
                 prose_n_ctx,
                 parameters,
+                placement,
             },
             rates: Mutex::new(PlanRates::default()),
         })

@@ -93,6 +93,10 @@ pub struct TextOutput {
     pub total: Duration,
 }
 
+/// The context a one-off answer's KV cache is sized for when its layers
+/// are placed (its real context follows the prompt).
+const TEXT_CONTEXT_HINT: u32 = 4096;
+
 /// Loads the GGUF model at `model_path` (after checking its header), writes
 /// an answer to `request` and passes each piece of text to `on_piece` as it is
 /// decoded (whole UTF-8 characters only). Promises at most
@@ -105,13 +109,16 @@ pub fn generate_text(
     on_piece: &mut dyn FnMut(&str),
 ) -> Result<TextOutput, NarratorError> {
     let start = Instant::now();
-    gguf::check(model_path)?;
+    let header = gguf::check(model_path)?;
     let backend = crate::backend::backend()?;
-    let model = LlamaModel::load_from_file(backend, model_path, &LlamaModelParams::default())
-        .map_err(|e| NarratorError::ModelLoad {
+    let placement = crate::gpu::place(&header, crate::gpu::chosen_layers(None), TEXT_CONTEXT_HINT);
+    let params = LlamaModelParams::default().with_n_gpu_layers(placement.gpu_layers);
+    let model = LlamaModel::load_from_file(backend, model_path, &params).map_err(|e| {
+        NarratorError::ModelLoad {
             path: model_path.to_path_buf(),
             reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
-        })?;
+        }
+    })?;
     let load_time = start.elapsed();
 
     let mut prompt = render(&model, &request.system, &request.user).map_err(|reason| {

@@ -26,6 +26,12 @@ pub trait Generator: Send + Sync {
     /// What a script is told about the model in its envelope.
     fn offer(&self) -> HostModel;
 
+    /// Where the model runs, in words for a status bar ("on the processor",
+    /// "on Radeon RX 7600 (33 of 33 layers)"), when the model knows.
+    fn runs_on(&self) -> Option<String> {
+        None
+    }
+
     /// Writes text for `request`, passing each piece to `on_delta` as it is
     /// certain. Promises to return by `deadline` (with `FinishReason::Deadline`
     /// and the text so far) and soon after `cancel` is set (with
