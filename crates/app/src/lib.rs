@@ -27,6 +27,7 @@ pub mod roles;
 mod running;
 mod sessions;
 mod skills;
+mod speed_keeper;
 mod steer;
 pub mod stories;
 mod turn_locks;

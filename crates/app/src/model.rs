@@ -25,6 +25,8 @@ pub(crate) struct LoadedWriter {
     pub path: Option<PathBuf>,
 }
 
+use crate::speed_keeper::SpeedKeeper;
+
 impl App {
     /// Loads the models of this run and uses them from the next turn on:
     /// `path` (when given) plans and writes unless a writer was given on the
@@ -76,14 +78,22 @@ impl App {
             )?,
             None => Arc::new(RulePlanner),
         };
-        let writer = match &writer_file {
-            Some(file) => planner::load_writer(file, roles.writer_context, writer_progress)?.map(
-                |generator| LoadedWriter {
-                    generator,
-                    path: Some(file.clone()),
-                },
-            ),
-            None => None,
+        // Whichever model writes, its speed in play is kept.
+        let measured = |generator: Arc<dyn Generator>, file: &PathBuf| LoadedWriter {
+            generator: Arc::new(SpeedKeeper::new(
+                generator,
+                file.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                locate::user_models_dir(),
+            )),
+            path: Some(file.clone()),
+        };
+        let writer = match (&writer_file, &planner_file) {
+            (Some(file), _) => planner::load_writer(file, roles.writer_context, writer_progress)?
+                .map(|generator| measured(generator, file)),
+            (None, Some(file)) => Arc::clone(&p).generator().map(|g| measured(g, file)),
+            (None, None) => None,
         };
         p.warm_up(
             &self.registry.snapshot(),
@@ -116,8 +126,10 @@ impl App {
             Some(w) => w.path.clone(),
             None => path.clone(),
         };
-        let offer = self.writer_generator().map(|g| g.offer());
-        let planner_offer = Arc::clone(&planner).generator().map(|g| g.offer());
+        let writer_generator = self.writer_generator();
+        let offer = writer_generator.as_ref().map(|g| g.offer());
+        let planner_generator = Arc::clone(&planner).generator();
+        let planner_offer = planner_generator.as_ref().map(|g| g.offer());
         ModelInfo {
             planner: planner.name(),
             path,
@@ -134,6 +146,8 @@ impl App {
                 WriterProfile::local(o.parameters, o.context_tokens, AnswerLength::default())
                     .describe()
             }),
+            planner_runs_on: planner_generator.and_then(|g| g.runs_on()),
+            writer_runs_on: writer_generator.and_then(|g| g.runs_on()),
         }
     }
 

@@ -9,7 +9,11 @@ use narratoria_core::error::ErrorCode;
 use narratoria_core::narration::{AnswerLength, WriterProfile};
 use narratoria_models::catalog::Kind;
 use narratoria_models::context::WRITER_CONTEXT_DEFAULT;
+use narratoria_models::fit::{self, Fit, Needs};
+use narratoria_models::hub_files::HubFile;
+use narratoria_models::machine::Machine;
 use narratoria_models::settings::{MODEL_KEY, PLANNER_KEY};
+use narratoria_models::speeds::{self, Speeds};
 use narratoria_models::{Entry, InstalledModel, Library, ModelsError, Progress};
 use serde::Serialize;
 use serde_json::Value;
@@ -34,10 +38,26 @@ pub struct ModelsView {
     pub models_dir: PathBuf,
     /// Every model on disk, with its roles and profile.
     pub installed: Vec<ModelEntry>,
-    /// Catalog entries that are not installed anywhere.
-    pub available: Vec<Entry>,
+    /// Catalog entries that are not installed anywhere, each judged
+    /// against this machine.
+    pub available: Vec<Offer>,
     /// Why the catalog file (`NARRATORIA_MODEL_CATALOG`) was left out.
     pub catalog_problem: Option<String>,
+    /// This machine: memory, cores, processor extensions, graphics card.
+    pub machine: Machine,
+    /// The catalog narrator this machine runs best (the one with the most
+    /// parameters that runs well), installed or not.
+    pub recommended: Option<String>,
+}
+
+/// A catalog model not installed yet, as the model view offers it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Offer {
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// How it would run here (a narrator with a known size).
+    pub fit: Option<Fit>,
 }
 
 /// One model on disk as the model view shows it.
@@ -55,6 +75,9 @@ pub struct ModelEntry {
     /// Its writer's profile in words (`WriterProfile::describe`), for a
     /// narrator whose parameters are known.
     pub profile: Option<String>,
+    /// How it runs here: the speed measured in play once it has been used,
+    /// else the estimate (a narrator only).
+    pub fit: Option<Fit>,
 }
 
 /// What removing a model did.
@@ -84,6 +107,8 @@ impl Models {
     /// any), its parameters and profile, and the catalog's others.
     pub fn list(&self, roles: &Roles) -> ModelsView {
         let listing = self.library.list(None);
+        let machine = Machine::probe(crate::planner::gpu());
+        let speeds = Speeds::load(self.library.own_dir());
         let cap = roles.writer_context.unwrap_or(WRITER_CONTEXT_DEFAULT);
         let installed = listing
             .installed
@@ -107,19 +132,75 @@ impl Models {
                     ),
                     _ => None,
                 };
+                let fit = narrator.then(|| {
+                    let file = model
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned());
+                    let measured = file.and_then(|f| speeds.of(&f));
+                    fit::judge(&machine, Needs::of_file(model.size), measured)
+                });
                 ModelEntry {
                     model,
                     roles,
                     writer_context,
                     profile,
+                    fit,
                 }
+            })
+            .collect();
+        let judged: Vec<(&Entry, Fit)> = self
+            .library
+            .catalog()
+            .iter()
+            .filter(|e| e.kind == Kind::Narrator)
+            .filter_map(|e| Some((e, fit::judge(&machine, Needs::of(e)?, None))))
+            .collect();
+        let recommended = fit::recommend(&judged).map(|e| e.name.clone());
+        let available = listing
+            .available
+            .into_iter()
+            .map(|entry| Offer {
+                fit: judged
+                    .iter()
+                    .find(|(e, _)| e.name == entry.name)
+                    .map(|(_, f)| f.clone()),
+                entry,
             })
             .collect();
         ModelsView {
             models_dir: listing.models_dir,
             installed,
-            available: listing.available,
+            available,
             catalog_problem: self.catalog_problem.clone(),
+            machine,
+            recommended,
+        }
+    }
+
+    /// Downloads the GGUF file a Hugging Face link points at ([`Library::add_from_hub`]).
+    pub fn add_from_hub(
+        &self,
+        link: &str,
+        file: Option<&str>,
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> Result<InstalledModel, ModelsError> {
+        self.library.add_from_hub(link, file, on_progress)
+    }
+
+    /// The whole-model GGUF files a Hugging Face link offers ([`Library::hub_files`]).
+    pub fn hub_files(&self, link: &str) -> Result<Vec<HubFile>, ModelsError> {
+        self.library.hub_files(link)
+    }
+
+    /// Keeps one use of the model file at `path`: it wrote `tokens` in
+    /// `seconds` (shown as its measured speed from then on).
+    pub fn record_speed(&self, path: &Path, tokens: u32, seconds: f64) {
+        let Some(file) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            return;
+        };
+        if let Err(e) = speeds::record(self.library.own_dir(), &file, tokens, seconds) {
+            tracing::warn!("the model's speed could not be kept: {e}");
         }
     }
 

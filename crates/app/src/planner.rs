@@ -127,6 +127,7 @@ fn load(
     let options = LoadOptions {
         on_progress: progress,
         prose_ctx_cap: writes.map(|cap| cap.unwrap_or(WRITER_CONTEXT_DEFAULT)),
+        gpu_layers: chosen_gpu_layers(),
         ..LoadOptions::default()
     };
     let planner = LlamaPlanner::load(path, options).map_err(|e| e.to_string())?;
@@ -142,10 +143,31 @@ fn writer(
     use narratoria_narrator::{LlamaPlanner, LoadOptions};
     let options = LoadOptions {
         on_progress: progress,
+        gpu_layers: chosen_gpu_layers(),
         ..LoadOptions::writer(cap)
     };
     let writer = LlamaPlanner::load(path, options).map_err(|e| e.to_string())?;
     Ok(Some(Arc::new(writer)))
+}
+
+/// The graphics card the narrator's GPU backend finds (`None` in a build
+/// without one, or with no card).
+pub fn gpu() -> Option<narratoria_models::machine::Gpu> {
+    #[cfg(feature = "llama")]
+    {
+        narratoria_narrator::gpu::gpu()
+    }
+    #[cfg(not(feature = "llama"))]
+    {
+        None
+    }
+}
+
+/// The layers the player put on the graphics card (`NARRATORIA_GPU_LAYERS`,
+/// else the settings' `gpuLayers`; `None`: as many as fit).
+#[cfg(feature = "llama")]
+fn chosen_gpu_layers() -> Option<u32> {
+    narratoria_narrator::gpu::chosen_layers(crate::locate::settings(None).gpu_layers())
 }
 
 #[cfg(not(feature = "llama"))]

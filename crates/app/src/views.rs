@@ -34,6 +34,11 @@ pub struct ModelInfo {
     pub writer_context: Option<u32>,
     /// The writer's profile in words (`WriterProfile::describe`).
     pub writer_profile: Option<String>,
+    /// Where the planner's model runs ("on the processor", "on CARD (N of
+    /// M layers)"), when a model plans.
+    pub planner_runs_on: Option<String>,
+    /// Where the writer's model runs, when a model writes.
+    pub writer_runs_on: Option<String>,
 }
 
 /// A skill as the UI shows it.
