@@ -365,7 +365,7 @@ fn a_broken_catalog_file_is_named_and_the_built_in_catalog_still_listed() {
     let catalog = dir.path().join("catalog.json");
     std::fs::write(&catalog, r#"[{"name": "x", "url": "file:///etc/passwd"}]"#).unwrap();
     let list = narratoria(
-        &["models", "list"],
+        ["models", "list"],
         &[
             ("NARRATORIA_HOME", home.to_str().unwrap()),
             ("NARRATORIA_MODEL", ""),
@@ -376,4 +376,115 @@ fn a_broken_catalog_file_is_named_and_the_built_in_catalog_still_listed() {
     assert_eq!(list.code, 0, "{}", list.stderr);
     assert!(list.stderr.contains("catalog.json"), "{}", list.stderr);
     assert!(list.stdout.contains("smollm2"), "{}", list.stdout);
+}
+
+/// `models add` with a Hugging Face link, against a local stand-in for the
+/// Hub (HF_ENDPOINT): a repository with two models is listed and one picked,
+/// checked against the Hub's checksum; a foreign link is refused.
+#[test]
+fn a_hugging_face_link_adds_the_model_picked_from_its_repository() {
+    use narratoria_models::test_hub::{serve_hub, HubTestFile, Quirks};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let mut bigger = tiny_gguf(true);
+    bigger.extend_from_slice(&[0; 64]);
+    let hub = serve_hub(
+        "tester/Tiny-GGUF",
+        vec![
+            HubTestFile {
+                path: "tiny-q4.gguf".into(),
+                body: tiny_gguf(true),
+            },
+            HubTestFile {
+                path: "tiny-q8.gguf".into(),
+                body: bigger,
+            },
+        ],
+        Quirks {
+            cut_first_transfer: true,
+            ..Quirks::default()
+        },
+    );
+    let with_hub = |args: &[&str]| {
+        narratoria(
+            args,
+            &[
+                ("NARRATORIA_HOME", home.to_str().unwrap()),
+                ("NARRATORIA_MODEL", ""),
+                ("NARRATORIA_LOG", ""),
+                ("HF_ENDPOINT", hub.endpoint.as_str()),
+            ],
+        )
+    };
+    let link = "https://huggingface.co/tester/Tiny-GGUF";
+    let unpicked = with_hub(&["models", "add", link]);
+    assert_eq!(unpicked.code, 2, "{}", unpicked.stderr);
+    assert!(
+        unpicked.stdout.contains("tiny-q8.gguf"),
+        "{}",
+        unpicked.stdout
+    );
+    assert!(
+        unpicked.stderr.contains("model_file_choice"),
+        "{}",
+        unpicked.stderr
+    );
+
+    // The first transfer is cut: the second attempt goes on from there.
+    let cut = with_hub(&["models", "add", link, "--pick", "tiny-q4.gguf"]);
+    assert_eq!(cut.code, 1, "{}", cut.stderr);
+    let added = with_hub(&["models", "add", link, "--pick", "tiny-q4.gguf"]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    assert_eq!(
+        std::fs::read(home.join("models/tiny-q4.gguf")).unwrap(),
+        tiny_gguf(true)
+    );
+
+    let list = with_hub(&["models", "list", "--json"]).json();
+    assert!(installed(&list, "tiny-q4").is_some(), "{list}");
+    assert!(list["machine"]["cores"].as_u64().unwrap() >= 1, "{list}");
+    let foreign = with_hub(&[
+        "models",
+        "add",
+        "https://example.com/o/r/resolve/main/x.gguf",
+    ]);
+    assert_eq!(foreign.code, 2, "{}", foreign.stderr);
+    assert!(
+        foreign.stderr.contains("model_link_invalid"),
+        "{}",
+        foreign.stderr
+    );
+}
+
+/// `models list` says what this machine is and judges each catalog model
+/// against it, with one recommended.
+#[test]
+fn the_list_judges_the_catalog_against_this_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let list = run(&home, &["models", "list", "--json"]).json();
+    let offers = list["available"].as_array().unwrap();
+    let qwen = offers
+        .iter()
+        .find(|e| e["name"] == "qwen2.5-1.5b")
+        .expect("a real model");
+    assert_eq!(qwen["hub"]["repo"], "Qwen/Qwen2.5-1.5B-Instruct-GGUF");
+    let verdict = qwen["fit"]["verdict"].as_str().unwrap();
+    assert!(
+        ["runsWell", "runsSlowly", "doesNotFit"].contains(&verdict),
+        "{qwen}"
+    );
+    assert!(
+        qwen["fit"]["tokensPerSecond"].as_f64().unwrap() > 0.0,
+        "{qwen}"
+    );
+    let text = run(&home, &["models", "list"]).stdout;
+    assert!(text.contains("This machine: "), "{text}");
+    assert!(text.contains("qwen2.5-1.5b"), "{text}");
+    if let Some(pick) = list["recommended"].as_str() {
+        assert!(
+            text.contains(&format!("Recommended for this machine: {pick}")),
+            "{text}"
+        );
+    }
 }

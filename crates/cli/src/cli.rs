@@ -353,13 +353,19 @@ pub enum ModelsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Copy a GGUF model with a chat template into the user's models folder.
+    /// Copy a GGUF model with a chat template into the user's models
+    /// folder, or download one from a Hugging Face link (a repository's or
+    /// one .gguf file's), checked against the Hub's SHA-256.
     Add {
-        /// The GGUF file.
+        /// The GGUF file, or a https://huggingface.co/… link.
         file: PathBuf,
         /// Link to the file instead of copying it.
         #[arg(long)]
         link: bool,
+        /// With a repository link: which of its GGUF files (see the list
+        /// printed without it).
+        #[arg(long, value_name = "NAME")]
+        pick: Option<String>,
     },
     /// Download a model of the catalog (resumed if interrupted, checksum verified).
     Download {

@@ -18,8 +18,13 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
     let models = Models::open(None);
     match cmd {
         ModelsCommand::List { json } => list(&models, json),
-        ModelsCommand::Add { file, link } => {
-            let added = models.add(&file, link).map_err(to_cli)?;
+        ModelsCommand::Add { file, link, pick } => {
+            let text = file.to_string_lossy();
+            let added = if looks_like_link(&text) {
+                add_from_hub(&models, &text, pick.as_deref())?
+            } else {
+                models.add(&file, link).map_err(to_cli)?
+            };
             tracing::info!(path = %added.path.display(), "model added");
             say!(
                 "Added {} ({}). Use it with: narratoria models use {}",
@@ -63,6 +68,40 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
     }
 }
 
+/// Whether what was given to `models add` is a link rather than a file.
+fn looks_like_link(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.starts_with("https://")
+        || lower.starts_with("http://")
+        || lower.starts_with("huggingface.co/")
+        || lower.starts_with("hf.co/")
+}
+
+/// Downloads the GGUF a Hugging Face link points at, with a progress bar;
+/// a repository with several lists them with their sizes first.
+fn add_from_hub(
+    models: &Models,
+    link: &str,
+    pick: Option<&str>,
+) -> Result<narratoria_models::InstalledModel, CliError> {
+    let offered = models.hub_files(link).map_err(to_cli)?;
+    if pick.is_none() && offered.len() > 1 {
+        say!("The repository has {} GGUF models:", offered.len());
+        for f in &offered {
+            say!("  {:<60} {:>9}", f.path, human_size(f.size));
+        }
+        say!("Pick one with: narratoria models add {link} --pick NAME");
+    }
+    let label = pick
+        .map(str::to_string)
+        .or_else(|| (offered.len() == 1).then(|| offered[0].path.clone()))
+        .unwrap_or_else(|| link.to_string());
+    let mut bar = DownloadBar::new(&label);
+    let added = models.add_from_hub(link, pick, &mut |p| bar.update(p));
+    bar.finish();
+    added.map_err(to_cli)
+}
+
 /// Prints the installed models and the catalog's others.
 fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     // The roles `play` and `turn` would load with (NARRATORIA_MODEL included).
@@ -75,6 +114,7 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     if let Some(problem) = &view.catalog_problem {
         tell!("warning: {problem}");
     }
+    say!("This machine: {}", machine_words(&view.machine));
     say!("Models folder: {}", view.models_dir.display());
     if view.installed.is_empty() {
         say!("No models installed.");
@@ -100,12 +140,73 @@ fn list(models: &Models, json: bool) -> Result<ExitCode, CliError> {
     }
     if !view.available.is_empty() {
         say!("\nIn the catalog, not installed (narratoria models download NAME):");
-        for e in &view.available {
-            let size = e.size.map(human_size).unwrap_or_else(|| "?".into());
-            say!("  {:<28} {:>9}  {}", e.name, size, e.description);
+        say!(
+            "  {:<14} {:>9} {:>7} {:>8} {:<13} {:>6}  {}",
+            "NAME",
+            "SIZE",
+            "PARAMS",
+            "NEEDS",
+            "HERE",
+            "TOK/S",
+            "ABOUT"
+        );
+        for offer in &view.available {
+            say!("{}", catalog_row(offer, view.recommended.as_deref()));
         }
     }
+    if let Some(pick) = &view.recommended {
+        say!("\nRecommended for this machine: {pick} (narratoria models download {pick}, then narratoria models use {pick})");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// "2 cores (avx2, fma), 23.5 GB of memory free of 24.6 GB, no graphics card".
+fn machine_words(m: &narratoria_models::machine::Machine) -> String {
+    let features = if m.cpu_features.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", m.cpu_features.join(", "))
+    };
+    let memory = match (m.memory_available, m.memory_total) {
+        (Some(free), Some(total)) => format!(
+            ", {} of memory free of {}",
+            human_size(free),
+            human_size(total)
+        ),
+        _ => String::new(),
+    };
+    let gpu = match &m.gpu {
+        Some(g) if g.software => format!(", {} (a driver on the processor: not used)", g.name),
+        Some(g) => format!(", {} with {} free", g.name, human_size(g.memory_free)),
+        None => ", no graphics card in use".to_string(),
+    };
+    format!("{} cores{features}{memory}{gpu}", m.cores)
+}
+
+/// One catalog model not installed: its figures, how it runs here, and
+/// what it is good at; the recommended one marked.
+fn catalog_row(offer: &narratoria_app::models::Offer, recommended: Option<&str>) -> String {
+    let e = &offer.entry;
+    let mark = if recommended == Some(e.name.as_str()) {
+        "→"
+    } else {
+        " "
+    };
+    let (here, speed) = match &offer.fit {
+        Some(f) => (f.verdict.words(), format!("{:.0}", f.tokens_per_second)),
+        None => ("-", "-".to_string()),
+    };
+    let note = e.notes.as_deref().unwrap_or(&e.description);
+    format!(
+        "{mark} {:<14} {:>9} {:>7} {:>8} {:<13} {:>6}  {note} [{}]",
+        e.name,
+        e.size.map(human_size).unwrap_or_else(|| "?".into()),
+        e.parameters.map(human_count).unwrap_or_else(|| "-".into()),
+        e.ram.map(human_size).unwrap_or_else(|| "?".into()),
+        here,
+        speed,
+        e.license
+    )
 }
 
 /// One installed model: its figures, its role, where it is, and (on the
@@ -146,6 +247,13 @@ fn row(entry: &ModelEntry) -> String {
             .map(|c| format!(" (writing in {c} tokens of context)"))
             .unwrap_or_default();
         line.push_str(&format!("\n    {profile}{context}"));
+    }
+    if let Some(fit) = &entry.fit {
+        line.push_str(&format!(
+            "\n    here: {}, {}",
+            fit.verdict.words(),
+            fit.reason
+        ));
     }
     line
 }
