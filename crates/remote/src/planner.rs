@@ -1,0 +1,284 @@
+//! `RemotePlanner`: the engine's [`Planner`] on a remote OpenAI-compatible
+//! server. The model is asked for one Plan JSON object, with the plan's
+//! schema sent where the server enforces one, and whatever it writes is
+//! checked as strictly as any plan ([`crate::answer`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use narratoria_core::host::Generator;
+use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
+use narratoria_core::skills::Catalog;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::answer;
+use crate::catalog;
+use crate::chat::{self, Ask, Ending, Reply};
+use crate::error::RemoteError;
+use crate::http::MAX_COMPLETION_BYTES;
+use crate::prompt;
+use crate::schema::{plan_schema_for, schema_fields};
+use crate::server::Server;
+use crate::wait::OnWait;
+use crate::writer::RemoteWriter;
+
+/// How long one plan is given once the remote model is loaded.
+pub const REMOTE_PLAN_TIME: Duration = Duration::from_secs(30);
+
+/// How much longer a plan is given while the model may still be loading.
+pub const COLD_LOAD_ALLOWANCE: Duration = Duration::from_secs(120);
+
+/// How a remote plan is asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannerOptions {
+    /// How long one plan is given once the model answers.
+    pub plan_time: Duration,
+    /// How much longer a plan is given while the server may be loading the
+    /// model: until its first answer, and again after a plan ran out of time.
+    pub cold_load: Duration,
+    /// The most tokens the model may write for one plan.
+    pub max_tokens: u32,
+    pub temperature: f64,
+}
+
+impl Default for PlannerOptions {
+    fn default() -> Self {
+        PlannerOptions {
+            plan_time: REMOTE_PLAN_TIME,
+            cold_load: COLD_LOAD_ALLOWANCE,
+            max_tokens: 1024,
+            temperature: 0.2,
+        }
+    }
+}
+
+/// The planner on a remote server. Cheap to share across threads: each
+/// plan is one request, and nothing is held between them but whether the
+/// server has answered yet.
+pub struct RemotePlanner {
+    server: Server,
+    options: PlannerOptions,
+    on_wait: Option<OnWait>,
+    /// Whether the server has answered since it was last thought cold.
+    warm: AtomicBool,
+}
+
+impl std::fmt::Debug for RemotePlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemotePlanner")
+            .field("server", &self.server)
+            .field("options", &self.options)
+            .field("warm", &self.is_warm())
+            .finish()
+    }
+}
+
+impl RemotePlanner {
+    /// A planner on `server` with the default options and no wait notices.
+    pub fn new(server: Server) -> RemotePlanner {
+        RemotePlanner {
+            server,
+            options: PlannerOptions::default(),
+            on_wait: None,
+            warm: AtomicBool::new(false),
+        }
+    }
+
+    /// The same planner with `options`.
+    pub fn with_options(mut self, options: PlannerOptions) -> RemotePlanner {
+        self.options = options;
+        self
+    }
+
+    /// The same planner, calling `on_wait` when a request has waited past
+    /// [`crate::WAIT_NOTICE_AFTER`] for the server's first byte (and again
+    /// when it comes); `None`, never.
+    pub fn with_on_wait(mut self, on_wait: Option<OnWait>) -> RemotePlanner {
+        self.on_wait = on_wait;
+        self
+    }
+
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    pub fn options(&self) -> PlannerOptions {
+        self.options
+    }
+
+    /// Whether the server has answered (so the model is thought loaded).
+    pub fn is_warm(&self) -> bool {
+        self.warm.load(Ordering::Relaxed)
+    }
+
+    fn body(&self, system: &str, user: &str, paths: &[String]) -> Value {
+        let mut body = json!({
+            "model": self.server.model,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user}
+            ],
+            "temperature": self.options.temperature,
+            "max_tokens": self.options.max_tokens.max(1),
+            "stream": true,
+            "stream_options": {"include_usage": true}
+        });
+        let schema = plan_schema_for(paths);
+        for (field, value) in schema_fields(self.server.kind, "plan", &schema) {
+            body[field] = value;
+        }
+        body
+    }
+
+    fn failed(&self, e: RemoteError) -> PlannerError {
+        match e {
+            RemoteError::Timeout { .. } => PlannerError::Deadline,
+            e => PlannerError::Model(e.to_string()),
+        }
+    }
+}
+
+impl Planner for RemotePlanner {
+    /// `openai:<model>@<host:port>`.
+    fn name(&self) -> String {
+        format!("openai:{}@{}", self.server.model, self.server.host())
+    }
+
+    /// Asks the server for one token when it has not answered yet, so that
+    /// a cold server loads the model now rather than in the first plan's
+    /// time. Returns by `deadline`; a failure is left for the plan to meet.
+    fn warm_up(&self, _catalog: &Catalog, deadline: Instant) {
+        if self.is_warm() {
+            return;
+        }
+        let body = json!({
+            "model": self.server.model,
+            "messages": [{"role": "user", "content": "Say OK."}],
+            "temperature": 0,
+            "max_tokens": 1,
+            "stream": true
+        });
+        let reply = chat::ask(
+            Ask {
+                server: &self.server,
+                body,
+                deadline,
+                cancel: None,
+                max_text: 1024,
+                on_wait: self.on_wait.as_ref(),
+                cold: true,
+            },
+            &mut |_| {},
+        );
+        if let Ok(Reply {
+            ending: Ending::Finished { .. } | Ending::TextLimit,
+            ..
+        }) = reply
+        {
+            self.warm.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes one plan; returns by `request.deadline` whatever the server
+    /// does. A server that fails is [`PlannerError::Model`] naming it; an
+    /// answer that is not a usable plan is [`PlannerError::InvalidOutput`]
+    /// with the reason. `on_narrative` gets the plan's narrative once the
+    /// plan is checked.
+    fn plan(
+        &self,
+        request: &PlanRequest<'_>,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError> {
+        if Instant::now() >= request.deadline {
+            return Err(PlannerError::Deadline);
+        }
+        let usable = catalog::cards(request.catalog, request.disabled_skills);
+        let paths: Vec<String> = catalog::tools(&usable).map(|t| t.path.clone()).collect();
+        let system = prompt::system(&catalog::cards(request.catalog, &[]));
+        let user = prompt::user(request);
+        let reply = chat::ask(
+            Ask {
+                server: &self.server,
+                body: self.body(&system, &user, &paths),
+                deadline: request.deadline,
+                cancel: None,
+                max_text: MAX_COMPLETION_BYTES,
+                on_wait: self.on_wait.as_ref(),
+                cold: !self.is_warm(),
+            },
+            &mut |_| {},
+        )
+        .map_err(|e| self.failed(e))?;
+        let length = match reply.ending {
+            Ending::Finished { length } => length,
+            Ending::Deadline | Ending::Cancelled => {
+                // It may have been loading the model: the next plan gets the allowance.
+                self.warm.store(false, Ordering::Relaxed);
+                return Err(PlannerError::Deadline);
+            }
+            Ending::TextLimit => {
+                return Err(self.failed(RemoteError::TooLarge {
+                    server: self.server.label(),
+                    what: "a plan",
+                    limit: MAX_COMPLETION_BYTES,
+                }))
+            }
+        };
+        self.warm.store(true, Ordering::Relaxed);
+        let plan = answer::plan_from_answer(&reply.text, request, &usable).map_err(|reason| {
+            let reason = if length {
+                format!(
+                    "the answer stopped at its {} tokens before the plan was complete: {reason}",
+                    self.options.max_tokens
+                )
+            } else {
+                reason
+            };
+            PlannerError::InvalidOutput(self.server.scrub(&reason))
+        })?;
+        if let Some(n) = &plan.narrative {
+            on_narrative(n);
+        }
+        Ok(PlanOutcome {
+            plan,
+            transcript: transcript(self.name(), &system, &user, &reply),
+            routing: None,
+        })
+    }
+
+    /// [`PlannerOptions::plan_time`], and [`PlannerOptions::cold_load`]
+    /// more while the server may be loading the model.
+    fn plan_time(&self) -> Duration {
+        if self.is_warm() {
+            self.options.plan_time
+        } else {
+            self.options.plan_time + self.options.cold_load
+        }
+    }
+
+    /// A writer on the same server and model.
+    fn generator(self: Arc<Self>) -> Option<Arc<dyn Generator>> {
+        Some(Arc::new(
+            RemoteWriter::new(self.server.clone()).with_on_wait(self.on_wait.clone()),
+        ))
+    }
+}
+
+fn transcript(planner: String, system: &str, user: &str, reply: &Reply) -> Transcript {
+    let prompt = format!("[system]\n{system}\n\n[user]\n{user}");
+    let hash = Sha256::digest(prompt.as_bytes());
+    let usage = reply.usage.unwrap_or_default();
+    Transcript {
+        planner,
+        prompt_hash: hash.iter().map(|b| format!("{b:02x}")).collect(),
+        prompt,
+        response: reply.text.clone(),
+        prompt_tokens: usage.prompt_tokens,
+        cached_tokens: usage.cached_tokens,
+        completion_tokens: usage.completion_tokens,
+        time_to_first_token_ms: reply.first_byte.unwrap_or(reply.total).as_millis() as u64,
+        total_ms: reply.total.as_millis() as u64,
+    }
+}
