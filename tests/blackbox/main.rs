@@ -17,6 +17,7 @@ mod plans;
 mod protocol;
 mod reliability;
 mod security;
+mod servers;
 mod settings;
 mod skills_cli;
 mod stories;

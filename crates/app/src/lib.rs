@@ -25,6 +25,7 @@ mod process;
 mod regen;
 pub mod roles;
 mod running;
+pub mod servers;
 mod sessions;
 mod skills;
 mod speed_keeper;

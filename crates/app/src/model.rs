@@ -69,14 +69,23 @@ impl App {
             1.0
         };
         let (planner_progress, writer_progress) = planner::split_progress(progress, share);
-        let p: Arc<dyn Planner> = match &planner_file {
-            // With no second writer the planner's model writes too.
-            Some(file) => planner::load_file(
-                file,
-                planner_progress,
-                writer_file.is_none().then_some(roles.writer_context),
-            )?,
-            None => Arc::new(RulePlanner),
+        // A role given to an external server is not loaded in the process.
+        let servers = crate::servers::chosen();
+        let (planner_file, writer_file) = (
+            planner_file.filter(|_| servers.planner.is_none()),
+            writer_file.filter(|_| servers.writer.is_none()),
+        );
+        let p: Arc<dyn Planner> = match (&servers.planner, &planner_file) {
+            (Some(server), _) => crate::servers::planner(server)?,
+            (None, planner_file) => match planner_file {
+                // With no second writer the planner's model writes too.
+                Some(file) => planner::load_file(
+                    file,
+                    planner_progress,
+                    writer_file.is_none().then_some(roles.writer_context),
+                )?,
+                None => Arc::new(RulePlanner),
+            },
         };
         // Whichever model writes, its speed in play is kept.
         let measured = |generator: Arc<dyn Generator>, file: &PathBuf| LoadedWriter {
@@ -90,6 +99,16 @@ impl App {
             path: Some(file.clone()),
         };
         let writer = match (&writer_file, &planner_file) {
+            _ if servers.writer.is_some() => servers
+                .writer
+                .as_ref()
+                .map(|server| {
+                    crate::servers::writer(server).map(|generator| LoadedWriter {
+                        generator,
+                        path: None,
+                    })
+                })
+                .transpose()?,
             (Some(file), _) => planner::load_writer(file, roles.writer_context, writer_progress)?
                 .map(|generator| measured(generator, file)),
             (None, Some(file)) => Arc::clone(&p).generator().map(|g| measured(g, file)),

@@ -374,6 +374,10 @@ pub enum ModelsCommand {
     },
     /// Delete a model from the user's models folder.
     Remove { name: String },
+    /// Plan or write on an external OpenAI-compatible server (Ollama, LM
+    /// Studio, llama-server, KoboldCpp) instead of a model in the process.
+    #[command(subcommand)]
+    Server(ServerCommand),
     /// Use this model from now on in play, turn, narrate and the window:
     /// to write the prose (the default), to plan the mechanics, or both
     /// (`default` forgets the role's choice: the default model plans, the
@@ -387,6 +391,49 @@ pub enum ModelsCommand {
         /// (`0` forgets it: 8192, within the model and the memory).
         #[arg(long, value_name = "N")]
         writer_context: Option<u32>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServerCommand {
+    /// The servers chosen for each role.
+    Show {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The models a server lists (GET /models), to pick one from.
+    Models {
+        /// Its OpenAI-compatible address, e.g. http://127.0.0.1:11434/v1.
+        endpoint: String,
+        /// The environment variable holding its API key, if it needs one.
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+    },
+    /// Give a role to a server from now on, after checking that it answers
+    /// and serves the model.
+    Set {
+        /// writer, planner or both.
+        #[arg(long, default_value = "writer", value_parser = ["writer", "planner", "both"])]
+        role: String,
+        /// Its OpenAI-compatible address, e.g. http://127.0.0.1:11434/v1.
+        #[arg(long)]
+        endpoint: String,
+        /// The model, as the server lists it.
+        #[arg(long)]
+        model: String,
+        /// The environment variable holding its API key, if it needs one
+        /// (the key itself is never written to the settings).
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+    },
+    /// Check that the chosen servers answer and serve their models.
+    Check,
+    /// Give a role back to the models in the process.
+    Clear {
+        /// writer, planner or both.
+        #[arg(long, default_value = "both", value_parser = ["writer", "planner", "both"])]
+        role: String,
     },
 }
 

@@ -36,6 +36,9 @@ pub enum ErrorCode {
     ModelLinkInvalid,
     /// A repository holds several GGUF files: the player picks one.
     ModelFileChoice,
+    /// An external model server (Ollama, LM Studio, llama-server) could not
+    /// be reached, does not serve the model, or answered badly.
+    ServerFailed,
     /// A session state given in is not a JSON object.
     StateInvalid,
     /// A character card file is not one (format, chunk, encoding, fields).
@@ -99,7 +102,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 23] = [
+    const PINNED: [(ErrorCode, &str); 24] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -115,6 +118,7 @@ mod tests {
         (ErrorCode::DownloadFailed, "download_failed"),
         (ErrorCode::ModelLinkInvalid, "model_link_invalid"),
         (ErrorCode::ModelFileChoice, "model_file_choice"),
+        (ErrorCode::ServerFailed, "server_failed"),
         (ErrorCode::StateInvalid, "state_invalid"),
         (ErrorCode::CardInvalid, "card_invalid"),
         (ErrorCode::LoreInvalid, "lore_invalid"),

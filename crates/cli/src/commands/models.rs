@@ -5,12 +5,13 @@ use std::process::ExitCode;
 
 use narratoria_app::models::{ModelEntry, Models};
 use narratoria_app::roles::{self, Given, Role, RoleChoice};
+use narratoria_app::servers;
 use narratoria_app::AppError;
 use narratoria_core::error::ErrorCode;
 use narratoria_models::{Kind, ModelsError};
 
 use super::{print_json, CliError};
-use crate::cli::ModelsCommand;
+use crate::cli::{ModelsCommand, ServerCommand};
 use crate::progress::DownloadBar;
 
 /// Runs one `models` subcommand.
@@ -43,6 +44,7 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
             say!("{name} is installed at {}", installed.display());
             Ok(ExitCode::SUCCESS)
         }
+        ModelsCommand::Server(cmd) => server(cmd),
         ModelsCommand::Remove { name } => {
             let removed = models.remove(&name).map_err(to_cli)?;
             if removed.was_chosen {
@@ -64,6 +66,81 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
                     .map_err(to_cli)?;
             }
             choose(&models, &name, role)
+        }
+    }
+}
+
+/// Runs one `models server` subcommand.
+fn server(cmd: ServerCommand) -> Result<ExitCode, CliError> {
+    match cmd {
+        ServerCommand::Show { json } => {
+            let chosen = servers::chosen();
+            if json {
+                print_json(&chosen);
+                return Ok(ExitCode::SUCCESS);
+            }
+            for (role, choice) in [("plans", &chosen.planner), ("writes", &chosen.writer)] {
+                match choice {
+                    Some(c) => say!("{role}: {} at {}", c.model, c.endpoint),
+                    None => say!("{role}: a model in the process (narratoria models list)"),
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ServerCommand::Models {
+            endpoint,
+            api_key_env,
+        } => {
+            for model in servers::list_models(&endpoint, api_key_env.as_deref())? {
+                say!("{model}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ServerCommand::Set {
+            role,
+            endpoint,
+            model,
+            api_key_env,
+        } => {
+            let role: RoleChoice = role.parse()?;
+            let choice = servers::ServerChoice {
+                endpoint,
+                model,
+                api_key_env,
+            };
+            let check = servers::check(&choice)?;
+            servers::set(role, Some(&choice))?;
+            say!(
+                "{} at {} answers in {} ms and is used from now on by play, turn, narrate and the window.",
+                choice.model,
+                choice.endpoint,
+                check.round_trip_ms
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        ServerCommand::Check => {
+            let chosen = servers::chosen();
+            if chosen.planner.is_none() && chosen.writer.is_none() {
+                say!("No server is chosen: models in the process plan and write.");
+            }
+            for (role, choice) in [("plans", &chosen.planner), ("writes", &chosen.writer)] {
+                if let Some(c) = choice {
+                    let check = servers::check(c)?;
+                    say!(
+                        "{role}: {} at {} answers in {} ms",
+                        c.model,
+                        c.endpoint,
+                        check.round_trip_ms
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ServerCommand::Clear { role } => {
+            let role: RoleChoice = role.parse()?;
+            servers::set(role, None)?;
+            say!("Models in the process play that role again.");
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
