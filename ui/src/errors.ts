@@ -21,6 +21,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   download_failed: "The download did not finish or did not match its checksum — try again; it goes on where it stopped.",
   model_link_invalid: "That is not a Hugging Face model link — paste a repository's address or one .gguf file's.",
   model_file_choice: "That repository has several GGUF files — pick one.",
+  server_failed: "The model server did not answer as it should — check that it is running and serves that model.",
   state_invalid: "The story's state is not valid.",
   card_invalid: "That file is not a character card Narratoria can read.",
   lore_invalid: "That lorebook cannot be read.",
