@@ -9,6 +9,10 @@
 #    works offline from the first start;
 #  - settings.json, the read-only defaults the player's own settings
 #    (~/.config/narratoria/settings.json) are layered over.
+# The release package's narrator carries llama.cpp's Vulkan backend (layers
+# go to a graphics card when there is one); scripts/gpu-check.sh checks that
+# path first (docs/models.md, "GPU offload"). The --debug package, which
+# scripts/e2e.sh tests, is built without it.
 # Everything is installed under /usr/lib/Narratoria/ and never written to:
 # sessions, skill data, choices and logs go to the player's folders.
 #
@@ -28,6 +32,14 @@ esac
 source scripts/setup.sh           # tool chain, models (fetch scripts)
 source scripts/desktop-deps.sh    # WebKitGTK, Node.js, ui/'s npm packages
 desktop_deps || exit 1
+features=()
+if [ "$profile" = release ]; then
+  source scripts/vulkan-deps.sh
+  vulkan_deps || exit 1
+  echo "== package: the GPU path (scripts/gpu-check.sh)" >&2
+  scripts/gpu-check.sh >&2
+  features=(--features vulkan)
+fi
 
 echo "== package: building the built-in skills' scripts ($profile)" >&2
 if [ "$profile" = release ]; then
@@ -76,7 +88,7 @@ JSON
 
 echo "== package: tauri build --bundles deb ($profile)" >&2
 export TAURI_APP_PATH="$root/src-tauri" TAURI_FRONTEND_PATH="$root/ui"
-build_args=(--bundles deb --config "$stage/tauri.package.json")
+build_args=(--bundles deb --config "$stage/tauri.package.json" "${features[@]}")
 [ "$profile" = debug ] && build_args+=(--debug)
 rm -f "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb
 (cd ui && npx tauri build "${build_args[@]}" >&2)

@@ -60,14 +60,14 @@ fn prose(p: &LlamaPlanner) -> (String, f64) {
         "temperature": 0.0
     }))
     .unwrap();
-    let written = p
-        .generate(
-            &request,
-            &mut |_| {},
-            &Arc::new(AtomicBool::new(false)),
-            Instant::now() + ROOMY,
-        )
-        .expect("prose");
+    let written = Generator::generate(
+        p,
+        &request,
+        &mut |_| {},
+        &Arc::new(AtomicBool::new(false)),
+        Instant::now() + ROOMY,
+    )
+    .expect("prose");
     let per_s =
         f64::from(written.usage.completion_tokens) * 1000.0 / written.usage.ms.max(1) as f64;
     (written.text, per_s)
