@@ -46,17 +46,7 @@ pub fn kv_bytes_per_token(layers: u64, embedding: u64, heads: u64, kv_heads: u64
 /// The memory the system says is available now (`MemAvailable` on Linux);
 /// `None` where it cannot be read.
 pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map(|kb| kb * 1024)
+    crate::machine::Machine::probe(None).memory_available
 }
 
 impl GgufSummary {

@@ -242,8 +242,9 @@ fn tree_page(
     }
 }
 
-/// Reads one request's head: method, target, and Range start.
-fn read_head(stream: &TcpStream) -> Option<(String, String, Option<u64>)> {
+/// Reads one request's head: method, target, and Range start; `None` when
+/// no whole head came within two seconds.
+pub(crate) fn read_head(stream: &TcpStream) -> Option<(String, String, Option<u64>)> {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut first = String::new();

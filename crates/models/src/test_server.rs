@@ -4,7 +4,7 @@
 //! misbehave on purpose ([`serve_misbehaving`]): a body that never ends, or
 //! one that trickles in; such a server stops by itself.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -163,20 +163,7 @@ fn misbehave(mut stream: TcpStream, how: Misbehaviour, end: Instant) {
 }
 
 /// Reads one request's head; returns its Range start (`None`: no Range),
-/// or `None` when no whole head came within a second.
+/// or `None` when no whole head came in time.
 fn read_request(stream: &TcpStream) -> Option<Option<u64>> {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut start = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 || line == "\r\n" {
-            break;
-        }
-        let lower = line.to_ascii_lowercase();
-        if let Some(spec) = lower.strip_prefix("range: bytes=") {
-            start = spec.trim().trim_end_matches('-').parse::<u64>().ok();
-        }
-    }
-    Some(start)
+    crate::test_hub::read_head(stream).map(|(_, _, range)| range)
 }
