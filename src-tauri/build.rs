@@ -8,6 +8,8 @@ const COMMANDS: &[&str] = &[
     "models_list",
     "models_download",
     "models_add",
+    "models_hub_files",
+    "models_add_from_hub",
     "models_use",
     "models_remove",
     "skills_list",

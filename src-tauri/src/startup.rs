@@ -59,6 +59,8 @@ pub fn run() {
             model::library::models_list,
             model::library::models_download,
             model::library::models_add,
+            model::library::models_hub_files,
+            model::library::models_add_from_hub,
             model::library::models_use,
             model::library::models_remove,
             skills::commands::skills_list,
