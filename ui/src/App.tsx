@@ -24,6 +24,7 @@ import { SettingsView } from "./views/Settings";
 import { InspectorView } from "./views/Inspector";
 import { ModelPanel } from "./views/Model";
 import { ModelStatusBar } from "./views/ModelStatus";
+import { ModelOffer } from "./views/ModelOffer";
 import { NewStoryDialog } from "./views/NewStory";
 import { DeveloperToggle, useDeveloperTools } from "./views/DeveloperToggle";
 import type { TurnActions } from "./views/TurnControls";
@@ -269,6 +270,10 @@ export function App() {
           </button>
         </div>
       )}
+      <ModelOffer
+        refreshKey={`${tab}|${model?.model.writerPath ?? ""}|${model?.loading.active ? "loading" : ""}`}
+        onChosen={refreshModel}
+      />
       <main>
         {tab === "play" && (
           <PlayView

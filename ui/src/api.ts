@@ -157,6 +157,10 @@ export interface ModelInfo {
   writerParameters?: number | null;
   writerContext?: number | null;
   writerProfile?: string | null;
+  /** Where the planner's model runs: "on the processor", "on Radeon RX 7600 (33 of 33 layers)". */
+  plannerRunsOn?: string | null;
+  /** Where the writer's model runs, when a model writes. */
+  writerRunsOn?: string | null;
 }
 
 /** A model's part in play. */
@@ -189,26 +193,92 @@ export interface InstalledModel {
   writerContext?: number | null;
   /** Its writer's profile in words. */
   profile?: string | null;
+  /** How it runs here (a narrator): measured in play once used, else estimated. */
+  fit?: Fit | null;
 }
 
-/** A model the catalog can download. */
+/** How a model fares on this machine (docs/models.md, "What this machine can run"). */
+export type Verdict = "runsWell" | "runsSlowly" | "doesNotFit";
+
+export interface Fit {
+  verdict: Verdict;
+  /** Tokens per second to expect: measured in play when `measured`, else estimated. */
+  tokensPerSecond: number;
+  measured: boolean;
+  /** Share of the weights a graphics card would hold (0: all on the processor). */
+  onGpu: number;
+  /** Why, in a sentence. */
+  reason: string;
+}
+
+/** A graphics card as the narrator's GPU backend reports it. */
+export interface Gpu {
+  name: string;
+  memoryFree: number;
+  memoryTotal: number;
+  /** A driver that runs on the processor (lavapipe's "llvmpipe"): models are not put on it. */
+  software: boolean;
+}
+
+/** This machine, as far as running a model goes. */
+export interface Machine {
+  cpu?: string | null;
+  /** Threads the program may run on. */
+  cores: number;
+  /** Vector extensions llama.cpp's speed depends on ("avx2", "fma", "f16c", "avx512f"; "neon"). */
+  cpuFeatures: string[];
+  memoryTotal?: number | null;
+  memoryAvailable?: number | null;
+  gpu?: Gpu | null;
+}
+
+/** A file on Hugging Face's Hub a catalog entry downloads. */
+export interface HubSource {
+  repo: string;
+  revision: string;
+  file: string;
+}
+
+/** A model the catalog can download, judged against this machine. */
 export interface CatalogEntry {
   name: string;
   description: string;
   kind: "narrator" | "embedder";
   license: string;
-  url: string;
-  sha256: string;
+  url?: string;
+  sha256?: string;
+  hub?: HubSource | null;
+  parameters?: number | null;
+  /** Trained context, in tokens. */
+  context?: number | null;
+  /** ISO 639-1 codes, most fluent first. */
+  languages?: string[];
   size?: number | null;
   ram?: number | null;
   notes?: string | null;
+  unpack: { type: "asIs"; file: string } | { type: "members"; folder?: string | null; members: unknown[] };
+  /** How it would run here (a narrator with a known size). */
+  fit?: Fit | null;
 }
+
+/** A catalog model not installed yet, as `models_list` offers it. */
+export type Offer = CatalogEntry;
 
 export interface ModelsView {
   modelsDir: string;
   installed: InstalledModel[];
-  available: CatalogEntry[];
+  available: Offer[];
   catalogProblem?: string | null;
+  machine: Machine;
+  /** The catalog narrator this machine runs best (installed or not). */
+  recommended?: string | null;
+}
+
+/** A GGUF file a Hugging Face link offers. */
+export interface HubFile {
+  path: string;
+  size: number;
+  sha256?: string | null;
 }
 
 export interface DownloadProgress {
@@ -259,9 +329,16 @@ export const api = {
     channel.onmessage = onProgress;
     return call<string>("models_download", { name, onProgress: channel });
   },
+  /** The whole-model GGUF files a Hugging Face repository or file link offers, smallest first. */
+  hubFiles: (link: string) => call<HubFile[]>("models_hub_files", { link }),
+  /** Downloads a GGUF file from a Hugging Face link (`file`: the one picked), checked against the Hub's SHA-256. */
+  addFromHub: (link: string, file: string | null, onProgress: (p: DownloadProgress) => void) => {
+    const channel = new Channel<DownloadProgress>();
+    channel.onmessage = onProgress;
+    return call<InstalledModel>("models_add_from_hub", { link, file, onProgress: channel });
+  },
   /** Copies a GGUF file chosen in the shell's dialog into the models folder. */
   addModel: (path: string) => call<InstalledModel>("models_add", { path }),
-  /** Narrates with `name` from now on (remembered); "default" forgets the choice. */
   /** Gives `name` a role (the writer's unless told) and loads the roles again. */
   useModel: (name: string, role: "writer" | "planner" | "both" = "writer") =>
     call<void>("models_use", { name, role }),

@@ -1,8 +1,11 @@
 // Model: the models in use — the one that plans the mechanics and the one
-// that writes the prose — a progress bar while they load, and the player's
-// models: the installed ones with their size and writer's profile (write
-// with, plan with, remove), the catalog's (download with progress) and any
-// GGUF file added from disk (docs/models.md, "Roles").
+// that writes the prose, and where each runs — a progress bar while they
+// load, and the player's models: the installed ones with their size,
+// writer's profile and how they run here (write with, plan with, remove),
+// this machine and the catalog's models judged against it (download with
+// progress, the recommended one marked), a GGUF file from a Hugging Face
+// link, and any GGUF file added from disk (docs/models.md, "Roles", "What
+// this machine can run").
 
 import { useCallback, useEffect, useState } from "react";
 import {
@@ -17,26 +20,9 @@ import {
   type ModelsView,
 } from "../api";
 import { sentenceOf } from "../errors";
-
-/** "97.8 MB", as a file manager says it. */
-export function humanSize(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** "135M", "1.5B": parameters as model names say them. */
-export function humanCount(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
-  if (n >= 1e6) return `${Math.round(n / 1e6)}M`;
-  if (n >= 1e3) return `${Math.round(n / 1e3)}K`;
-  return `${n}`;
-}
+import { humanCount, humanSize } from "../models";
+import { CatalogRow, FitLine, MachineLine } from "./ModelCatalog";
+import { HubAdd } from "./HubAdd";
 
 /** What the writer is, in one line: its file, size, context and profile. */
 function writerLine(m: ModelInfo): string {
@@ -120,9 +106,23 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           {model.model.planner === "rules"
             ? "rule-based planner (no model loaded)"
             : `${model.model.planner}${model.model.plannerParameters ? ` — ${humanCount(model.model.plannerParameters)} parameters` : ""}`}
+          {model.model.plannerRunsOn && (
+            <span className="muted" data-testid="model-planner-runs-on">
+              {" "}
+              · runs {model.model.plannerRunsOn}
+            </span>
+          )}
         </dd>
         <dt>Writes the prose</dt>
-        <dd data-testid="model-writer">{writerLine(model.model)}</dd>
+        <dd data-testid="model-writer">
+          {writerLine(model.model)}
+          {model.model.writerRunsOn && (
+            <span className="muted" data-testid="model-writer-runs-on">
+              {" "}
+              · runs {model.model.writerRunsOn}
+            </span>
+          )}
+        </dd>
         {model.model.writerProfile && (
           <>
             <dt>Writer's profile</dt>
@@ -150,6 +150,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           <span className="error-message">{model.loading.error.message}</span>
         </p>
       )}
+      {library && <MachineLine machine={library.machine} recommended={library.recommended ?? null} />}
       <h2>Your models</h2>
       {library?.catalogProblem && (
         <p className="error-text" role="alert" data-testid="catalog-problem">
@@ -165,6 +166,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
               <th>Parameters</th>
               <th>Kind</th>
               <th>Role</th>
+              <th>Here</th>
               <th>Where</th>
               <th />
             </tr>
@@ -174,6 +176,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
               <InstalledRow
                 key={m.path}
                 m={m}
+                recommended={library.recommended === m.name}
                 busy={busy !== null || model.loading.active}
                 onUse={(role) => act(`use ${m.name} ${role}`, () => api.useModel(m.name, role))}
                 onRemove={() => act(`remove ${m.name}`, () => api.removeModel(m.name))}
@@ -199,11 +202,22 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           <h2>Models to download</h2>
           <ul className="catalog" data-testid="models-available">
             {library.available.map((e) => (
-              <CatalogRow key={e.name} e={e} progress={downloads[e.name]} onDownload={() => download(e)} />
+              <CatalogRow
+                key={e.name}
+                e={e}
+                recommended={library.recommended === e.name}
+                progress={downloads[e.name]}
+                onDownload={() => download(e)}
+              />
             ))}
           </ul>
         </>
       )}
+      <HubAdd
+        onAdded={() => {
+          refreshLibrary();
+        }}
+      />
       {library && (
         <p className="muted small">
           Models folder: <span data-testid="models-dir">{library.modelsDir}</span>
@@ -238,11 +252,13 @@ function roleWords(m: InstalledModel): string {
 
 function InstalledRow({
   m,
+  recommended,
   busy,
   onUse,
   onRemove,
 }: {
   m: InstalledModel;
+  recommended: boolean;
   busy: boolean;
   onUse: (role: "writer" | "planner") => void;
   onRemove: () => void;
@@ -256,9 +272,15 @@ function InstalledRow({
       data-name={m.name}
       data-in-use={m.inUse ? "true" : "false"}
       data-roles={m.roles.join(" ")}
+      data-recommended={recommended ? "true" : "false"}
     >
       <td>
         {m.name}
+        {recommended && (
+          <span className="badge recommended-badge" data-testid="recommended">
+            recommended for this machine
+          </span>
+        )}
         {m.problem && <span className="error-text"> — cannot be used: {m.problem}</span>}
         {narrator && m.profile && (
           <div className="muted small" data-testid="model-profile">
@@ -271,6 +293,7 @@ function InstalledRow({
       <td data-testid="model-parameters">{narrator && m.parameters ? humanCount(m.parameters) : "—"}</td>
       <td>{narrator ? `narrator${m.quantization ? `, ${m.quantization}` : ""}` : "memory embedder"}</td>
       <td data-testid="model-role">{narrator ? roleWords(m) : "—"}</td>
+      <td className="small">{m.fit ? <FitLine fit={m.fit} /> : "—"}</td>
       <td title={m.path}>{m.readOnly ? "bundled" : "yours"}</td>
       <td className="row-actions">
         {narrator && !writes && !m.problem && (
@@ -290,42 +313,5 @@ function InstalledRow({
         )}
       </td>
     </tr>
-  );
-}
-
-function CatalogRow({
-  e,
-  progress,
-  onDownload,
-}: {
-  e: CatalogEntry;
-  progress: DownloadProgress | undefined;
-  onDownload: () => void;
-}) {
-  const total = progress?.total ?? e.size ?? null;
-  const pct = progress && total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
-  return (
-    <li data-testid="catalog-row" data-name={e.name}>
-      <strong>{e.name}</strong> — {e.description}
-      <div className="muted small">
-        {e.size ? `${humanSize(e.size)} download` : "size unknown"}
-        {e.ram ? ` · needs about ${humanSize(e.ram)} of memory` : ""} · {e.license}
-        {e.notes ? ` · ${e.notes}` : ""}
-      </div>
-      {progress ? (
-        <div className="progress-block">
-          <progress max={100} value={pct} data-testid="download-progress" />
-          <span>
-            {" "}
-            {humanSize(progress.done)}
-            {total ? ` of ${humanSize(total)}` : ""}
-          </span>
-        </div>
-      ) : (
-        <button onClick={onDownload} data-testid="model-download">
-          Download
-        </button>
-      )}
-    </li>
   );
 }

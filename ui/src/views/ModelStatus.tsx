@@ -1,6 +1,7 @@
 // The status bar's account of the narrator's model, as the backend reports
 // it: loading (with progress), failed to load, missing (the rule-based
-// planner answers), or loaded (which file).
+// planner answers), or loaded (which file, and where it runs: on the
+// processor or on a graphics card).
 
 import type { ModelView } from "../api";
 
@@ -28,13 +29,18 @@ export function modelStatusOf(model: ModelView | null): { text: string; state: s
   }
   const m = model.model;
   if (!m.shared && m.writer !== "none") {
+    // Where the writer runs; the planner's too when it runs elsewhere.
+    const same = m.plannerRunsOn != null && m.plannerRunsOn === m.writerRunsOn;
+    const plannerWhere = m.plannerRunsOn && !same ? ` ${m.plannerRunsOn}` : "";
+    const writerWhere = same ? `, both ${m.writerRunsOn}` : m.writerRunsOn ? ` ${m.writerRunsOn}` : "";
     return {
-      text: `Model: ${m.planner} plans, ${m.writer} writes`,
+      text: `Model: ${m.planner} plans${plannerWhere}, ${m.writer} writes${writerWhere}`,
       state: "loaded",
       title: `${m.path} · ${m.writerPath ?? m.writer}`,
     };
   }
-  return { text: `Model: ${m.planner}`, state: "loaded", title: m.path ?? "" };
+  const where = m.writerRunsOn ?? m.plannerRunsOn;
+  return { text: `Model: ${m.planner}${where ? `, ${where}` : ""}`, state: "loaded", title: m.path ?? "" };
 }
 
 export function ModelStatusBar({ model }: { model: ModelView | null }) {

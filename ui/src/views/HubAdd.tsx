@@ -1,0 +1,138 @@
+// "Add from Hugging Face": the player pastes a repository's or a .gguf
+// file's link, sees the GGUF files it offers with their sizes, picks one
+// and downloads it with a progress bar (checked against the Hub's SHA-256);
+// it then appears in "Your models" (docs/models.md, "Models from Hugging Face").
+
+import { useState, type FormEvent } from "react";
+import { api, asAppError, type AppError, type DownloadProgress, type HubFile, type InstalledModel } from "../api";
+import { sentenceOf } from "../errors";
+import { humanSize } from "../models";
+
+/** What the field is doing now. */
+type Step =
+  | { kind: "idle" }
+  | { kind: "listing" }
+  | { kind: "listed"; link: string; files: HubFile[] }
+  | { kind: "downloading"; link: string; files: HubFile[]; progress: DownloadProgress }
+  | { kind: "added"; model: InstalledModel };
+
+export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
+  const [link, setLink] = useState("");
+  const [step, setStep] = useState<Step>({ kind: "idle" });
+  const [picked, setPicked] = useState<string | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+
+  const list = async (e: FormEvent) => {
+    e.preventDefault();
+    const pasted = link.trim();
+    if (!pasted) return;
+    setError(null);
+    setPicked(null);
+    setStep({ kind: "listing" });
+    try {
+      const files = await api.hubFiles(pasted);
+      setStep({ kind: "listed", link: pasted, files });
+      if (files.length === 1) setPicked(files[0].path);
+    } catch (err) {
+      setError(asAppError(err));
+      setStep({ kind: "idle" });
+    }
+  };
+
+  const download = async () => {
+    if (step.kind !== "listed" || !picked) return;
+    const { link: from, files } = step;
+    const size = files.find((f) => f.path === picked)?.size ?? null;
+    setError(null);
+    setStep({ kind: "downloading", link: from, files, progress: { done: 0, total: size } });
+    try {
+      const model = await api.addFromHub(from, picked, (progress) =>
+        setStep((s) => (s.kind === "downloading" ? { ...s, progress } : s)),
+      );
+      setStep({ kind: "added", model });
+      setLink("");
+      onAdded(model);
+    } catch (err) {
+      setError(asAppError(err));
+      setStep({ kind: "listed", link: from, files });
+    }
+  };
+
+  const busy = step.kind === "listing" || step.kind === "downloading";
+  const files = step.kind === "listed" || step.kind === "downloading" ? step.files : null;
+  return (
+    <section className="hub-add" aria-label="Add from Hugging Face" data-testid="hub-add">
+      <h2>Add from Hugging Face</h2>
+      <form className="row" onSubmit={list}>
+        <input
+          type="text"
+          className="hub-link"
+          value={link}
+          onChange={(e) => setLink(e.target.value)}
+          placeholder="https://huggingface.co/OWNER/REPO or a .gguf file's link"
+          aria-label="Hugging Face link"
+          disabled={busy}
+          data-testid="hub-link"
+        />
+        <button type="submit" disabled={busy || !link.trim()} data-testid="hub-list">
+          {step.kind === "listing" ? "Asking the Hub…" : "List its GGUF files"}
+        </button>
+      </form>
+      {error && (
+        <p className="error-text" role="alert" data-testid="hub-error" data-code={error.code}>
+          {sentenceOf(error)} <span className="error-message">{error.message}</span>
+        </p>
+      )}
+      {files && (
+        <fieldset className="hub-files" disabled={busy}>
+          <legend className="muted small">GGUF files, smallest first — pick one</legend>
+          <ul data-testid="hub-files">
+            {files.map((f) => (
+              <li key={f.path}>
+                <label data-testid="hub-file" data-path={f.path}>
+                  <input
+                    type="radio"
+                    name="hub-file"
+                    value={f.path}
+                    checked={picked === f.path}
+                    onChange={() => setPicked(f.path)}
+                  />{" "}
+                  {f.path} <span className="muted">— {humanSize(f.size)}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          {step.kind === "downloading" ? (
+            <div className="progress-block">
+              <HubProgress progress={step.progress} />
+            </div>
+          ) : (
+            <button onClick={download} disabled={!picked} data-testid="hub-download">
+              Download {picked ?? "the file picked"}
+            </button>
+          )}
+        </fieldset>
+      )}
+      {step.kind === "added" && (
+        <p className="ok-text small" data-testid="hub-added" data-name={step.model.name}>
+          Added {step.model.name} ({humanSize(step.model.size)}): it is in "Your models"; choose "Write with" to
+          write with it.
+        </p>
+      )}
+    </section>
+  );
+}
+
+function HubProgress({ progress }: { progress: DownloadProgress }) {
+  const pct = progress.total ? Math.min(100, Math.round((progress.done / progress.total) * 100)) : 0;
+  return (
+    <>
+      <progress max={100} value={pct} data-testid="hub-progress" />
+      <span>
+        {" "}
+        {humanSize(progress.done)}
+        {progress.total ? ` of ${humanSize(progress.total)}` : ""}
+      </span>
+    </>
+  );
+}

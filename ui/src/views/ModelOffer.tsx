@@ -1,0 +1,140 @@
+// The first start's offer: when the catalog model this machine runs best is
+// not installed, the window offers it in one click — "Download and write
+// with NAME" — saying what that changes (richer prose, the download, the
+// memory it needs, its speed here; the bundled model plays meanwhile). The
+// click downloads it with progress and chooses it as the writer. "Not now"
+// dismisses the offer for good (remembered in this window's storage).
+
+import { useCallback, useEffect, useState } from "react";
+import { api, asAppError, type AppError, type DownloadProgress, type ModelsView, type Offer } from "../api";
+import { sentenceOf } from "../errors";
+import { humanSize, offerChanges } from "../models";
+
+const KEY = "narratoria.modelOfferDismissed";
+
+function dismissedBefore(): boolean {
+  try {
+    return window.localStorage.getItem(KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the player said "Not now" (remembered in this window's storage), and a way to say it. */
+export function useOfferDismissed(): [boolean, () => void] {
+  const [dismissed, setDismissed] = useState(dismissedBefore);
+  const dismiss = useCallback(() => {
+    setDismissed(true);
+    try {
+      window.localStorage.setItem(KEY, "1");
+    } catch {
+      // Storage may be unavailable; the choice then lasts until the window closes.
+    }
+  }, []);
+  return [dismissed, dismiss];
+}
+
+/** The recommended catalog narrator when it is not installed (it is then among `available`). */
+export function offerOf(library: ModelsView | null): Offer | null {
+  if (!library?.recommended) return null;
+  return library.available.find((e) => e.name === library.recommended && e.kind === "narrator") ?? null;
+}
+
+/** The parameters of the bundled narrator, to compare the offer with. */
+function bundledParameters(library: ModelsView): number | null {
+  const bundled = library.installed.find((m) => m.readOnly && m.kind === "narrator" && m.parameters);
+  return bundled?.parameters ?? null;
+}
+
+/**
+ * The banner. `refreshKey` changes when the models may have changed (a
+ * model loaded, a tab switched to): the offer is asked for again then.
+ */
+export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onChosen: () => void }) {
+  const [dismissed, dismiss] = useOfferDismissed();
+  const [library, setLibrary] = useState<ModelsView | null>(null);
+  const [progress, setProgress] = useState<DownloadProgress | null>(null);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+
+  useEffect(() => {
+    if (dismissed) return;
+    let current = true;
+    api.models().then(
+      (l) => current && setLibrary(l),
+      () => current && setLibrary(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [dismissed, refreshKey]);
+
+  const offer = offerOf(library);
+  if (dismissed) return null;
+  if (chosen) {
+    return (
+      <div className="banner offer" role="status" data-testid="model-offer-done" data-name={chosen}>
+        <span>
+          {chosen} is downloaded and chosen to write: it loads now (the status bar shows how far), and the bundled
+          model keeps playing until it is ready.
+        </span>
+        <button className="link" onClick={() => setChosen(null)} aria-label="Dismiss">
+          ×
+        </button>
+      </div>
+    );
+  }
+  if (!library || !offer) return null;
+
+  const take = async () => {
+    setError(null);
+    setProgress({ done: 0, total: offer.size ?? null });
+    try {
+      await api.downloadModel(offer.name, setProgress);
+      await api.useModel(offer.name, "writer");
+      setChosen(offer.name);
+      onChosen();
+    } catch (e) {
+      setError(asAppError(e));
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  const total = progress?.total ?? offer.size ?? null;
+  const pct = progress && total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
+  return (
+    <div className="banner offer" role="region" aria-label="A better model for this machine" data-testid="model-offer" data-name={offer.name}>
+      <div className="offer-text">
+        <strong>This machine can write with {offer.name}</strong>{" "}
+        <span className="muted">— {offer.description}</span>
+        <div className="small" data-testid="model-offer-changes">
+          {offerChanges(offer, bundledParameters(library)).join(" ")}
+        </div>
+        {error && (
+          <div className="error-text small" role="alert" data-testid="model-offer-error" data-code={error.code}>
+            {sentenceOf(error)} <span className="error-message">{error.message}</span>
+          </div>
+        )}
+        {progress && (
+          <div className="progress-block">
+            <progress max={100} value={pct} data-testid="model-offer-progress" />
+            <span>
+              {" "}
+              {humanSize(progress.done)}
+              {total ? ` of ${humanSize(total)}` : ""}
+            </span>
+          </div>
+        )}
+      </div>
+      <div className="offer-actions">
+        <button onClick={take} disabled={progress !== null} data-testid="model-offer-take">
+          Download and write with {offer.name}
+        </button>
+        <button className="link" onClick={dismiss} disabled={progress !== null} data-testid="model-offer-dismiss">
+          Not now
+        </button>
+      </div>
+    </div>
+  );
+}
