@@ -11,29 +11,34 @@
 #    (~/.config/narratoria/settings.json) are layered over.
 # The release package's narrator carries llama.cpp's Vulkan backend (layers
 # go to a graphics card when there is one); scripts/gpu-check.sh checks that
-# path first (docs/models.md, "GPU offload"). The --debug package, which
-# scripts/e2e.sh tests, is built without it.
+# path first (docs/models.md, "GPU offload"). --no-gpu leaves both out: the
+# package scripts/e2e.sh builds and installs in the test run, which cannot
+# spare the Vulkan build's minutes.
 # Everything is installed under /usr/lib/Narratoria/ and never written to:
 # sessions, skill data, choices and logs go to the player's folders.
 #
-# Usage: scripts/package.sh [--debug]   (prints the .deb's path on stdout)
-#   --debug  the same package from a debug build (quicker to build; what
-#            scripts/e2e.sh installs and tests)
+# Usage: scripts/package.sh [--debug] [--no-gpu]   (prints the .deb's path on stdout)
+#   --debug   the same package from a debug build (quicker to build), without
+#             the Vulkan backend
+#   --no-gpu  a release package without the Vulkan backend and its check
 # Environment: CARGO_TARGET_DIR (default ~/.cache/narratoria/target).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 profile=release
-case "${1:-}" in
-  "") ;;
-  --debug) profile=debug ;;
-  *) echo "usage: scripts/package.sh [--debug]" >&2; exit 2 ;;
-esac
+gpu=1
+for arg in "$@"; do
+  case "$arg" in
+    --debug) profile=debug; gpu=0 ;;
+    --no-gpu) gpu=0 ;;
+    *) echo "usage: scripts/package.sh [--debug] [--no-gpu]" >&2; exit 2 ;;
+  esac
+done
 source scripts/setup.sh           # tool chain, models (fetch scripts)
 source scripts/desktop-deps.sh    # WebKitGTK, Node.js, ui/'s npm packages
 desktop_deps || exit 1
 features=()
-if [ "$profile" = release ]; then
+if [ "$gpu" = 1 ]; then
   source scripts/vulkan-deps.sh
   vulkan_deps || exit 1
   echo "== package: the GPU path (scripts/gpu-check.sh)" >&2
