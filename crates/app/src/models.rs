@@ -13,7 +13,7 @@ use narratoria_models::fit::{self, Fit, Needs};
 use narratoria_models::hub_files::HubFile;
 use narratoria_models::machine::Machine;
 use narratoria_models::settings::{MODEL_KEY, PLANNER_KEY};
-use narratoria_models::speeds::{self, Speeds};
+use narratoria_models::speeds::Speeds;
 use narratoria_models::{Entry, InstalledModel, Library, ModelsError, Progress};
 use serde::Serialize;
 use serde_json::Value;
@@ -191,17 +191,6 @@ impl Models {
     /// The whole-model GGUF files a Hugging Face link offers ([`Library::hub_files`]).
     pub fn hub_files(&self, link: &str) -> Result<Vec<HubFile>, ModelsError> {
         self.library.hub_files(link)
-    }
-
-    /// Keeps one use of the model file at `path`: it wrote `tokens` in
-    /// `seconds` (shown as its measured speed from then on).
-    pub fn record_speed(&self, path: &Path, tokens: u32, seconds: f64) {
-        let Some(file) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-            return;
-        };
-        if let Err(e) = speeds::record(self.library.own_dir(), &file, tokens, seconds) {
-            tracing::warn!("the model's speed could not be kept: {e}");
-        }
     }
 
     /// The roles of the models `info` says are loaded, with the writer's

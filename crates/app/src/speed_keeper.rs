@@ -4,18 +4,28 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use narratoria_models::speeds::Speeds;
 
 use narratoria_core::host::{Generator, Written};
 use narratoria_core::protocol::{GenerateRequest, GenerationError, HostModel};
 
+/// How often the speeds are written to disk at most while a model writes:
+/// a turn's generations are counted in memory, not each one saved.
+const SAVE_EVERY: Duration = Duration::from_secs(60);
+
 /// A writer whose every request's speed is kept in the player's models
-/// folder (`speeds.json`), under its model file's name.
+/// folder (`speeds.json`), under its model file's name: the first at once,
+/// later ones at most every [`SAVE_EVERY`] and when the writer is dropped.
 pub(crate) struct SpeedKeeper {
     inner: Arc<dyn Generator>,
     file: String,
     models_dir: PathBuf,
+    /// The speeds as last read or added to, when they were last saved, and
+    /// whether something was added since.
+    kept: Mutex<Option<(Speeds, Option<Instant>, bool)>>,
 }
 
 impl SpeedKeeper {
@@ -25,6 +35,38 @@ impl SpeedKeeper {
             inner,
             file,
             models_dir,
+            kept: Mutex::new(None),
+        }
+    }
+
+    /// Adds one generation's speed; saves when none was saved yet or the
+    /// last save is older than [`SAVE_EVERY`].
+    fn keep(&self, tokens: u32, seconds: f64) {
+        let mut kept = narratoria_core::sync::lock(&self.kept);
+        let (speeds, saved, dirty) =
+            kept.get_or_insert_with(|| (Speeds::load(&self.models_dir), None, false));
+        if !speeds.add(&self.file, tokens, seconds) {
+            return;
+        }
+        *dirty = true;
+        if saved.is_none_or(|at| at.elapsed() >= SAVE_EVERY) {
+            self.save(speeds);
+            *saved = Some(Instant::now());
+            *dirty = false;
+        }
+    }
+
+    fn save(&self, speeds: &Speeds) {
+        if let Err(e) = speeds.save(&self.models_dir) {
+            tracing::warn!("the model's speed could not be kept: {e}");
+        }
+    }
+}
+
+impl Drop for SpeedKeeper {
+    fn drop(&mut self) {
+        if let Some((speeds, _, true)) = narratoria_core::sync::lock(&self.kept).as_ref() {
+            self.save(speeds);
         }
     }
 }
@@ -46,15 +88,10 @@ impl Generator for SpeedKeeper {
         deadline: Instant,
     ) -> Result<Written, GenerationError> {
         let written = self.inner.generate(request, on_delta, cancel, deadline)?;
-        let seconds = written.usage.ms as f64 / 1000.0;
-        if let Err(e) = narratoria_models::speeds::record(
-            &self.models_dir,
-            &self.file,
+        self.keep(
             written.usage.completion_tokens,
-            seconds,
-        ) {
-            tracing::warn!("the model's speed could not be kept: {e}");
-        }
+            written.usage.ms as f64 / 1000.0,
+        );
         Ok(written)
     }
 }
@@ -116,5 +153,21 @@ mod tests {
         assert_eq!(text, "words");
         let speeds = narratoria_models::speeds::Speeds::load(dir.path());
         assert_eq!(speeds.of("m.gguf"), Some(10.0));
+
+        // A second generation soon after is counted in memory, and saved
+        // when the writer goes.
+        keeper
+            .generate(
+                &request,
+                &mut |_| {},
+                &Arc::new(AtomicBool::new(false)),
+                Instant::now(),
+            )
+            .unwrap();
+        let on_disk = narratoria_models::speeds::Speeds::load(dir.path());
+        assert_eq!(on_disk.0["m.gguf"].samples, 1);
+        drop(keeper);
+        let on_disk = narratoria_models::speeds::Speeds::load(dir.path());
+        assert_eq!(on_disk.0["m.gguf"].samples, 2);
     }
 }
