@@ -235,6 +235,7 @@ fn record(
             state_after,
             duration_ms: 0,
             attempts: Vec::new(),
+            trace: None,
         },
     )?;
     Ok(())

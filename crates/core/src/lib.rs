@@ -29,6 +29,7 @@ pub mod state;
 pub mod stop;
 pub mod store;
 pub mod sync;
+pub mod trace;
 pub mod turn;
 
 pub use error::{ErrorCode, FieldError};

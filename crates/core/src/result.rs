@@ -8,6 +8,7 @@ use ts_rs::TS;
 use uuid::Uuid;
 
 use crate::plan::PlanMetadata;
+use crate::trace::TraceRecord;
 
 /// The outcome of executing one plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
@@ -37,6 +38,11 @@ pub struct ExecutionResult {
     pub total_execution_time_ms: u64,
     /// Passed through from the plan.
     pub generation_metadata: Option<PlanMetadata>,
+    /// The plan's trace: its trace id (the turn's, in a turn) and the spans
+    /// of this run — the execution, each tool, each script run, each host
+    /// request — timed on the trace's clock (docs/observability.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceRecord>,
 }
 
 /// One tool's outcome.
@@ -57,7 +63,11 @@ pub struct ToolResult {
     pub events: Vec<Map<String, Value>>,
     /// Time from first start to final outcome, retries and backoff included.
     pub execution_time_ms: u64,
-    /// When the tool first started, in ms since the plan started (null if it never ran).
+    /// The tool's span in the plan's trace (docs/observability.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    /// When the tool first started, in ms on the trace's clock: since the
+    /// turn began in a turn, since the plan started otherwise (null if it never ran).
     #[serde(default)]
     pub started_at_ms: Option<u64>,
     /// Retries actually made.
@@ -158,6 +168,7 @@ impl ToolResult {
             output: None,
             events: Vec::new(),
             execution_time_ms: 0,
+            span_id: None,
             started_at_ms: None,
             retry_count: 0,
             error: None,

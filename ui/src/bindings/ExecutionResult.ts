@@ -2,6 +2,7 @@
 import type { FailureReason } from "./FailureReason";
 import type { PlanMetadata } from "./PlanMetadata";
 import type { ToolResult } from "./ToolResult";
+import type { TraceRecord } from "./TraceRecord";
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
@@ -51,4 +52,10 @@ totalExecutionTimeMs: number,
 /**
  * Passed through from the plan.
  */
-generationMetadata: PlanMetadata | null, };
+generationMetadata: PlanMetadata | null, 
+/**
+ * The plan's trace: its trace id (the turn's, in a turn) and the spans
+ * of this run — the execution, each tool, each script run, each host
+ * request — timed on the trace's clock (docs/observability.md).
+ */
+trace?: TraceRecord | null, };

@@ -28,7 +28,12 @@ events: Array<{ [key in string]: JsonValue }>,
  */
 executionTimeMs: number, 
 /**
- * When the tool first started, in ms since the plan started (null if it never ran).
+ * The tool's span in the plan's trace (docs/observability.md).
+ */
+spanId?: string | null, 
+/**
+ * When the tool first started, in ms on the trace's clock: since the
+ * turn began in a turn, since the plan started otherwise (null if it never ran).
  */
 startedAtMs: number | null, 
 /**

@@ -20,6 +20,7 @@ use crate::protocol::Event;
 use crate::result::{ExecutionState, ToolError};
 use crate::runner::{self, Limits};
 use crate::skills::config::scrub;
+use crate::trace::{new_span_id, OpenSpan, Span, SpanKind, SpanStatus};
 
 /// A tool's final outcome after all its attempts.
 pub(super) struct ToolRun {
@@ -36,6 +37,9 @@ pub(super) struct ToolRun {
     pub error: Option<ToolError>,
     /// The last attempt's stderr tail.
     pub stderr: String,
+    /// Whether the tool's span and its scripts' spans are in the trace
+    /// (false for a tool that never ran a script).
+    pub traced: bool,
 }
 
 impl ToolRun {
@@ -52,6 +56,7 @@ impl ToolRun {
             execution_time_ms: 0,
             error: None,
             stderr: String::new(),
+            traced: false,
         }
     }
 
@@ -66,6 +71,7 @@ impl ToolRun {
             execution_time_ms: 0,
             error: Some(error),
             stderr: String::new(),
+            traced: false,
         }
     }
 }
@@ -131,11 +137,13 @@ pub(super) async fn run_tool(
     sink: Option<EventSink>,
 ) -> ToolRun {
     let started = Instant::now();
+    let tool_started_ms = job.spans.trace.now_ms();
     // The stdout caps hold for all the attempts together.
     let budget = OutputBudget::for_tool(&plan_budget, limits.max_events, limits.max_stdout_bytes);
     let mut events = Vec::new();
     let mut attempt = 1;
     let (last, error) = loop {
+        let mut script_span = open_script_span(&job, attempt);
         emit(
             &sink,
             ExecEvent::ToolStarted {
@@ -173,20 +181,33 @@ pub(super) async fn run_tool(
             &live,
         )
         .await;
+        let ids = SpanIds {
+            trace: job.spans.trace.id(),
+            span: script_span.id(),
+        };
         events.extend(
             outcome
                 .events
                 .iter()
-                .map(|(_, raw)| raw)
-                .chain(&outcome.generations)
-                .map(|raw| traced(attempt, raw, &job.secrets)),
+                .map(|(_, raw)| traced(attempt, raw, &job.secrets, &ids)),
         );
+        for generation in &outcome.generations {
+            let span = generate_span(&job, &script_span, generation);
+            let ids = SpanIds {
+                trace: job.spans.trace.id(),
+                span: &span,
+            };
+            events.push(traced(attempt, generation, &job.secrets, &ids));
+        }
         if outcome.succeeded() {
+            script_span.set("status", "completed");
+            script_span.close(SpanStatus::Ok);
             break (outcome, None);
         }
         let plan_deadline_hit =
             outcome.timed_out && deadline == plan_deadline && tool_deadline > plan_deadline;
         let error = classify(&outcome, job.timeout, plan_deadline_hit);
+        close_failed(script_span, &error, &job.secrets);
         let time_left = plan_deadline.saturating_duration_since(Instant::now());
         match after_failure(&job.retry, attempt, &error, time_left) {
             NextStep::Retry {
@@ -237,18 +258,147 @@ pub(super) async fn run_tool(
         execution_time_ms: ms(started.elapsed()),
         error,
         stderr,
+        traced: true,
     };
     run.scrub(&job.secrets);
+    record_tool_span(&job, tool_started_ms, &run);
+    tracing::info!(
+        state = %state_name(run.state),
+        attempts = attempt,
+        ms = run.execution_time_ms,
+        "tool finished"
+    );
     run
 }
 
-/// An event as the trace keeps it: `attempt` first (the script's own
-/// `attempt` field, if any, gives way), secrets scrubbed.
-fn traced(attempt: u32, raw: &Map<String, Value>, secrets: &[String]) -> Map<String, Value> {
-    let mut rec = Map::with_capacity(raw.len() + 1);
+/// The span of attempt number `attempt` of `job`'s script, begun now.
+fn open_script_span(job: &Job, attempt: u32) -> OpenSpan {
+    let mut span =
+        job.spans
+            .trace
+            .open(SpanKind::Script, job.script.clone(), Some(&job.spans.tool));
+    span.set("toolId", job.tool_id.clone());
+    span.set("skill", job.skill.clone());
+    span.set("script", job.script.clone());
+    span.set("attempt", attempt);
+    span
+}
+
+/// Closes a script run's span with how it failed (secrets scrubbed).
+fn close_failed(mut span: OpenSpan, error: &ToolError, secrets: &[String]) {
+    let mut error = error.clone();
+    scrub_error(&mut error, secrets);
+    span.set("status", state_name(failed_state(error.error_type)));
+    span.set(
+        "errorType",
+        serde_json::to_value(error.error_type).unwrap_or_default(),
+    );
+    if let Some(code) = &error.code {
+        span.set("failureCode", code.clone());
+    }
+    if let Some(exit) = error.exit_code {
+        span.set("exitCode", exit);
+    }
+    span.set("message", error.message);
+    span.close(SpanStatus::Error);
+}
+
+/// Keeps the span of one host `generate` request a script run made, from
+/// its transcript (`atMs` into the attempt, `ms` long); returns its id.
+fn generate_span(job: &Job, script: &OpenSpan, generation: &Map<String, Value>) -> String {
+    let number = |k: &str| generation.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let start_ms = script.start_ms() + number("atMs");
+    let failed = generation.contains_key("error");
+    let mut attributes = Map::new();
+    for key in [
+        "id",
+        "promptHash",
+        "maxTokens",
+        "finishReason",
+        "usage",
+        "error",
+    ] {
+        if let Some(v) = generation.get(key) {
+            attributes.insert(key.to_string(), v.clone());
+        }
+    }
+    let span_id = new_span_id();
+    job.spans.trace.record(Span {
+        span_id: span_id.clone(),
+        parent_span_id: Some(script.id().to_string()),
+        kind: SpanKind::Generate,
+        name: "generate".into(),
+        start_ms,
+        end_ms: start_ms + number("ms"),
+        status: if failed {
+            SpanStatus::Error
+        } else {
+            SpanStatus::Ok
+        },
+        attributes,
+    });
+    span_id
+}
+
+/// Keeps the tool's span: from its first attempt to its outcome.
+fn record_tool_span(job: &Job, start_ms: u64, run: &ToolRun) {
+    let mut attributes = Map::new();
+    attributes.insert("toolId".into(), job.tool_id.clone().into());
+    attributes.insert("skill".into(), job.skill.clone().into());
+    attributes.insert("script".into(), job.script.clone().into());
+    attributes.insert("input".into(), job.input.clone());
+    attributes.insert("state".into(), state_name(run.state).into());
+    attributes.insert("retryCount".into(), run.retry_count.into());
+    job.spans.trace.record(Span {
+        span_id: job.spans.tool.clone(),
+        parent_span_id: Some(job.spans.execution.clone()),
+        kind: SpanKind::Tool,
+        name: job.tool_id.clone(),
+        start_ms,
+        end_ms: job.spans.trace.now_ms(),
+        status: span_status(run.state),
+        attributes,
+    });
+}
+
+/// A tool's state as its span tells it.
+pub(super) fn span_status(state: ExecutionState) -> SpanStatus {
+    match state {
+        ExecutionState::Completed => SpanStatus::Ok,
+        ExecutionState::Skipped | ExecutionState::Pending => SpanStatus::Skipped,
+        _ => SpanStatus::Error,
+    }
+}
+
+/// `state` as the wire writes it (`completed`, `timeout`…).
+pub(super) fn state_name(state: ExecutionState) -> String {
+    serde_json::to_value(state)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The trace and span an event belongs to.
+struct SpanIds<'a> {
+    trace: &'a str,
+    span: &'a str,
+}
+
+/// An event as the trace keeps it: `attempt` first, then the ids of its
+/// trace and span (the script's own fields of those names give way),
+/// secrets scrubbed.
+fn traced(
+    attempt: u32,
+    raw: &Map<String, Value>,
+    secrets: &[String],
+    ids: &SpanIds,
+) -> Map<String, Value> {
+    let mut rec = Map::with_capacity(raw.len() + 3);
     rec.insert("attempt".into(), Value::from(attempt));
+    rec.insert("traceId".into(), Value::from(ids.trace));
+    rec.insert("spanId".into(), Value::from(ids.span));
     for (k, v) in raw {
-        if k != "attempt" {
+        if !matches!(k.as_str(), "attempt" | "traceId" | "spanId") {
             let mut v = v.clone();
             scrub(&mut v, secrets);
             rec.insert(k.clone(), v);
@@ -401,11 +551,19 @@ mod tests {
     #[test]
     fn traced_events_carry_their_attempt_and_no_secrets() {
         let raw = json!({"type": "log", "attempt": 9, "message": "key hunter2 used"});
-        let rec = traced(2, raw.as_object().unwrap(), &["hunter2".to_string()]);
+        let ids = SpanIds {
+            trace: "t1",
+            span: "s1",
+        };
+        let rec = traced(2, raw.as_object().unwrap(), &["hunter2".to_string()], &ids);
         assert_eq!(rec.keys().next().map(String::as_str), Some("attempt"));
         assert_eq!(rec["attempt"], 2);
+        assert_eq!(
+            (&rec["traceId"], &rec["spanId"]),
+            (&json!("t1"), &json!("s1"))
+        );
         assert_eq!(rec["type"], "log");
         assert!(!rec["message"].as_str().unwrap().contains("hunter2"));
-        assert_eq!(rec.len(), 3);
+        assert_eq!(rec.len(), 5);
     }
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use crate::dag::Dag;
 use crate::output_budget::OutputBudget;
@@ -33,7 +34,7 @@ pub use options::ExecutorOptions;
 
 use attempts::{run_tool, ToolRun};
 use events::emit;
-use run::PlanRun;
+use run::{PlanRun, PlanSpan};
 
 /// Runs `plan` against the skills of `catalog`, starting from `state`.
 /// Always returns a full ExecutionResult; never panics on what the plan or a
@@ -53,11 +54,13 @@ pub async fn execute(
             tool_ids: plan.tools.iter().map(|t| t.tool_id.clone()).collect(),
         },
     );
+    let span = PlanSpan::begin(plan, opts.trace.as_ref(), start);
     let dag = match Dag::new(&plan.tools) {
         Ok(d) => d,
-        Err(e) => return run::rejected(plan, state, &e, start, &sink),
+        Err(e) => return run::rejected(plan, state, &e, span, &sink),
     };
-    let mut run = PlanRun::new(plan, catalog, opts, &dag, state, sink, start);
+    let trace_id = span.ids().0.to_string();
+    let mut run = PlanRun::new(plan, catalog, opts, &dag, state, sink, span);
 
     let plan_deadline = start + opts.plan_timeout;
     // What all the plan's tools may write to stdout together.
@@ -111,9 +114,17 @@ pub async fn execute(
                     let sink = run.sink();
                     let limits = opts.limits.clone();
                     let budget = Arc::clone(&plan_budget);
-                    running.push(async move {
-                        (i, run_tool(job, limits, plan_deadline, budget, sink).await)
-                    });
+                    // The log's lines of this tool carry its trace and span.
+                    let log_span = tracing::info_span!(
+                        "tool",
+                        trace_id = %trace_id,
+                        span_id = %job.spans.tool,
+                        tool_id = %job.tool_id
+                    );
+                    running.push(
+                        async move { (i, run_tool(job, limits, plan_deadline, budget, sink).await) }
+                            .instrument(log_span),
+                    );
                 }
                 Err(error) => {
                     // Record it before anything else starts, so its dependents are skipped.

@@ -9,6 +9,7 @@ use crate::host::serve::HostLink;
 use crate::protocol::StoryPlace;
 use crate::runner::Limits;
 use crate::stop::Stop;
+use crate::trace::SpanParent;
 
 /// How the executor runs plans.
 #[derive(Debug, Clone)]
@@ -37,6 +38,9 @@ pub struct ExecutorOptions {
     /// again, and its dependents read this output (e.g. to tell a turn anew
     /// from the same mechanics).
     pub settled: Map<String, Value>,
+    /// The trace the plan's spans join, under which span (a turn's attempt,
+    /// its memory); `None`: the plan is a trace of its own.
+    pub trace: Option<SpanParent>,
 }
 
 impl Default for ExecutorOptions {
@@ -53,6 +57,7 @@ impl Default for ExecutorOptions {
             story: None,
             stop: Stop::default(),
             settled: Map::new(),
+            trace: None,
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::protocol::{Envelope, ProtocolVersion, PROTOCOL, PROTOCOL_VERSION};
 use crate::result::{ToolError, ToolErrorType};
 use crate::skills::config::{secret_values, PlayerSettings};
 use crate::skills::{Catalog, ResolveError};
+use crate::trace::Trace;
 
 /// Everything a tool's attempts need, owned.
 pub(super) struct Job {
@@ -32,6 +33,21 @@ pub(super) struct Job {
     pub secrets: Vec<String>,
     /// Set for a skill that may ask the host's model to write.
     pub host: Option<HostLink>,
+    /// The script's name (the second half of its toolPath).
+    pub script: String,
+    /// The tool's input, secrets scrubbed, for its span.
+    pub input: Value,
+    /// Where the tool's spans go.
+    pub spans: ToolSpans,
+}
+
+/// Where a tool's spans go: its trace, the plan's execution span and the
+/// tool's own span id (docs/observability.md).
+#[derive(Debug, Clone)]
+pub(super) struct ToolSpans {
+    pub trace: Trace,
+    pub execution: String,
+    pub tool: String,
 }
 
 /// The capability a skill declares to ask the host's model to write.
@@ -54,6 +70,7 @@ pub(super) fn prepare(
     opts: &ExecutorOptions,
     deps: Map<String, Value>,
     state: &Map<String, Value>,
+    spans: ToolSpans,
 ) -> Result<Job, NotRunnable> {
     let not_run = |skill: Option<&str>, error_type, message: String| NotRunnable {
         skill: skill.map(str::to_string),
@@ -145,8 +162,15 @@ pub(super) fn prepare(
         retry: tool.retry_policy,
         env,
         envelope: line,
+        input: {
+            let mut input = Value::Object(tool.input.clone());
+            crate::skills::config::scrub(&mut input, &secrets);
+            input
+        },
         secrets,
         host,
+        script: script.name.clone(),
+        spans,
     })
 }
 

@@ -5,16 +5,17 @@
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::attempts::ToolRun;
+use super::attempts::{span_status, state_name, ToolRun};
 use super::classify::plan_failure;
 use super::events::{emit, emit_finished, EventSink, ExecEvent};
-use super::prepare::{prepare, Job};
+use super::prepare::{prepare, Job, ToolSpans};
 use super::{ms, ExecutorOptions};
 use crate::dag::{Dag, DagError};
 use crate::plan::Plan;
 use crate::result::{ExecutionResult, ExecutionState, FailureReason, ToolError, ToolErrorType};
 use crate::skills::Catalog;
 use crate::state::deep_merge;
+use crate::trace::{new_span_id, OpenSpan, Span, SpanKind, SpanStatus, Trace, TraceRecord};
 
 /// One plan being run.
 pub(super) struct PlanRun<'a> {
@@ -23,13 +24,76 @@ pub(super) struct PlanRun<'a> {
     opts: &'a ExecutorOptions,
     dag: &'a Dag,
     sink: Option<EventSink>,
-    start: Instant,
     /// Each tool's output once it completed, for its dependents' envelopes.
     outputs: Vec<Option<Value>>,
     /// Why a tool is to be skipped rather than run, once a required tool it
     /// depends on failed.
     skip_reasons: Vec<Option<String>>,
     result: ExecutionResult,
+    /// The plan's execution span, closed with the books.
+    span: PlanSpan,
+    /// Whether each tool's span is already in the trace.
+    traced: Vec<bool>,
+}
+
+/// The span of one plan's execution in its trace.
+pub(super) struct PlanSpan {
+    trace: Trace,
+    open: OpenSpan,
+    /// When the plan started.
+    start: Instant,
+}
+
+impl PlanSpan {
+    /// Begins the execution span of `plan` under `parent` (a turn's
+    /// attempt or memory), or as a trace of its own begun at `start`.
+    pub fn begin(
+        plan: &Plan,
+        parent: Option<&crate::trace::SpanParent>,
+        start: Instant,
+    ) -> PlanSpan {
+        let (trace, parent_id) = match parent {
+            Some(p) => (p.trace.clone(), Some(p.span_id.as_str())),
+            None => (Trace::starting_at(start.into_std()), None),
+        };
+        let mut open = trace.open(SpanKind::Execution, "execution", parent_id);
+        open.set("planId", plan.request_id.to_string());
+        tracing::debug!(
+            trace_id = trace.id(),
+            span_id = open.id(),
+            plan_id = %plan.request_id,
+            "plan started"
+        );
+        PlanSpan { trace, open, start }
+    }
+
+    /// The trace and the execution span, for logs.
+    pub fn ids(&self) -> (&str, &str) {
+        (self.trace.id(), self.open.id())
+    }
+
+    /// Ends the span with `result`'s outcome and gives `result` its trace.
+    pub fn end(mut self, result: &mut ExecutionResult) {
+        self.open.set("success", result.success);
+        if let Some(reason) = result.failure_reason {
+            self.open.set(
+                "failureReason",
+                serde_json::to_value(reason).unwrap_or_default(),
+            );
+        }
+        let id = self.open.id().to_string();
+        self.open.close(if result.success {
+            SpanStatus::Ok
+        } else {
+            SpanStatus::Error
+        });
+        let whole = self.trace.record_so_far();
+        result.trace = Some(TraceRecord {
+            trace_id: whole.trace_id,
+            started_at_unix_ms: whole.started_at_unix_ms,
+            spans: self.trace.subtree(&id),
+        });
+    }
 }
 
 /// The result of `plan` before anything ran: every tool pending.
@@ -50,6 +114,7 @@ fn blank_result(plan: &Plan, state: Map<String, Value>) -> ExecutionResult {
         final_state: state,
         total_execution_time_ms: 0,
         generation_metadata: Some(plan.metadata.clone()),
+        trace: None,
     }
 }
 
@@ -59,7 +124,7 @@ pub(super) fn rejected(
     plan: &Plan,
     state: Map<String, Value>,
     error: &DagError,
-    start: Instant,
+    span: PlanSpan,
     sink: &Option<EventSink>,
 ) -> ExecutionResult {
     let mut result = blank_result(plan, state);
@@ -69,7 +134,8 @@ pub(super) fn rejected(
         FailureReason::InvalidPlan
     });
     result.failure_message = Some(format!("nothing ran: {error}"));
-    result.total_execution_time_ms = ms(start.elapsed());
+    result.total_execution_time_ms = ms(span.start.elapsed());
+    span.end(&mut result);
     emit(
         sink,
         ExecEvent::PlanFinished {
@@ -89,7 +155,7 @@ impl<'a> PlanRun<'a> {
         dag: &'a Dag,
         state: Map<String, Value>,
         sink: Option<EventSink>,
-        start: Instant,
+        span: PlanSpan,
     ) -> PlanRun<'a> {
         PlanRun {
             plan,
@@ -97,10 +163,11 @@ impl<'a> PlanRun<'a> {
             opts,
             dag,
             sink,
-            start,
             outputs: vec![None; plan.tools.len()],
             skip_reasons: vec![None; plan.tools.len()],
             result: blank_result(plan, state),
+            span,
+            traced: vec![false; plan.tools.len()],
         }
     }
 
@@ -142,6 +209,12 @@ impl<'a> PlanRun<'a> {
                 )
             })
             .collect();
+        let tool_span = new_span_id();
+        let spans = ToolSpans {
+            trace: self.span.trace.clone(),
+            execution: self.span.open.id().to_string(),
+            tool: tool_span.clone(),
+        };
         let prepared = prepare(
             self.plan,
             &self.plan.tools[i],
@@ -149,13 +222,15 @@ impl<'a> PlanRun<'a> {
             self.opts,
             deps,
             &self.result.final_state,
+            spans,
         );
         let t = &mut self.result.execution_trace[i];
+        t.span_id = Some(tool_span);
+        t.started_at_ms = Some(self.span.trace.now_ms());
         match prepared {
             Ok(job) => {
                 t.skill = Some(job.skill.clone());
                 t.state = ExecutionState::Running;
-                t.started_at_ms = Some(ms(self.start.elapsed()));
                 Ok(job)
             }
             Err(not_runnable) => {
@@ -169,6 +244,7 @@ impl<'a> PlanRun<'a> {
     /// state and its narrative becomes the plan's; a failed required tool
     /// fails the plan and dooms every tool that depends on it.
     pub fn finish_tool(&mut self, i: usize, run: ToolRun) {
+        self.traced[i] = run.traced;
         let t = &mut self.result.execution_trace[i];
         t.ok = run.ok;
         t.state = run.state;
@@ -279,6 +355,7 @@ impl<'a> PlanRun<'a> {
             emit_finished(&self.sink, t);
             plan_timed_out = true;
         }
+        self.trace_untraced_tools();
         let result = &mut self.result;
         if plan_timed_out && result.failure_reason.is_none() {
             result.failure_reason = Some(FailureReason::Timeout);
@@ -286,7 +363,7 @@ impl<'a> PlanRun<'a> {
         }
         result.success = result.failure_reason.is_none() && result.failure_message.is_none();
         result.can_replan = !result.success;
-        result.total_execution_time_ms = ms(self.start.elapsed());
+        result.total_execution_time_ms = ms(self.span.start.elapsed());
         emit(
             &self.sink,
             ExecEvent::PlanFinished {
@@ -294,6 +371,57 @@ impl<'a> PlanRun<'a> {
                 success: result.success,
             },
         );
-        self.result
+        let PlanRun {
+            mut result, span, ..
+        } = self;
+        span.end(&mut result);
+        result
+    }
+
+    /// Keeps a span for each tool that ran no script of its own — skipped,
+    /// not runnable, settled, or ended by a stop — so every entry of the
+    /// trace has one.
+    fn trace_untraced_tools(&mut self) {
+        let trace = &self.span.trace;
+        let now = trace.now_ms();
+        let execution = self.span.open.id().to_string();
+        for (t, traced) in self.result.execution_trace.iter_mut().zip(&self.traced) {
+            if *traced {
+                continue;
+            }
+            let span_id = t.span_id.get_or_insert_with(new_span_id).clone();
+            let start_ms = t.started_at_ms.unwrap_or(now);
+            let mut attributes = Map::new();
+            attributes.insert("toolId".into(), t.tool_id.clone().into());
+            if let Some(skill) = &t.skill {
+                attributes.insert("skill".into(), skill.clone().into());
+            }
+            attributes.insert("state".into(), state_name(t.state).into());
+            if let Some(e) = &t.error {
+                attributes.insert(
+                    "errorType".into(),
+                    serde_json::to_value(e.error_type).unwrap_or_default(),
+                );
+                attributes.insert("message".into(), e.message.clone().into());
+            }
+            if t.state == ExecutionState::Completed {
+                // Its output was known before the plan ran (`settled`).
+                attributes.insert("settled".into(), true.into());
+            }
+            trace.record(Span {
+                span_id,
+                parent_span_id: Some(execution.clone()),
+                kind: SpanKind::Tool,
+                name: t.tool_id.clone(),
+                start_ms,
+                end_ms: if t.started_at_ms.is_some() {
+                    now
+                } else {
+                    start_ms
+                },
+                status: span_status(t.state),
+                attributes,
+            });
+        }
     }
 }

@@ -53,6 +53,8 @@ pub struct Serving {
     in_flight: Arc<AtomicBool>,
     cancel: Arc<AtomicBool>,
     records: Arc<Mutex<Vec<Map<String, Value>>>>,
+    /// When the attempt began: a transcript's `atMs` counts from here.
+    began: Instant,
 }
 
 impl Serving {
@@ -65,6 +67,7 @@ impl Serving {
             in_flight: Arc::new(AtomicBool::new(false)),
             cancel: Arc::new(AtomicBool::new(false)),
             records: Arc::new(Mutex::new(Vec::new())),
+            began: Instant::now(),
         }
     }
 
@@ -111,8 +114,10 @@ impl Serving {
             self.records.clone(),
         );
         let deadline = self.deadline;
+        let began = self.began;
         tokio::task::spawn_blocking(move || {
             let started = Instant::now();
+            let at_ms = started.saturating_duration_since(began).as_millis() as u64;
             let stream = request.stream;
             let result = generator.generate(
                 &request,
@@ -134,7 +139,7 @@ impl Serving {
                 deadline,
             );
             let ms = started.elapsed().as_millis() as u64;
-            let entry = transcript(&request, result.as_ref(), ms);
+            let entry = transcript(&request, result.as_ref(), at_ms, ms);
             records
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -171,7 +176,8 @@ impl Serving {
         result: Result<&Written, &GenerationError>,
         ms: u64,
     ) {
-        let entry = transcript(request, result, ms);
+        let at_ms = self.began.elapsed().as_millis() as u64;
+        let entry = transcript(request, result, at_ms, ms);
         self.records
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -191,10 +197,12 @@ fn send(replies: &Sender<Vec<u8>>, id: &str, reply: Reply) -> bool {
 }
 
 /// The trace's record of one request: who asked what (as a hash, never the
-/// prompt, which may quote the skill's settings), what it cost, how it ended.
+/// prompt, which may quote the skill's settings), when it began (`atMs`, ms
+/// into the attempt), what it cost, how it ended.
 fn transcript(
     request: &GenerateRequest,
     result: Result<&Written, &GenerationError>,
+    at_ms: u64,
     ms: u64,
 ) -> Map<String, Value> {
     let prompt = serde_json::to_vec(&request.messages).unwrap_or_default();
@@ -209,6 +217,7 @@ fn transcript(
         "promptHash": hash,
         "messages": request.messages.len(),
         "maxTokens": request.max_tokens,
+        "atMs": at_ms,
         "ms": ms,
     });
     match result {

@@ -345,6 +345,7 @@ mod tests {
             output: None,
             events: Vec::new(),
             execution_time_ms: 0,
+            span_id: None,
             started_at_ms: Some(0),
             retry_count: 0,
             error: Some(crate::result::ToolError {

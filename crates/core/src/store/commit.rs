@@ -19,6 +19,10 @@ pub struct NewTurn {
     pub state_after: Map<String, Value>,
     pub duration_ms: u64,
     pub attempts: Vec<AttemptRecord>,
+    /// The turn's whole trace: every span of every attempt and of its
+    /// memory, on one clock (docs/observability.md); `None` for a turn not
+    /// played by the engine (e.g. imported).
+    pub trace: Option<crate::trace::TraceRecord>,
 }
 
 /// Where a turn about to be played goes, fixed when it starts.

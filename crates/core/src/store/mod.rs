@@ -152,6 +152,10 @@ pub struct TurnRecord {
     pub created_at: String,
     pub duration_ms: u64,
     pub attempts: Vec<AttemptRecord>,
+    /// The turn's whole trace (docs/observability.md); `None` for turns
+    /// saved before traces were kept.
+    #[serde(default)]
+    pub trace: Option<crate::trace::TraceRecord>,
 }
 
 /// An open session database.
@@ -551,6 +555,7 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
         created_at,
         duration_ms: ms.max(0) as u64,
         attempts: attempts(conn, id)?,
+        trace: None,
     })
 }
 

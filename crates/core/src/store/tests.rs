@@ -45,6 +45,7 @@ fn turn(input: &str, state: Value) -> NewTurn {
             }),
             noted: true,
         }],
+        trace: None,
     }
 }
 

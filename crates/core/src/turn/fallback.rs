@@ -40,6 +40,7 @@ pub(super) fn fallback_result(
         final_state: state.clone(),
         total_execution_time_ms: 0,
         generation_metadata: None,
+        trace: None,
     });
     result.narrative = Some(narrative);
     result.final_state = state.clone();

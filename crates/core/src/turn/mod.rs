@@ -12,6 +12,8 @@ mod fallback;
 pub mod replan;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trace_tests;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +32,8 @@ use crate::scenario::StoryContext;
 use crate::skills::health::{HealthChange, SkillsState};
 use crate::skills::Catalog;
 use crate::store::{AttemptRecord, NewTurn};
+use crate::trace::{OpenSpan, SpanKind, SpanParent, SpanStatus, Trace};
+use tracing::Instrument;
 
 pub use fallback::fallback_narration;
 use fallback::fallback_result;
@@ -136,117 +140,156 @@ pub async fn play_turn(
     sink: Option<UnboundedSender<TurnEvent>>,
 ) -> TurnOutcome {
     let started = Instant::now();
-    let story = story_context(&planner, &state, input, &recent).await;
-    let turn = Turn {
-        input,
-        planner,
-        catalog,
-        state,
-        recent,
-        told,
-        story,
-        opts,
-        sink,
-    };
-    turn.warm_up().await;
-    let mut replan = ReplanLoop::new(opts.max_attempts, skills.permanently_failed());
-    let mut log = TurnLog {
-        started,
-        attempts: Vec::new(),
-        health_changes: Vec::new(),
-    };
-    let mut ready: Option<(Plan, bool, Transcript, Option<Routing>)> = None;
-    let mut last_result: Option<ExecutionResult> = None;
-    let mut last_disabled: Vec<String> = Vec::new();
-    loop {
-        let done = matches!(replan.phase(), Phase::Succeeded { .. });
-        if opts.exec.stop.is_stopped() && !done {
-            return turn.stopped(last_result, log);
-        }
-        match replan.phase() {
-            Phase::Generating { attempt } => {
-                let next = replan.next_plan();
-                turn.send(TurnEvent::Planning {
-                    attempt,
-                    disabled_skills: next.disabled_skills.clone(),
-                });
-                let generated = tokio::select! {
-                    biased;
-                    () = opts.exec.stop.stopped() => None,
-                    generated = turn.generate(next) => Some(generated),
-                };
-                let Some(generated) = generated else {
-                    return turn.stopped(last_result, log);
-                };
-                match generated {
-                    Ok(outcome) => {
-                        let (plan, noted) = turn.shaped(replan.planned(outcome.plan));
-                        ready = Some((plan, noted, outcome.transcript, outcome.routing));
+    let trace = Trace::starting_at(started);
+    let log_span = tracing::info_span!("turn", trace_id = %trace.id());
+    async {
+        let root = trace.open(SpanKind::Turn, "turn", None);
+        let story = story_context(&planner, &state, input, &recent).await;
+        let turn = Turn {
+            input,
+            planner,
+            catalog,
+            state,
+            recent,
+            told,
+            story,
+            opts,
+            sink,
+            trace: trace.clone(),
+            root,
+        };
+        turn.warm_up().await;
+        let mut replan = ReplanLoop::new(opts.max_attempts, skills.permanently_failed());
+        let mut log = TurnLog {
+            started,
+            attempts: Vec::new(),
+            health_changes: Vec::new(),
+        };
+        let mut ready: Option<(Plan, bool, Transcript, Option<Routing>)> = None;
+        let mut last_result: Option<ExecutionResult> = None;
+        let mut last_disabled: Vec<String> = Vec::new();
+        // The span of the attempt being planned or run.
+        let mut attempt_span: Option<OpenSpan> = None;
+        loop {
+            let done = matches!(replan.phase(), Phase::Succeeded { .. });
+            if opts.exec.stop.is_stopped() && !done {
+                return turn.stopped(last_result, log);
+            }
+            match replan.phase() {
+                Phase::Generating { attempt } => {
+                    let next = replan.next_plan();
+                    turn.send(TurnEvent::Planning {
+                        attempt,
+                        disabled_skills: next.disabled_skills.clone(),
+                    });
+                    let mut span = turn.trace.open(
+                        SpanKind::Attempt,
+                        format!("attempt {attempt}"),
+                        Some(turn.root.id()),
+                    );
+                    span.set("attempt", attempt);
+                    let mut planning =
+                        turn.trace
+                            .open(SpanKind::Planning, "planning", Some(span.id()));
+                    planning.set("planner", turn.planner.name());
+                    planning.set("disabledSkills", next.disabled_skills.clone());
+                    attempt_span = Some(span);
+                    let generated = tokio::select! {
+                        biased;
+                        () = opts.exec.stop.stopped() => None,
+                        generated = turn.generate(next) => Some(generated),
+                    };
+                    let Some(generated) = generated else {
+                        return turn.stopped(last_result, log);
+                    };
+                    match generated {
+                        Ok(outcome) => {
+                            planning.set("tools", outcome.plan.tools.len());
+                            planning.close(SpanStatus::Ok);
+                            let (plan, noted) = turn.shaped(replan.planned(outcome.plan));
+                            ready = Some((plan, noted, outcome.transcript, outcome.routing));
+                        }
+                        Err(no_plan) => {
+                            let failure = replan.plan_failed(&no_plan);
+                            planning.set("error", failure.reason.clone());
+                            planning.close(SpanStatus::Error);
+                            if let Some(span) = attempt_span.take() {
+                                span.close(SpanStatus::Error);
+                            }
+                            log.attempts.push(AttemptRecord {
+                                attempt,
+                                plan: None,
+                                result: None,
+                                error: Some(failure.reason.clone()),
+                                transcript: None,
+                                lore: Vec::new(),
+                                routing: None,
+                                noted: false,
+                            });
+                            turn.send(failure.into());
+                        }
                     }
-                    Err(no_plan) => {
-                        let failure = replan.plan_failed(&no_plan);
-                        log.attempts.push(AttemptRecord {
-                            attempt,
-                            plan: None,
-                            result: None,
-                            error: Some(failure.reason.clone()),
-                            transcript: None,
-                            lore: Vec::new(),
-                            routing: None,
-                            noted: false,
+                }
+                Phase::Executing { attempt, .. } => {
+                    let (plan, noted, transcript, routing) =
+                        ready.take().expect("a plan is ready to execute");
+                    last_disabled = plan.disabled_skills.clone();
+                    let plan_json = narration::step::recorded(&plan, &turn.catalog);
+                    let lore = turn.lore_told(&plan);
+                    turn.send(TurnEvent::PlanReady {
+                        attempt,
+                        plan: plan_json.clone(),
+                        lore: lore.clone(),
+                        routing: routing.clone(),
+                    });
+                    let span = attempt_span.take();
+                    let parent = span.as_ref().map_or(turn.root.id(), |s| s.id());
+                    let result = turn.execute(&plan, attempt, parent).await;
+                    if let Some(span) = span {
+                        span.close(if result.success {
+                            SpanStatus::Ok
+                        } else {
+                            SpanStatus::Error
                         });
+                    }
+                    log.attempts.push(AttemptRecord {
+                        attempt,
+                        plan: Some(plan_json),
+                        result: Some(result.clone()),
+                        error: None,
+                        transcript: Some(transcript),
+                        lore,
+                        routing,
+                        noted,
+                    });
+                    if opts.exec.stop.is_stopped() {
+                        // Ended by the player, not failed: no skill's health changes.
+                        return turn.stopped(Some(result), log);
+                    }
+                    for change in skills.record(&result) {
+                        turn.send(TurnEvent::HealthChanged(change.clone()));
+                        log.health_changes.push(change);
+                    }
+                    if let Some(failure) = replan.executed(&result, &skills.permanently_failed()) {
                         turn.send(failure.into());
                     }
+                    last_result = Some(result);
                 }
-            }
-            Phase::Executing { attempt, .. } => {
-                let (plan, noted, transcript, routing) =
-                    ready.take().expect("a plan is ready to execute");
-                last_disabled = plan.disabled_skills.clone();
-                let plan_json = narration::step::recorded(&plan, &turn.catalog);
-                let lore = turn.lore_told(&plan);
-                turn.send(TurnEvent::PlanReady {
-                    attempt,
-                    plan: plan_json.clone(),
-                    lore: lore.clone(),
-                    routing: routing.clone(),
-                });
-                let result = turn.execute(&plan, attempt).await;
-                log.attempts.push(AttemptRecord {
-                    attempt,
-                    plan: Some(plan_json),
-                    result: Some(result.clone()),
-                    error: None,
-                    transcript: Some(transcript),
-                    lore,
-                    routing,
-                    noted,
-                });
-                if opts.exec.stop.is_stopped() {
-                    // Ended by the player, not failed: no skill's health changes.
-                    return turn.stopped(Some(result), log);
+                Phase::Replanning { .. } => replan.replan(),
+                Phase::Succeeded { .. } => {
+                    let result = last_result.expect("the plan that succeeded has a result");
+                    let noted = narration::remember::noted(&log.attempts);
+                    let result = turn.remembered(result, &last_disabled, noted).await;
+                    return turn.told(result, log);
                 }
-                for change in skills.record(&result) {
-                    turn.send(TurnEvent::HealthChanged(change.clone()));
-                    log.health_changes.push(change);
+                Phase::FellBack => {
+                    return turn.fell_back(last_result, replan.parent_plan_id(), log);
                 }
-                if let Some(failure) = replan.executed(&result, &skills.permanently_failed()) {
-                    turn.send(failure.into());
-                }
-                last_result = Some(result);
-            }
-            Phase::Replanning { .. } => replan.replan(),
-            Phase::Succeeded { .. } => {
-                let result = last_result.expect("the plan that succeeded has a result");
-                let noted = narration::remember::noted(&log.attempts);
-                let result = turn.remembered(result, &last_disabled, noted).await;
-                return turn.told(result, log);
-            }
-            Phase::FellBack => {
-                return turn.fell_back(last_result, replan.parent_plan_id(), log);
             }
         }
     }
+    .instrument(log_span)
+    .await
 }
 
 /// What one turn's steps share.
@@ -263,6 +306,9 @@ struct Turn<'a> {
     story: Option<StoryContext>,
     opts: &'a TurnOptions,
     sink: Option<UnboundedSender<TurnEvent>>,
+    /// The turn's trace and its root span (docs/observability.md).
+    trace: Trace,
+    root: OpenSpan,
 }
 
 /// What the narration of a turn of `state` after `recent` is told of the
@@ -361,6 +407,14 @@ impl Turn<'_> {
         noted: bool,
     ) -> ExecutionResult {
         let narrative = result.narrative.clone().unwrap_or_default();
+        let memory = self
+            .trace
+            .open(SpanKind::Memory, "memory", Some(self.root.id()));
+        let mut exec = self.opts.exec.clone();
+        exec.trace = Some(SpanParent {
+            trace: self.trace.clone(),
+            span_id: memory.id().to_string(),
+        });
         let Some(kept) = narration::remember::keep(
             &self.catalog,
             disabled,
@@ -370,12 +424,18 @@ impl Turn<'_> {
                 noted,
             },
             result.final_state.clone(),
-            &self.opts.exec,
+            &exec,
         )
         .await
         else {
+            memory.close(SpanStatus::Skipped);
             return result;
         };
+        memory.close(if kept.success {
+            SpanStatus::Ok
+        } else {
+            SpanStatus::Error
+        });
         if kept.success {
             result.final_state = kept.final_state;
         }
@@ -399,8 +459,8 @@ impl Turn<'_> {
         deadline::plan(Arc::clone(&self.planner), ask, time).await
     }
 
-    /// Runs plan `attempt`, forwarding its live events.
-    async fn execute(&self, plan: &Plan, attempt: u32) -> ExecutionResult {
+    /// Runs plan `attempt` under span `parent`, forwarding its live events.
+    async fn execute(&self, plan: &Plan, attempt: u32, parent: &str) -> ExecutionResult {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ExecEvent>();
         let forward = self.sink.clone().map(|s| {
             tokio::spawn(async move {
@@ -409,11 +469,16 @@ impl Turn<'_> {
                 }
             })
         });
+        let mut exec = self.opts.exec.clone();
+        exec.trace = Some(SpanParent {
+            trace: self.trace.clone(),
+            span_id: parent.to_string(),
+        });
         let result = execute(
             plan,
             &self.catalog,
             self.state.clone(),
-            &self.opts.exec,
+            &exec,
             self.sink.as_ref().map(|_| tx),
         )
         .await;
@@ -492,12 +557,24 @@ impl Turn<'_> {
 
     fn outcome(
         self,
-        result: ExecutionResult,
+        mut result: ExecutionResult,
         narrative: String,
         fallback: bool,
         state_after: Map<String, Value>,
         log: TurnLog,
     ) -> TurnOutcome {
+        let Turn {
+            mut root, trace, ..
+        } = self;
+        root.set("fallback", fallback);
+        root.set("attempts", log.attempts.len());
+        root.close(if fallback {
+            SpanStatus::Error
+        } else {
+            SpanStatus::Ok
+        });
+        let record = trace.record_so_far();
+        result.trace = Some(record.clone());
         TurnOutcome {
             turn: NewTurn {
                 input: self.input.to_string(),
@@ -506,6 +583,7 @@ impl Turn<'_> {
                 state_after,
                 duration_ms: log.started.elapsed().as_millis() as u64,
                 attempts: log.attempts,
+                trace: Some(record),
             },
             result,
             health_changes: log.health_changes,

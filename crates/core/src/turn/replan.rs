@@ -257,6 +257,7 @@ mod tests {
             final_state: Map::new(),
             total_execution_time_ms: 0,
             generation_metadata: None,
+            trace: None,
         }
     }
 
