@@ -286,6 +286,38 @@ export interface DownloadProgress {
   total?: number | null;
 }
 
+/** An external OpenAI-compatible server given a role (docs/models.md, "External servers"). */
+export interface ServerChoice {
+  endpoint: string;
+  model: string;
+  /** The environment variable holding the API key; the key itself is never kept. */
+  apiKeyEnv?: string | null;
+}
+
+/** The servers chosen, by role; `null`: a model in the process plays it. */
+export interface Servers {
+  planner: ServerChoice | null;
+  writer: ServerChoice | null;
+}
+
+/** What a check of a server found. */
+export interface ServerCheck {
+  /** "ollama", "llama-server", "lm-studio", "kobold-cpp", "other", or null. */
+  kind: string | null;
+  models: string[];
+  modelListed: boolean;
+  roundTripMs: number;
+}
+
+/** A chosen server checked again: what it found, or why it failed. */
+export interface RoleCheck {
+  server: ServerChoice;
+  check?: ServerCheck;
+  error?: AppError;
+}
+
+export type ServerRole = "writer" | "planner" | "both";
+
 async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(cmd, args);
@@ -343,6 +375,18 @@ export const api = {
   useModel: (name: string, role: "writer" | "planner" | "both" = "writer") =>
     call<void>("models_use", { name, role }),
   removeModel: (name: string) => call<{ path: string; wasChosen: boolean }>("models_remove", { name }),
+  /** Which role is on which external server. */
+  servers: () => call<Servers>("servers_show"),
+  /** The models the server at `endpoint` lists. */
+  serverModels: (endpoint: string, apiKeyEnv: string | null) =>
+    call<string[]>("servers_models", { endpoint, apiKeyEnv }),
+  /** Asks the chosen servers again, with their round-trip times. */
+  checkServers: () => call<{ planner: RoleCheck | null; writer: RoleCheck | null }>("servers_check"),
+  /** Checks the server serves `model`, gives it `role` and loads the roles again. */
+  setServer: (role: ServerRole, endpoint: string, model: string, apiKeyEnv: string | null) =>
+    call<ServerCheck>("servers_set", { role, endpoint, model, apiKeyEnv }),
+  /** Gives `role` back to the models in the process and loads the roles again. */
+  clearServer: (role: ServerRole) => call<void>("servers_clear", { role }),
   /** The shell's own save dialog; only a file chosen there (or in the app's folders) can be exported to. */
   chooseExportFile: (format: "md" | "json", name: string) =>
     call<string | null>("choose_export_file", { format, name }),

@@ -1,3 +1,4 @@
 pub mod commands;
 pub mod library;
 pub mod models;
+pub mod servers;

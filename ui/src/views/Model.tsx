@@ -23,6 +23,7 @@ import { sentenceOf } from "../errors";
 import { humanCount, humanSize } from "../models";
 import { CatalogRow, FitLine, MachineLine } from "./ModelCatalog";
 import { HubAdd } from "./HubAdd";
+import { ServersPanel } from "./ServersPanel";
 
 /** What the writer is, in one line: its file, size, context and profile. */
 function writerLine(m: ModelInfo): string {
@@ -213,6 +214,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           </ul>
         </>
       )}
+      <ServersPanel model={model} onChanged={onRefresh} />
       <HubAdd
         onAdded={() => {
           refreshLibrary();

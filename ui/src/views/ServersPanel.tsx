@@ -1,0 +1,177 @@
+// External servers: the player gives the planner's or the writer's role to
+// an OpenAI-compatible server they run (Ollama, LM Studio, llama-server,
+// KoboldCpp): what plays each role now, a form to list a server's models,
+// check the connection and use it, and a way to give each role back to the
+// models in the app (docs/models.md, "External servers").
+
+import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { api, asAppError, type AppError, type ModelView, type ServerChoice, type ServerRole, type Servers } from "../api";
+import { sentenceOf } from "../errors";
+
+const ROLES: { role: "planner" | "writer"; label: string }[] = [
+  { role: "planner", label: "Plans the mechanics" },
+  { role: "writer", label: "Writes the prose" },
+];
+
+/** "MODEL at ENDPOINT". */
+function serverLine(s: ServerChoice): string {
+  return `${s.model} at ${s.endpoint}${s.apiKeyEnv ? ` (key from $${s.apiKeyEnv})` : ""}`;
+}
+
+export function ServersPanel({ model, onChanged }: { model: ModelView | null; onChanged: () => void }) {
+  const [servers, setServers] = useState<Servers | null>(null);
+  const [endpoint, setEndpoint] = useState("");
+  const [keyEnv, setKeyEnv] = useState("");
+  const [models, setModels] = useState<string[] | null>(null);
+  const [picked, setPicked] = useState("");
+  const [role, setRole] = useState<ServerRole>("writer");
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const refresh = useCallback(() => {
+    api.servers().then(setServers, (e) => setError(asAppError(e)));
+  }, []);
+  useEffect(() => {
+    refresh();
+  }, [refresh]);
+
+  const run = async (what: string, work: () => Promise<void>) => {
+    setBusy(what);
+    setError(null);
+    setDone(null);
+    try {
+      await work();
+    } catch (e) {
+      setError(asAppError(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const list = (e: FormEvent) => {
+    e.preventDefault();
+    const address = endpoint.trim();
+    if (!address) return;
+    return run("list", async () => {
+      setModels(null);
+      const listed = await api.serverModels(address, keyEnv.trim() || null);
+      setModels(listed);
+      setPicked((p) => (listed.includes(p) ? p : (listed[0] ?? "")));
+    });
+  };
+
+  const use = () =>
+    run("use", async () => {
+      const address = endpoint.trim();
+      const check = await api.setServer(role, address, picked, keyEnv.trim() || null);
+      const roles = role === "both" ? "plans and writes" : role === "planner" ? "plans" : "writes";
+      setDone(`${picked} at ${address} ${roles} now — it answered in ${check.roundTripMs} ms.`);
+      refresh();
+      onChanged();
+    });
+
+  const giveBack = (r: "planner" | "writer") =>
+    run(`clear ${r}`, async () => {
+      await api.clearServer(r);
+      setDone(r === "planner" ? "The models in the app plan again." : "The models in the app write again.");
+      refresh();
+      onChanged();
+    });
+
+  const inProcess = (r: "planner" | "writer") => {
+    if (!model) return "…";
+    if (r === "planner") return model.model.planner === "rules" ? "the rule-based planner (no model)" : `${model.model.planner} (in the app)`;
+    return model.model.writer === "none" ? "no model: the storyteller tells the turn" : `${model.model.writer} (in the app)`;
+  };
+
+  return (
+    <section className="servers" aria-label="External servers" data-testid="servers">
+      <h2>External servers</h2>
+      <p className="muted small">
+        Give the planner's or the writer's role to a model server you run — Ollama, LM Studio, llama-server, KoboldCpp, or
+        any OpenAI-compatible one.
+      </p>
+      <dl className="facts">
+        {ROLES.map(({ role: r, label }) => {
+          const server = servers?.[r] ?? null;
+          return (
+            <div key={r} style={{ display: "contents" }} data-testid={`server-role-${r}`} data-on-server={server ? "true" : "false"}>
+              <dt>{label}</dt>
+              <dd data-testid={`server-status-${r}`}>
+                {server ? serverLine(server) : inProcess(r)}{" "}
+                {server && (
+                  <button onClick={() => giveBack(r)} disabled={busy !== null} data-testid={`server-clear-${r}`}>
+                    Use the models in the app again
+                  </button>
+                )}
+              </dd>
+            </div>
+          );
+        })}
+      </dl>
+      <form className="row" onSubmit={list}>
+        <input
+          type="text"
+          value={endpoint}
+          onChange={(e) => {
+            setEndpoint(e.target.value);
+            setModels(null);
+          }}
+          placeholder="http://127.0.0.1:11434/v1"
+          aria-label="Server address"
+          disabled={busy !== null}
+          data-testid="server-endpoint"
+        />
+        <input
+          type="text"
+          value={keyEnv}
+          onChange={(e) => setKeyEnv(e.target.value)}
+          placeholder="API key variable (optional)"
+          aria-label="API key variable"
+          disabled={busy !== null}
+          data-testid="server-key-env"
+        />
+        <button type="submit" disabled={busy !== null || !endpoint.trim()} data-testid="server-list">
+          {busy === "list" ? "Asking the server…" : "List models"}
+        </button>
+      </form>
+      {models && (
+        <div className="row">
+          <label>
+            Model{" "}
+            <select value={picked} onChange={(e) => setPicked(e.target.value)} disabled={busy !== null} data-testid="server-model">
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>{" "}
+          <label>
+            Role{" "}
+            <select value={role} onChange={(e) => setRole(e.target.value as ServerRole)} disabled={busy !== null} data-testid="server-role">
+              <option value="writer">writer</option>
+              <option value="planner">planner</option>
+              <option value="both">both</option>
+            </select>
+          </label>{" "}
+          <button onClick={use} disabled={busy !== null || !picked} data-testid="server-use">
+            {busy === "use" ? "Checking…" : "Check connection and use"}
+          </button>
+        </div>
+      )}
+      {models && models.length === 0 && <p className="muted">The server lists no models.</p>}
+      {done && (
+        <p role="status" data-testid="server-done">
+          {done}
+        </p>
+      )}
+      {error && (
+        <p className="error-text" role="alert" data-testid="server-error" data-code={error.code}>
+          {sentenceOf(error)} <span className="error-message">{error.message}</span>
+        </p>
+      )}
+    </section>
+  );
+}
