@@ -46,6 +46,7 @@ pub fn run() {
             tauri_app.manage(paths.clone());
             tauri_app.manage(Models::open(resources.as_deref()));
             skills::commands::forward_changes(tauri_app.handle().clone(), &app);
+            model::servers::forward_waits(tauri_app.handle().clone(), &app);
             if let Some(choice) = &paths.model {
                 let path = choice.path().map(Path::to_path_buf);
                 model::commands::load_in_background(tauri_app.handle().clone(), path);

@@ -451,4 +451,18 @@ export const events = {
     listen<{ path?: string | null; progress: number }>("model-progress", (e) => f(e.payload)),
   modelLoaded: (f: (m: ModelInfo) => void) => listen<ModelInfo>("model-loaded", (e) => f(e.payload)),
   modelFailed: (f: (e: AppError) => void) => listen<AppError>("model-failed", (e) => f(e.payload)),
+  /** An external server keeps a role's request waiting (a model loading), or answers after such a wait. */
+  serverWait: (f: (w: ServerWait) => void) => listen<ServerWait>("server-wait", (e) => f(e.payload)),
 };
+
+/** An external server's wait, as the app tells it (docs/models.md, "External servers"). */
+export interface ServerWait {
+  role: "planner" | "writer";
+  /** "Waiting for Ollama to load llama3.2…", or "Ollama is answering." */
+  message: string;
+  server: string;
+  model: string;
+  cold: boolean;
+  answered: boolean;
+  waitedMs: number;
+}

@@ -110,6 +110,8 @@ pub struct App {
     turn_locks: turn_locks::TurnLocks,
     /// The turns running now, with their stop buttons.
     running: running::RunningTurns,
+    /// Where an external server's waits are told (see [`App::server_waits`]).
+    server_waits: servers::WaitSender,
     _watch: Option<Watch>,
 }
 
@@ -153,8 +155,17 @@ impl App {
             skill_settings: cfg.skill_settings,
             turn_locks: Default::default(),
             running: Default::default(),
+            server_waits: tokio::sync::broadcast::channel(16).0,
             _watch: watch,
         })
+    }
+}
+
+impl App {
+    /// The waits of the external servers that play a role, as they happen
+    /// (a model loading), for the window to show.
+    pub fn server_waits(&self) -> tokio::sync::broadcast::Receiver<servers::ServerWait> {
+        self.server_waits.subscribe()
     }
 }
 

@@ -76,7 +76,7 @@ impl App {
             writer_file.filter(|_| servers.writer.is_none()),
         );
         let p: Arc<dyn Planner> = match (&servers.planner, &planner_file) {
-            (Some(server), _) => crate::servers::planner(server)?,
+            (Some(server), _) => crate::servers::planner(server, &self.server_waits)?,
             (None, planner_file) => match planner_file {
                 // With no second writer the planner's model writes too.
                 Some(file) => planner::load_file(
@@ -103,7 +103,7 @@ impl App {
                 .writer
                 .as_ref()
                 .map(|server| {
-                    crate::servers::writer(server).map(|generator| LoadedWriter {
+                    crate::servers::writer(server, &self.server_waits).map(|generator| LoadedWriter {
                         generator,
                         path: None,
                     })

@@ -132,29 +132,64 @@ pub fn from_remote(e: RemoteError) -> AppError {
     AppError::new(ErrorCode::ServerFailed, format!("{e} [{}]", e.code()))
 }
 
-/// What is said while a server keeps a request waiting (a model loading):
-/// a warning, which the terminal shows and the log keeps.
-fn on_wait() -> OnWait {
-    Arc::new(|notice| {
+/// A server keeps a request of a role waiting (most often: it is loading
+/// the model), or — `answered` — the wait is over. The window shows
+/// `message` while a turn waits; the terminal and the log say it too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerWait {
+    /// `planner` or `writer`.
+    pub role: String,
+    /// "Waiting for Ollama to load llama3.2…", or "Ollama is answering."
+    pub message: String,
+    pub server: String,
+    pub model: String,
+    /// Whether the server has not answered yet in this run: likely loading.
+    pub cold: bool,
+    pub answered: bool,
+    /// How long the request has waited so far.
+    pub waited_ms: u64,
+}
+
+/// Where the app's server waits go, for whoever listens (the window).
+pub type WaitSender = tokio::sync::broadcast::Sender<ServerWait>;
+
+/// What is said while a server keeps `role`'s request waiting: a warning,
+/// which the terminal shows and the log keeps, and a [`ServerWait`] sent
+/// to `waits`' listeners.
+fn on_wait(role: &'static str, waits: WaitSender) -> OnWait {
+    Arc::new(move |notice| {
         if notice.answered {
             tracing::info!("{}", notice.message());
         } else {
             tracing::warn!("{}", notice.message());
         }
+        // No listener (the terminal) is not an error.
+        let _ = waits.send(ServerWait {
+            role: role.to_string(),
+            message: notice.message(),
+            server: notice.server.clone(),
+            model: notice.model.clone(),
+            cold: notice.cold,
+            answered: notice.answered,
+            waited_ms: u64::try_from(notice.waited.as_millis()).unwrap_or(u64::MAX),
+        });
     })
 }
 
-/// The planner on `choice`'s server.
-pub fn planner(choice: &ServerChoice) -> Result<Arc<dyn Planner>, AppError> {
+/// The planner on `choice`'s server; its waits go to `waits`.
+pub fn planner(choice: &ServerChoice, waits: &WaitSender) -> Result<Arc<dyn Planner>, AppError> {
     Ok(Arc::new(
-        RemotePlanner::new(choice.server()?).with_on_wait(Some(on_wait())),
+        RemotePlanner::new(choice.server()?)
+            .with_on_wait(Some(on_wait("planner", waits.clone()))),
     ))
 }
 
-/// The writer on `choice`'s server.
-pub fn writer(choice: &ServerChoice) -> Result<Arc<dyn Generator>, AppError> {
+/// The writer on `choice`'s server; its waits go to `waits`.
+pub fn writer(choice: &ServerChoice, waits: &WaitSender) -> Result<Arc<dyn Generator>, AppError> {
     Ok(Arc::new(
-        RemoteWriter::new(choice.server()?).with_on_wait(Some(on_wait())),
+        RemoteWriter::new(choice.server()?)
+            .with_on_wait(Some(on_wait("writer", waits.clone()))),
     ))
 }
 

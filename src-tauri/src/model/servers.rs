@@ -151,3 +151,25 @@ pub fn servers_clear(handle: AppHandle, role: String) -> Result<(), AppError> {
     load_in_background(handle, None);
     Ok(())
 }
+
+/// The event the page hears an external server's wait on.
+pub const WAIT_EVENT: &str = "server-wait";
+
+/// Emits every wait of an external server (a model loading) to the page
+/// until the app ends, so a turn that waits says why.
+pub fn forward_waits(handle: AppHandle, app: &crate::startup::AppState) {
+    use tauri::Emitter;
+    let mut waits = app.server_waits();
+    tauri::async_runtime::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match waits.recv().await {
+                Ok(wait) => {
+                    let _ = handle.emit(WAIT_EVENT, wait);
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}

@@ -18,9 +18,12 @@ import { typeInto, windowOf } from "../window.mjs";
 
 const MODEL = "stub-model";
 
-/** A stand-in OpenAI-compatible server; records each request as "METHOD path". */
+/** A stand-in OpenAI-compatible server; records each request as "METHOD path".
+ *  `stub.slowMs` (0 at first) holds back each prose answer that long, as a
+ *  server loading its model does. */
 function serveStub() {
   const seen = [];
+  const stub = { slowMs: 0 };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://stub");
     seen.push(`${req.method} ${url.pathname}`);
@@ -41,6 +44,7 @@ function serveStub() {
         }
         const plan = asked?.response_format?.json_schema?.name === "plan";
         const content = plan ? JSON.stringify({ narrative: "", tools: [] }) : "The lantern flickers as you step into the hall.";
+        const answer = () => {
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end(
           JSON.stringify({
@@ -52,13 +56,16 @@ function serveStub() {
             usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
           }),
         );
+        };
+        if (plan || !stub.slowMs) answer();
+        else setTimeout(answer, stub.slowMs);
       });
       return;
     }
     res.writeHead(404, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ error: { message: "not found" } }));
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, seen })));
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(stub, { server, seen }))));
 }
 
 /** A port on 127.0.0.1 nothing listens on (taken, then let go). */
@@ -146,6 +153,28 @@ describe("External servers", { timeout: 180_000 }, () => {
     assert.deepEqual(settings().writerServer, { endpoint, model: MODEL }, "kept in the test's own settings");
     assert.equal(settings().plannerServer, undefined);
     await shot(b, "servers");
+  });
+
+  test("a turn the writer's server keeps waiting says so, then tells the server's prose", async () => {
+    await w.tab("play");
+    stub.slowMs = 4_000;
+    try {
+      await w.play("I light the lantern and step into the hall");
+      const wait = await w.$("server-wait");
+      await wait.waitForExist({ timeout: 30_000, timeoutMsg: "no wait was shown while the server held the answer back" });
+      assert.equal(await wait.getAttribute("data-role"), "writer");
+      assert.match(await wait.getText(), new RegExp(`^Waiting for the server (to load ${MODEL}|\\(${MODEL}\\))…$`));
+      await shot(b, "server-wait");
+      await b.waitUntil(async () => !(await (await w.$("stop-turn")).isExisting()), {
+        timeout: 60_000,
+        timeoutMsg: "the turn did not end",
+      });
+      assert.ok(!(await (await w.$("server-wait")).isExisting()), "the wait is gone once the turn is told");
+      const n = await w.turnCount();
+      assert.match(await w.narration(n), /lantern flickers/, "the server's prose tells the turn");
+    } finally {
+      stub.slowMs = 0;
+    }
   });
 
   test("an address where nothing listens is refused with its sentence", async () => {

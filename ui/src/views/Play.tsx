@@ -9,7 +9,7 @@
 
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
-import type { Alternative, SessionView } from "../api";
+import { events, type Alternative, type ServerWait, type SessionView } from "../api";
 import { fromRecord, type AssetView, type DiceRoll, type TurnModel } from "../turn";
 import { openingOf } from "../stories";
 import { Prose } from "./Prose";
@@ -56,6 +56,7 @@ export function PlayView({
   useEffect(() => {
     if (!busy) inputRef.current?.focus();
   }, [busy]);
+  const wait = useServerWait(busy);
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: "end" });
   }, [past.length, live]);
@@ -140,6 +141,11 @@ export function PlayView({
             }
           }}
         />
+        {wait && (
+          <p className="muted small server-wait" role="status" data-testid="server-wait" data-role={wait.role}>
+            {wait.message}
+          </p>
+        )}
         {busy ? (
           <button
             type="button"
@@ -160,6 +166,22 @@ export function PlayView({
       </form>
     </section>
   );
+}
+
+/** The external server the turn is waiting on, while it waits; cleared
+ *  when it answers or the turn ends. */
+function useServerWait(busy: boolean): ServerWait | null {
+  const [wait, setWait] = useState<ServerWait | null>(null);
+  useEffect(() => {
+    const unlisten = events.serverWait((w) => setWait(w.answered ? null : w));
+    return () => {
+      unlisten.then((f) => f()).catch(() => undefined);
+    };
+  }, []);
+  useEffect(() => {
+    if (!busy) setWait(null);
+  }, [busy]);
+  return busy ? wait : null;
 }
 
 function TurnBlock({
