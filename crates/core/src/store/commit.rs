@@ -6,7 +6,10 @@ use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{head, now, path_keys, recent_at, state_at, to_json, AttemptRecord, Store, StoreError};
+use super::{
+    head, invocations, now, path_keys, recent_at, state_at, to_json, AttemptRecord, Store,
+    StoreError,
+};
 use crate::planner::TurnSummary;
 
 /// A finished turn, ready to be committed.
@@ -149,33 +152,11 @@ impl Store {
             keep_undone_line(&tx, &place.session, &name, redo)?;
         }
         let t = now();
-        tx.execute(
-            "INSERT INTO turns (session_id, parent_id, key, number, input, narrative, fallback, state_after,
-                                created_at, duration_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                place.session,
-                place.parent,
-                place.key,
-                place.number,
-                turn.input,
-                turn.narrative,
-                turn.fallback,
-                to_json(&turn.state_after),
-                t,
-                turn.duration_ms as i64
-            ],
-        )?;
-        let turn_id = tx.last_insert_rowid();
-        tx.execute(
-            "INSERT INTO swipes (turn_id, narrative, created_at) VALUES (?1, ?2, ?3)",
-            params![turn_id, turn.narrative, t],
-        )?;
-        tx.execute(
-            "UPDATE turns SET active_swipe = ?2 WHERE id = ?1",
-            params![turn_id, tx.last_insert_rowid()],
-        )?;
+        let turn_id = insert_turn(&tx, place, turn, &t)?;
         insert_attempts(&tx, turn_id, &turn.attempts)?;
+        if let Some(trace) = &turn.trace {
+            invocations::insert(&tx, &place.session, turn_id, trace)?;
+        }
         tx.execute(
             "UPDATE branches SET head_id = ?2, redo_id = NULL WHERE id = ?1",
             params![place.branch, turn_id],
@@ -227,6 +208,44 @@ fn keep_undone_line(
         params![session, candidate, redo, now()],
     )?;
     Ok(())
+}
+
+/// Inserts the turn's row at `place` (its trace with it) and its narration
+/// as its one active alternative; returns the turn's row id.
+fn insert_turn(
+    tx: &Transaction,
+    place: &TurnPlace,
+    turn: &NewTurn,
+    t: &str,
+) -> Result<i64, StoreError> {
+    tx.execute(
+        "INSERT INTO turns (session_id, parent_id, key, number, input, narrative, fallback, state_after,
+                            created_at, duration_ms, trace)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            place.session,
+            place.parent,
+            place.key,
+            place.number,
+            turn.input,
+            turn.narrative,
+            turn.fallback,
+            to_json(&turn.state_after),
+            t,
+            turn.duration_ms as i64,
+            turn.trace.as_ref().map(to_json)
+        ],
+    )?;
+    let turn_id = tx.last_insert_rowid();
+    tx.execute(
+        "INSERT INTO swipes (turn_id, narrative, created_at) VALUES (?1, ?2, ?3)",
+        params![turn_id, turn.narrative, t],
+    )?;
+    tx.execute(
+        "UPDATE turns SET active_swipe = ?2 WHERE id = ?1",
+        params![turn_id, tx.last_insert_rowid()],
+    )?;
+    Ok(turn_id)
 }
 
 fn insert_attempts(

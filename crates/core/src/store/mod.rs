@@ -9,10 +9,14 @@
 //!
 //! What lives where: `schema` the tables, `commit` adding turns, `tree`
 //! branches and moving heads, `swipes` a turn's alternatives, `steer` a
-//! story's author's note and language, `export` the documents written out.
+//! story's author's note and language, `export` the documents written out,
+//! `invocations` each script run's record and the skills' stats.
 
 mod commit;
 mod export;
+mod invocations;
+#[cfg(test)]
+mod invocations_tests;
 mod opening;
 mod schema;
 mod steer;
@@ -33,6 +37,7 @@ use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
 
 pub use commit::{NewTurn, TurnPlace};
+pub use invocations::{RunStats, ScriptStats, SkillRunStats, SkillStats, StatsQuery};
 pub use steer::Steer;
 pub use swipes::Alternative;
 pub use tree::{BranchInfo, StoryTree, TreeTurn};
@@ -526,7 +531,7 @@ pub(crate) fn path_keys(conn: &Connection, last: Option<i64>) -> Result<Vec<Stri
 pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, StoreError> {
     let row = conn.query_row(
         "SELECT t.key, p.key, t.number, t.input, t.narrative, t.fallback, t.state_after, t.created_at,
-                t.duration_ms
+                t.duration_ms, t.trace
          FROM turns t LEFT JOIN turns p ON p.id = t.parent_id WHERE t.id = ?1",
         params![id],
         |r| {
@@ -540,10 +545,11 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
                 r.get::<_, String>(6)?,
                 r.get::<_, String>(7)?,
                 r.get::<_, i64>(8)?,
+                r.get::<_, Option<String>>(9)?,
             ))
         },
     )?;
-    let (key, parent, number, input, narrative, fallback, state, created_at, ms) = row;
+    let (key, parent, number, input, narrative, fallback, state, created_at, ms, trace) = row;
     Ok(TurnRecord {
         id: key,
         parent,
@@ -555,7 +561,7 @@ pub(crate) fn turn_record(conn: &Connection, id: i64) -> Result<TurnRecord, Stor
         created_at,
         duration_ms: ms.max(0) as u64,
         attempts: attempts(conn, id)?,
-        trace: None,
+        trace: trace.map(|t| from_json(&t, "trace")).transpose()?,
     })
 }
 

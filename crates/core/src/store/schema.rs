@@ -128,8 +128,48 @@ const NOTED: &str = "ALTER TABLE plan_attempts ADD COLUMN noted INTEGER NOT NULL
 const STEER: &str = "ALTER TABLE sessions ADD COLUMN author_note TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN language TEXT;";
 
+/// Eighth step: each turn keeps its whole trace (a JSON TraceRecord; NULL
+/// for turns saved before), and every script run of it — one process, one
+/// attempt — is a row of its own, its invocation record: which skill,
+/// script and tool, the tool's input (secrets scrubbed), how it ended and
+/// why (`failure_code`: the script's own code, else the host's error type
+/// in upper snake case; NULL when it completed), how long it took and when
+/// it started (ms since the Unix epoch). Found by skill and time, by trace
+/// and by time alone (`skills stats`, docs/observability.md); by turn, so
+/// that a turn deleted takes its rows with it without a scan.
+const INVOCATIONS: &str = "ALTER TABLE turns ADD COLUMN trace TEXT;
+CREATE TABLE invocations (
+    id TEXT PRIMARY KEY,
+    trace_id TEXT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    turn_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,
+    skill TEXT NOT NULL,
+    script TEXT NOT NULL,
+    tool_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    input TEXT NOT NULL,
+    status TEXT NOT NULL,
+    failure_code TEXT,
+    message TEXT,
+    duration_ms INTEGER NOT NULL,
+    started_at INTEGER NOT NULL
+);
+CREATE INDEX invocations_by_skill ON invocations(skill, started_at);
+CREATE INDEX invocations_by_trace ON invocations(trace_id);
+CREATE INDEX invocations_by_time ON invocations(started_at);
+CREATE INDEX invocations_by_turn ON invocations(turn_id);";
+
 /// Every step of the schema, oldest first.
-const STEPS: [&str; 7] = [LINEAR, TREE, BY_TURN, LORE_TOLD, ROUTING_WHY, NOTED, STEER];
+const STEPS: [&str; 8] = [
+    LINEAR,
+    TREE,
+    BY_TURN,
+    LORE_TOLD,
+    ROUTING_WHY,
+    NOTED,
+    STEER,
+    INVOCATIONS,
+];
 
 /// The schema version this release writes: the number of steps, which is
 /// what a database's `PRAGMA user_version` holds once they are applied. A
