@@ -10,6 +10,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   plan_invalid: "The narrator came up with a plan that cannot be carried out.",
   input_empty: "Say what your character does first.",
   export_format_unknown: "That export format is not available — choose Markdown or JSON.",
+  export_refused: "Nothing was saved: the folder must be new or empty, and no secret setting may be written into it.",
   skills_dir_unusable: "A skills folder cannot be read.",
   skill_invalid: "A skill's own files are broken.",
   config_invalid: "Some settings are not valid — see the marked fields.",

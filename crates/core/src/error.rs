@@ -17,6 +17,9 @@ pub enum ErrorCode {
     InputEmpty,
     /// A session export was asked for in a format there is none of.
     ExportFormatUnknown,
+    /// An export was refused: its folder is not new or empty, or a file
+    /// would have held a secret setting's value. Nothing was written.
+    ExportRefused,
     SkillsDirUnusable,
     /// A skill's own files (e.g. its settings schema) are broken.
     SkillInvalid,
@@ -102,11 +105,12 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 24] = [
+    const PINNED: [(ErrorCode, &str); 25] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
         (ErrorCode::ExportFormatUnknown, "export_format_unknown"),
+        (ErrorCode::ExportRefused, "export_refused"),
         (ErrorCode::SkillsDirUnusable, "skills_dir_unusable"),
         (ErrorCode::SkillInvalid, "skill_invalid"),
         (ErrorCode::ConfigInvalid, "config_invalid"),

@@ -21,6 +21,7 @@ pub mod process_groups;
 pub use narratoria_protocol as protocol;
 pub mod result;
 pub mod rules;
+pub mod run_folder;
 pub mod runner;
 pub mod scenario;
 pub mod schema;

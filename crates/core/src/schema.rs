@@ -39,6 +39,9 @@ pub fn contract_schemas() -> Vec<(&'static str, Value)> {
             crate::skills::manifest::manifest_schema(),
         ),
     ]
+    .into_iter()
+    .chain(crate::run_folder::schemas())
+    .collect()
 }
 
 /// The text a contract schema file must hold (pretty JSON, trailing newline).
