@@ -19,5 +19,6 @@ mod reliability;
 mod security;
 mod servers;
 mod settings;
+mod skill_stats;
 mod skills_cli;
 mod stories;

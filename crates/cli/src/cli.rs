@@ -141,6 +141,22 @@ pub enum SkillsCommand {
         #[command(flatten)]
         roots: SkillRoots,
     },
+    /// How the skills' script runs fared in every saved story: runs,
+    /// failures by code, p50/p95 and mean duration per script.
+    Stats {
+        /// Only this skill's runs.
+        #[arg(long, value_name = "NAME")]
+        skill: Option<String>,
+        /// Only runs since DATE: a day, YYYY-MM-DD (from midnight UTC), or
+        /// an RFC 3339 time such as 2026-03-02T09:00:00+01:00.
+        #[arg(long, value_name = "DATE", value_parser = crate::commands::skill_stats::parse_since)]
+        since: Option<u64>,
+        #[arg(long, value_name = "DB")]
+        session: Option<PathBuf>,
+        /// Print the stats as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ mod play_jsonl;
 mod prompt;
 mod run_plan;
 mod sessions;
+pub(crate) mod skill_stats;
 mod skills;
 mod stories;
 mod story_controls;
@@ -85,6 +86,19 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Skills(SkillsCommand::Disable { name, roots }) => {
             skills::set_enabled(&name, &roots, false)
         }
+        Command::Skills(SkillsCommand::Stats {
+            skill,
+            since,
+            session,
+            json,
+        }) => skill_stats::run(
+            &narratoria_core::store::StatsQuery {
+                skill,
+                since_unix_ms: since,
+            },
+            session.as_deref(),
+            json,
+        ),
         Command::Bench(args) => crate::bench::run(&args),
         Command::Narrate(args) => narrate::run(args),
         Command::Turn(args) => turn::run(args),
