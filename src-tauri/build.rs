@@ -20,6 +20,7 @@ const COMMANDS: &[&str] = &[
     "skills_list",
     "skill_set_enabled",
     "skill_save_config",
+    "skills_stats",
     "sessions_list",
     "session_current",
     "session_new",

@@ -72,6 +72,7 @@ pub fn run() {
             skills::commands::skills_list,
             skills::commands::skill_set_enabled,
             skills::commands::skill_save_config,
+            skills::commands::skills_stats,
             sessions::commands::sessions_list,
             sessions::commands::session_current,
             sessions::commands::session_new,

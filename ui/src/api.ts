@@ -15,6 +15,8 @@ import type { SessionInfo } from "./bindings/SessionInfo";
 import type { StoryTree } from "./bindings/StoryTree";
 import type { LoreUse } from "./bindings/LoreUse";
 import type { Routing } from "./bindings/Routing";
+import type { SkillStats } from "./bindings/SkillStats";
+import type { StatsQuery } from "./bindings/StatsQuery";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 import { isErrorCode } from "./errors";
 
@@ -36,6 +38,11 @@ export type { TreeTurn } from "./bindings/TreeTurn";
 export type { LoreUse } from "./bindings/LoreUse";
 export type { Routing } from "./bindings/Routing";
 export type { SkillRouting } from "./bindings/SkillRouting";
+export type { SkillStats } from "./bindings/SkillStats";
+export type { SkillRunStats } from "./bindings/SkillRunStats";
+export type { ScriptStats } from "./bindings/ScriptStats";
+export type { RunStats } from "./bindings/RunStats";
+export type { StatsQuery } from "./bindings/StatsQuery";
 
 /** Turns whatever a command threw into an AppError. */
 export function asAppError(e: unknown): AppError {
@@ -339,6 +346,9 @@ export const api = {
     call<SkillsView>("skill_set_enabled", { name, enabled }),
   saveSkillConfig: (name: string, config: Json) =>
     call<JsonObject>("skill_save_config", { name, config }),
+  // Skill stats
+  /** How the skills' script runs fared in every saved story (runs, failures by code, p50/p95 per script); all runs unless `query` narrows them. */
+  skillStats: (query: StatsQuery = {}) => call<SkillStats>("skills_stats", { query }),
   sessions: () => call<SessionInfo[]>("sessions_list"),
   currentSession: () => call<SessionView>("session_current"),
   newSession: (title: string) => call<SessionView>("session_new", { title }),

@@ -3,6 +3,8 @@
 use narratoria_core::error::ErrorCode;
 use narratoria_core::skills::config::{self, PlayerSettings, REDACTED};
 use narratoria_core::skills::{Registry, SkillChange, SkillsState};
+use narratoria_core::store::{SkillStats, StatsQuery};
+use narratoria_core::sync;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -17,6 +19,13 @@ impl App {
     /// Changes to the skill folders, as they happen.
     pub fn skill_changes(&self) -> tokio::sync::broadcast::Receiver<SkillChange> {
         self.registry.subscribe()
+    }
+
+    /// How the skills' script runs fared in every story of the sessions
+    /// database (runs, failures by code, p50/p95 and mean duration, per
+    /// skill and per script), narrowed to the runs `query` selects.
+    pub fn skill_stats(&self, query: &StatsQuery) -> Result<SkillStats, AppError> {
+        Ok(sync::lock(&self.store).skill_stats(query)?)
     }
 
     /// Every skill with its health, settings (redacted) and schema.
@@ -135,5 +144,39 @@ impl App {
         }
         self.registry.update_state(|s| *s = written);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::{app_in, write_skill};
+    use narratoria_core::store::StatsQuery;
+
+    const NARRATES: &str = "#!/usr/bin/env python3\nimport json, sys\nsys.stdin.readline()\n\
+         print(json.dumps({'type': 'done', 'ok': True, 'output': {'narrative': 'The door opens.'}}))\n";
+
+    /// The script runs of a turn played through the app are counted from
+    /// its sessions database, for every skill or for one.
+    #[tokio::test]
+    async fn a_played_turns_script_runs_are_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        write_skill(dir.path(), "storyteller", "narrate.py", NARRATES);
+        let app = app_in(dir.path());
+        let all = StatsQuery::default();
+        assert_eq!(app.skill_stats(&all).unwrap().totals.runs, 0);
+        app.play("I open the door", None).await.unwrap();
+        let stats = app.skill_stats(&all).unwrap();
+        let teller = stats
+            .skills
+            .iter()
+            .find(|s| s.skill == "storyteller")
+            .expect("the storyteller ran");
+        assert_eq!((teller.stats.runs, teller.stats.failures), (1, 0));
+        assert_eq!(teller.scripts[0].script, "narrate");
+        let nobody = StatsQuery {
+            skill: Some("nobody".into()),
+            since_unix_ms: None,
+        };
+        assert!(app.skill_stats(&nobody).unwrap().skills.is_empty());
     }
 }

@@ -1,7 +1,8 @@
-//! Skill commands: list, enable or disable, save settings; skill-folder
-//! changes forwarded as `skill-changed` events.
+//! Skill commands: list, enable or disable, save settings, how their runs
+//! fared; skill-folder changes forwarded as `skill-changed` events.
 
 use narratoria_app::{AppError, SkillsView};
+use narratoria_core::store::{SkillStats, StatsQuery};
 use serde_json::Value;
 use tauri::{AppHandle, Emitter, State};
 
@@ -35,6 +36,17 @@ pub fn skill_save_config(
     config: Value,
 ) -> Result<Value, AppError> {
     app.save_skill_config(&name, &config)
+}
+
+/// How the skills' script runs fared in every saved story: runs, failures
+/// by code, p50/p95 and mean duration per skill and script, narrowed to
+/// the runs `query` selects (every run when it is left out).
+#[tauri::command]
+pub fn skills_stats(
+    app: State<'_, AppState>,
+    query: Option<StatsQuery>,
+) -> Result<SkillStats, AppError> {
+    app.skill_stats(&query.unwrap_or_default())
 }
 
 /// Emits every registry change to the page until the app ends.

@@ -1,7 +1,18 @@
-// Skills: every skill with description, health and an enable switch; broken
-// folders with their problem; recent changes seen on disk.
+// Skills: every skill with description, health and an enable switch, and
+// how its script runs fared (runs, failures by code, p50/p95 per script);
+// broken folders with their problem; recent changes seen on disk.
 
-import { api, asAppError, type AppError, type SkillChange, type SkillsView } from "../api";
+import { useEffect, useState } from "react";
+import {
+  api,
+  asAppError,
+  type AppError,
+  type RunStats,
+  type SkillChange,
+  type SkillRunStats,
+  type SkillStats,
+  type SkillsView,
+} from "../api";
 
 interface Props {
   skills: SkillsView | null;
@@ -19,7 +30,60 @@ const HEALTH: Record<string, string> = {
   permanentFailure: "broken",
 };
 
+/** "TIMEOUT 2, VALIDATION_ERROR 1", or "–" when nothing failed. */
+function byCode(stats: RunStats): string {
+  const codes = Object.entries(stats.failuresByCode).map(([code, n]) => `${code} ${n}`);
+  return codes.length > 0 ? codes.join(", ") : "–";
+}
+
+/** A skill's runs in all, then a compact table of its scripts. */
+function SkillRuns({ name, stats }: { name: string; stats: SkillRunStats | undefined }) {
+  if (!stats) {
+    return (
+      <p className="muted small" data-testid={`skill-stats-${name}`}>
+        No runs recorded yet.
+      </p>
+    );
+  }
+  return (
+    <div className="skill-stats" data-testid={`skill-stats-${name}`}>
+      <p className="small">
+        {stats.runs} run{stats.runs === 1 ? "" : "s"} · {stats.failures} failed
+        {stats.failures > 0 && <span className="muted"> ({byCode(stats)})</span>} · mean {Math.round(stats.meanMs)} ms
+      </p>
+      <table className="models skill-stats small">
+        <thead>
+          <tr>
+            <th>script</th>
+            <th>runs</th>
+            <th>failed</th>
+            <th>by code</th>
+            <th>p50</th>
+            <th>p95</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.scripts.map((s) => (
+            <tr key={s.script} data-testid={`skill-stats-${name}-${s.script}`}>
+              <td>{s.script}</td>
+              <td>{s.runs}</td>
+              <td>{s.failures}</td>
+              <td>{byCode(s)}</td>
+              <td>{s.p50Ms} ms</td>
+              <td>{s.p95Ms} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function SkillsList({ skills, changes, onSkills, onError }: Props) {
+  const [stats, setStats] = useState<SkillStats | null>(null);
+  useEffect(() => {
+    api.skillStats().then(setStats, (err) => onError(asAppError(err)));
+  }, [onError]);
   if (!skills) return <p className="muted">Loading skills…</p>;
   return (
     <section className="skills" aria-label="Skills">
@@ -49,6 +113,7 @@ export function SkillsList({ skills, changes, onSkills, onError }: Props) {
             <p className="muted small">
               {s.scripts.map((x) => x.name).join(", ") || "no scripts"} · {s.path}
             </p>
+            {stats && <SkillRuns name={s.name} stats={stats.skills.find((x) => x.skill === s.name)} />}
           </li>
         ))}
       </ul>
