@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "session_rename",
     "session_delete",
     "session_export",
+    "sessions_export_run",
     "choose_export_file",
     "choose_model_file",
     "choose_import_file",

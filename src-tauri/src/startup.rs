@@ -81,6 +81,7 @@ pub fn run() {
             sessions::commands::session_rename,
             sessions::commands::session_delete,
             sessions::commands::session_export,
+            sessions::commands::sessions_export_run,
             files::commands::choose_export_file,
             files::commands::choose_model_file,
             files::commands::choose_import_file,

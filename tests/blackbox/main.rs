@@ -16,6 +16,7 @@ mod models;
 mod plans;
 mod protocol;
 mod reliability;
+mod run_folder;
 mod security;
 mod servers;
 mod settings;

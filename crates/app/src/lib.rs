@@ -24,6 +24,7 @@ mod play;
 mod process;
 mod regen;
 pub mod roles;
+pub mod run_export;
 mod running;
 pub mod servers;
 mod sessions;

@@ -287,7 +287,8 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// A session as Markdown or JSON on stdout.
+    /// A session as Markdown or JSON on stdout; with `--turn N --run DIR`,
+    /// turn N's run folder for a bug report (docs/observability.md).
     Export {
         /// The session's id.
         id: String,
@@ -296,6 +297,16 @@ pub enum SessionsCommand {
         /// `md` and `json`: the current branch; `tree`: every branch and turn (JSON).
         #[arg(long, value_parser = ["md", "json", "tree"], default_value = "md")]
         format: String,
+        /// The turn to write out: its number on the current branch (1 = the first).
+        #[arg(long, value_name = "N", requires = "run", value_parser = clap::value_parser!(u32).range(1..))]
+        turn: Option<u32>,
+        /// Write turn N's run folder here: a new or empty folder. Every
+        /// skill's secret settings are scrubbed out of it.
+        #[arg(long, value_name = "DIR", requires = "turn", conflicts_with = "format")]
+        run: Option<PathBuf>,
+        /// The skills whose secret settings are scrubbed (with --run).
+        #[command(flatten)]
+        roots: SkillRoots,
     },
     /// Go back to just after turn N (0 = the start) on the current branch;
     /// later turns stay in the story (redo brings them back).

@@ -1,9 +1,11 @@
-//! Session commands: list, new, open, continue, rewind, rename, delete, export.
+//! Session commands: list, new, open, continue, rewind, rename, delete,
+//! export, and a turn's run folder for a bug report.
 
 use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
+use narratoria_app::run_export::{runs_dir, RunExported};
 use narratoria_app::{AppError, SessionView};
 use narratoria_core::store::SessionInfo;
 use serde::Serialize;
@@ -97,4 +99,16 @@ pub fn session_export(
             })
         }
     }
+}
+
+/// Writes turn `turn` of a story (its number on the current branch) as a
+/// run folder for a bug report, into a new folder under the user's data
+/// folder (`runs/`); the page names no path. Returns where it went.
+#[tauri::command]
+pub fn sessions_export_run(
+    app: State<'_, AppState>,
+    id: String,
+    turn: u32,
+) -> Result<RunExported, AppError> {
+    app.export_run_into(&runs_dir(), &id, turn)
 }

@@ -1,4 +1,5 @@
-//! `narratoria sessions list|export|rewind`
+//! `narratoria sessions list|export|rewind` (`export --turn N --run DIR`:
+//! a turn's run folder)
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -6,7 +7,8 @@ use std::process::ExitCode;
 use narratoria_core::store::{self, Store};
 
 use super::{print_json, CliError};
-use crate::cli::SessionsCommand;
+use crate::cli::{SessionsCommand, SkillRoots};
+use narratoria_app::run_export;
 
 /// Opens the session database (the user's default when none is given).
 pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
@@ -14,6 +16,30 @@ pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
         .map(Path::to_path_buf)
         .unwrap_or_else(narratoria_app::locate::sessions_db);
     Store::open(&path).map_err(|e| CliError::usage(e.code(), e.to_string()))
+}
+
+/// Writes turn `turn` of session `id` as a run folder at `dir`, the
+/// secret settings of the skills under `roots` scrubbed out; says where.
+fn export_run(
+    id: &str,
+    db: Option<&Path>,
+    turn: u32,
+    dir: &Path,
+    roots: &SkillRoots,
+) -> Result<(), CliError> {
+    let store = open_store(db)?;
+    let catalog = super::discover(roots)?;
+    let secrets = run_export::skill_secrets(&catalog, None);
+    let out = run_export::export_run(&store, id, turn, dir, &secrets)?;
+    say!(
+        "Wrote turn {turn} of session {id} to {} (run {}{}).",
+        out.path.display(),
+        out.run_id,
+        out.trace_id
+            .map(|t| format!(", trace {t}"))
+            .unwrap_or_default()
+    );
+    Ok(())
 }
 
 pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
@@ -46,7 +72,16 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
         SessionsCommand::Export {
             id,
             session,
+            turn: Some(turn),
+            run: Some(dir),
+            roots,
+            ..
+        } => export_run(&id, session.as_deref(), turn, &dir, &roots)?,
+        SessionsCommand::Export {
+            id,
+            session,
             format,
+            ..
         } => {
             let store = open_store(session.as_deref())?;
             if format == "json" {
