@@ -309,7 +309,7 @@ export function App() {
             <SettingsView skills={skills} onSaved={refreshSkills} />
           </>
         )}
-        {tab === "inspector" && developer && <InspectorView turn={inspected} />}
+        {tab === "inspector" && developer && <InspectorView turn={inspected} sessionId={id} />}
         {tab === "model" && <ModelPanel model={model} onError={setError} onRefresh={refreshModel} />}
       </main>
       {newStory && (

@@ -15,6 +15,7 @@ import type { SessionInfo } from "./bindings/SessionInfo";
 import type { StoryTree } from "./bindings/StoryTree";
 import type { LoreUse } from "./bindings/LoreUse";
 import type { Routing } from "./bindings/Routing";
+import type { TraceRecord } from "./bindings/TraceRecord";
 import type { SkillStats } from "./bindings/SkillStats";
 import type { StatsQuery } from "./bindings/StatsQuery";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
@@ -38,6 +39,10 @@ export type { TreeTurn } from "./bindings/TreeTurn";
 export type { LoreUse } from "./bindings/LoreUse";
 export type { Routing } from "./bindings/Routing";
 export type { SkillRouting } from "./bindings/SkillRouting";
+export type { TraceRecord } from "./bindings/TraceRecord";
+export type { Span } from "./bindings/Span";
+export type { SpanKind } from "./bindings/SpanKind";
+export type { SpanStatus } from "./bindings/SpanStatus";
 export type { SkillStats } from "./bindings/SkillStats";
 export type { SkillRunStats } from "./bindings/SkillRunStats";
 export type { ScriptStats } from "./bindings/ScriptStats";
@@ -127,6 +132,17 @@ export interface TurnRecord {
   createdAt: string;
   durationMs: number;
   attempts: AttemptRecord[];
+  /** The turn's whole trace (docs/observability.md); null for a turn saved before traces were kept. */
+  trace?: TraceRecord | null;
+}
+
+// Run folder
+/** Where a turn's run folder was written (docs/observability.md, "A turn's run folder"). */
+export interface RunExported {
+  path: string;
+  runId: string;
+  traceId: string | null;
+  files: string[];
 }
 
 export interface SessionView {
@@ -360,6 +376,9 @@ export const api = {
       format,
       path,
     }),
+  // Run folder
+  /** Writes turn `turn` (its number on the current branch) as a run folder for a bug report, in a new folder under the user's data folder. */
+  exportRun: (id: string, turn: number) => call<RunExported>("sessions_export_run", { id, turn }),
   modelStatus: () => call<ModelView>("model_status"),
   /** Opens the log folder in the file manager; resolves to its path. */
   openLogFolder: () => call<string>("open_log_folder"),

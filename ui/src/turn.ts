@@ -2,7 +2,7 @@
 // TurnEvents or afterwards from a saved TurnRecord. Both paths give the same
 // shape, so a past turn is drawn exactly like the one being played.
 
-import type { AttemptRecord, JsonObject, LoreUse, Plan, Routing, ToolResult, Transcript, TurnEvent, TurnRecord } from "./api";
+import type { AttemptRecord, JsonObject, LoreUse, Plan, Routing, ToolResult, TraceRecord, Transcript, TurnEvent, TurnRecord } from "./api";
 
 export type ToolState =
   | "pending"
@@ -69,6 +69,8 @@ export interface TurnModel {
   dice: DiceRoll[];
   assets: AssetView[];
   health: { skill: string; to: string }[];
+  /** The saved turn's trace (docs/observability.md); none while it is played. */
+  trace?: TraceRecord | null;
 }
 
 export function startTurn(input: string): TurnModel {
@@ -233,6 +235,7 @@ export function fromRecord(r: TurnRecord, live?: TurnModel): TurnModel {
     dice: [],
     assets: [],
     health: live?.health ?? [],
+    trace: r.trace,
   };
   const last = m.attempts[m.attempts.length - 1];
   for (const t of last?.tools ?? []) {

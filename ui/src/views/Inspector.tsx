@@ -1,10 +1,13 @@
 // Inspector: the turn's plan as a DAG (tools by dependency depth), each tool
 // coloured by its live state with time and retries; a selected tool's
 // events; the lore its narration was told; the narrator's transcript; every
-// replan attempt.
+// replan attempt; the turn's trace as a span tree on one time line, and a
+// button that saves the turn's run folder for a bug report.
 
 import { useEffect, useMemo, useState } from "react";
-import type { LoreUse, Routing } from "../api";
+import { api, asAppError } from "../api";
+import type { AppError, LoreUse, Routing, RunExported, Span, TraceRecord } from "../api";
+import { sentenceOf } from "../errors";
 import type { AttemptView, ToolView, TurnModel } from "../turn";
 
 const NODE_W = 170;
@@ -152,7 +155,136 @@ function SkillsChosen({ routing }: { routing?: Routing | null }) {
   );
 }
 
-export function InspectorView({ turn }: { turn: TurnModel | null }) {
+/** The spans in tree order (a span, then its children by start), each with its depth; a span whose parent is missing is a root. */
+export function spanRows(trace: TraceRecord): { span: Span; depth: number }[] {
+  const ids = new Set(trace.spans.map((s) => s.spanId));
+  const children = new Map<string, Span[]>();
+  const roots: Span[] = [];
+  for (const s of [...trace.spans].sort((a, b) => a.startMs - b.startMs)) {
+    const parent = s.parentSpanId && ids.has(s.parentSpanId) ? s.parentSpanId : null;
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), s]);
+    else roots.push(s);
+  }
+  const rows: { span: Span; depth: number }[] = [];
+  const seen = new Set<string>();
+  const visit = (s: Span, depth: number) => {
+    if (seen.has(s.spanId)) return;
+    seen.add(s.spanId);
+    rows.push({ span: s, depth });
+    for (const c of children.get(s.spanId) ?? []) visit(c, depth + 1);
+  };
+  roots.forEach((r) => visit(r, 0));
+  // Spans caught in a cycle of parents: shown flat at the end.
+  trace.spans.forEach((s) => visit(s, 0));
+  return rows;
+}
+
+const BAR_COLOUR: Record<Span["status"], string> = { ok: "var(--ok)", error: "var(--bad)", skipped: "var(--muted)" };
+
+/** The turn's trace: its id (copyable) and every span, indented by depth, with a bar on the turn's time line. */
+function TraceView({ trace }: { trace: TraceRecord }) {
+  const rows = useMemo(() => spanRows(trace), [trace]);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setCopied(false), [trace.traceId]);
+  const total = Math.max(1, ...trace.spans.map((s) => s.endMs));
+  const pct = (ms: number) => `${((100 * ms) / total).toFixed(2)}%`;
+  const copy = () => {
+    navigator.clipboard?.writeText(trace.traceId).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  };
+  return (
+    <div data-testid="trace">
+      <p className="small">
+        Trace <code data-testid="trace-id">{trace.traceId}</code>{" "}
+        <button onClick={copy} data-testid="copy-trace-id" title="Copy the trace id: the log's lines of this turn carry it">
+          {copied ? "Copied" : "Copy"}
+        </button>{" "}
+        <span className="muted">· {total} ms · {trace.spans.length} spans</span>
+      </p>
+      <table className="routing" data-testid="span-tree" style={{ width: "100%" }}>
+        <thead>
+          <tr>
+            <th scope="col">Span</th>
+            <th scope="col">Kind</th>
+            <th scope="col">ms</th>
+            <th scope="col">Status</th>
+            <th scope="col" style={{ width: "40%" }}>
+              0 – {total} ms
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ span, depth }) => (
+            <tr key={span.spanId} data-testid="span-row" data-kind={span.kind} data-status={span.status} data-depth={depth}>
+              <td style={{ paddingLeft: 4 + depth * 14 }} title={span.spanId}>
+                {span.name}
+              </td>
+              <td className="muted small">{span.kind}</td>
+              <td>{span.endMs - span.startMs}</td>
+              <td className={span.status === "error" ? "error-text" : undefined}>{span.status}</td>
+              <td>
+                <div style={{ position: "relative", height: 10 }}>
+                  <div
+                    data-testid="span-bar"
+                    style={{
+                      position: "absolute",
+                      left: pct(span.startMs),
+                      width: `max(2px, ${pct(span.endMs - span.startMs)})`,
+                      height: "100%",
+                      borderRadius: 2,
+                      background: BAR_COLOUR[span.status],
+                    }}
+                  />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** "Save this turn for a bug report": writes the turn's run folder and says where. */
+function SaveForBugReport({ sessionId, turn }: { sessionId?: string; turn?: number }) {
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState<RunExported | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
+  useEffect(() => {
+    setSaved(null);
+    setError(null);
+  }, [sessionId, turn]);
+  const save = () => {
+    if (!sessionId || !turn) return;
+    setBusy(true);
+    setError(null);
+    api
+      .exportRun(sessionId, turn)
+      .then(setSaved, (e) => setError(asAppError(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <div className="row" data-testid="run-folder">
+      <button onClick={save} disabled={!sessionId || !turn || busy} data-testid="export-run" title="Writes the turn's trace, events, model calls and result to a folder, secret settings left out">
+        {busy ? "Saving…" : "Save this turn for a bug report"}
+      </button>
+      {saved && (
+        <span className="small" data-testid="export-run-path">
+          Saved to <code>{saved.path}</code>
+        </span>
+      )}
+      {error && (
+        <span className="error-text" role="alert" data-testid="export-run-error" data-code={error.code}>
+          {sentenceOf(error)} <span className="error-message">{error.message}</span>
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function InspectorView({ turn, sessionId }: { turn: TurnModel | null; sessionId?: string }) {
   const [attemptNo, setAttemptNo] = useState<number | null>(null);
   const [toolId, setToolId] = useState<string | undefined>();
   const attempts = turn?.attempts ?? [];
@@ -182,6 +314,7 @@ export function InspectorView({ turn }: { turn: TurnModel | null }) {
         ))}
         {turn.fallback && <span className="badge health-broken">fallback narration</span>}
       </div>
+      {turn.phase === "done" && turn.number ? <SaveForBugReport sessionId={sessionId} turn={turn.number} /> : null}
       {current && (
         <>
           {current.failure && <p className="error-text">This plan failed: {current.failure}</p>}
@@ -227,6 +360,12 @@ export function InspectorView({ turn }: { turn: TurnModel | null }) {
               )}
             </div>
           </div>
+        </>
+      )}
+      {turn.trace && (
+        <>
+          <h3>Trace</h3>
+          <TraceView trace={turn.trace} />
         </>
       )}
     </section>
