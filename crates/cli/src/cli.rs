@@ -304,9 +304,11 @@ pub enum SessionsCommand {
         /// skill's secret settings are scrubbed out of it.
         #[arg(long, value_name = "DIR", requires = "turn", conflicts_with = "format")]
         run: Option<PathBuf>,
-        /// The skills whose secret settings are scrubbed (with --run).
-        #[command(flatten)]
-        roots: SkillRoots,
+        /// With --run: a skills folder whose secret settings are scrubbed
+        /// out; may be given several times. Default: the built-in skills and
+        /// the user's own.
+        #[arg(long = "skills", value_name = "DIR", requires = "run")]
+        skills: Vec<PathBuf>,
     },
     /// Go back to just after turn N (0 = the start) on the current branch;
     /// later turns stay in the story (redo brings them back).

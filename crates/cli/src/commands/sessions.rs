@@ -1,14 +1,15 @@
 //! `narratoria sessions list|export|rewind` (`export --turn N --run DIR`:
 //! a turn's run folder)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use narratoria_core::store::{self, Store};
 
 use super::{print_json, CliError};
-use crate::cli::{SessionsCommand, SkillRoots};
-use narratoria_app::run_export;
+use crate::cli::SessionsCommand;
+use narratoria_app::{locate, run_export};
+use narratoria_core::ErrorCode;
 
 /// Opens the session database (the user's default when none is given).
 pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
@@ -18,17 +19,24 @@ pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
     Store::open(&path).map_err(|e| CliError::usage(e.code(), e.to_string()))
 }
 
-/// Writes turn `turn` of session `id` as a run folder at `dir`, the
-/// secret settings of the skills under `roots` scrubbed out; says where.
+/// Writes turn `turn` of session `id` as a run folder at `dir`, the secret
+/// settings of the skills under `skills` (the built-in and the user's own
+/// when none is given) scrubbed out; says where.
 fn export_run(
     id: &str,
     db: Option<&Path>,
     turn: u32,
     dir: &Path,
-    roots: &SkillRoots,
+    skills: &[PathBuf],
 ) -> Result<(), CliError> {
     let store = open_store(db)?;
-    let catalog = super::discover(roots)?;
+    let mut roots = locate::skill_roots(skills);
+    let own = locate::user_skills_dir();
+    if skills.is_empty() && own.is_dir() {
+        roots.push(own);
+    }
+    let catalog = narratoria_core::skills::discover(&roots)
+        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let secrets = run_export::skill_secrets(&catalog, None);
     let out = run_export::export_run(&store, id, turn, dir, &secrets)?;
     say!(
@@ -74,9 +82,9 @@ pub fn run(cmd: SessionsCommand) -> Result<ExitCode, CliError> {
             session,
             turn: Some(turn),
             run: Some(dir),
-            roots,
+            skills,
             ..
-        } => export_run(&id, session.as_deref(), turn, &dir, &roots)?,
+        } => export_run(&id, session.as_deref(), turn, &dir, &skills)?,
         SessionsCommand::Export {
             id,
             session,

@@ -26,6 +26,34 @@ struct Kept<'a> {
     event: &'a Map<String, Value>,
 }
 
+/// The events of one run, as they are put down.
+struct Timeline<'a> {
+    run_id: &'a str,
+    clock: &'a Clock,
+    out: Vec<RunEvent>,
+}
+
+impl Timeline<'_> {
+    /// Puts down an event of `span` at `at_ms`.
+    fn push(&mut self, at_ms: u64, span: Option<&str>, kind: String, payload: Map<String, Value>) {
+        self.out.push(RunEvent {
+            run_id: self.run_id.to_string(),
+            trace_id: self.clock.trace_id(),
+            span_id: span.map(str::to_string),
+            timestamp: rfc3339(self.clock.origin_ms.saturating_add(at_ms)),
+            at_ms,
+            event_type: kind,
+            payload,
+            redaction_mode: RedactionMode::Full,
+        });
+    }
+
+    /// Puts down a kept protocol event of `span` at `at_ms`.
+    fn kept(&mut self, at_ms: u64, span: Option<&str>, k: &Kept) {
+        self.push(at_ms, span, type_of(k.event), payload(k.event));
+    }
+}
+
 /// Every event of `turn` on `clock`, in time order.
 pub(super) fn events(run_id: &str, turn: &TurnRecord, clock: &Clock) -> Vec<RunEvent> {
     let kept = kept_events(turn);
@@ -37,30 +65,14 @@ pub(super) fn events(run_id: &str, turn: &TurnRecord, clock: &Clock) -> Vec<RunE
             None => unplaced.push(k),
         }
     }
-    let mut out: Vec<(u64, RunEvent)> = Vec::new();
-    let emit = |out: &mut Vec<(u64, RunEvent)>,
-                at_ms: u64,
-                span: Option<&str>,
-                kind: String,
-                payload: Map<String, Value>| {
-        out.push((
-            at_ms,
-            RunEvent {
-                run_id: run_id.to_string(),
-                trace_id: clock.trace_id(),
-                span_id: span.map(str::to_string),
-                timestamp: rfc3339(clock.origin_ms.saturating_add(at_ms)),
-                at_ms,
-                event_type: kind,
-                payload,
-                redaction_mode: RedactionMode::Full,
-            },
-        ))
+    let mut line = Timeline {
+        run_id,
+        clock,
+        out: Vec::new(),
     };
     for step in walk(&clock.trace) {
         match step {
-            Step::Start(s) => emit(
-                &mut out,
+            Step::Start(s) => line.push(
                 s.start_ms,
                 Some(&s.span_id),
                 "span_started".into(),
@@ -68,16 +80,9 @@ pub(super) fn events(run_id: &str, turn: &TurnRecord, clock: &Clock) -> Vec<RunE
             ),
             Step::Finish(s) => {
                 for k in by_span.get(s.span_id.as_str()).into_iter().flatten() {
-                    emit(
-                        &mut out,
-                        s.end_ms,
-                        Some(&s.span_id),
-                        type_of(k.event),
-                        payload(k.event),
-                    );
+                    line.kept(s.end_ms, Some(&s.span_id), k);
                 }
-                emit(
-                    &mut out,
+                line.push(
                     s.end_ms,
                     Some(&s.span_id),
                     "span_finished".into(),
@@ -87,17 +92,12 @@ pub(super) fn events(run_id: &str, turn: &TurnRecord, clock: &Clock) -> Vec<RunE
         }
     }
     for k in unplaced {
-        emit(
-            &mut out,
-            k.fallback_ms,
-            k.span.as_deref(),
-            type_of(k.event),
-            payload(k.event),
-        );
+        line.kept(k.fallback_ms, k.span.as_deref(), k);
     }
     // Stable: records at the same ms keep the walk's order.
-    out.sort_by_key(|(at, _)| *at);
-    out.into_iter().map(|(_, e)| e).collect()
+    let mut out = line.out;
+    out.sort_by_key(|e| e.at_ms);
+    out
 }
 
 /// The protocol events every attempt's tool entries kept, with their spans.
