@@ -103,9 +103,11 @@ impl App {
                 .writer
                 .as_ref()
                 .map(|server| {
-                    crate::servers::writer(server, &self.server_waits).map(|generator| LoadedWriter {
-                        generator,
-                        path: None,
+                    crate::servers::writer(server, &self.server_waits).map(|generator| {
+                        LoadedWriter {
+                            generator,
+                            path: None,
+                        }
                     })
                 })
                 .transpose()?,

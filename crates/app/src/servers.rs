@@ -180,16 +180,14 @@ fn on_wait(role: &'static str, waits: WaitSender) -> OnWait {
 /// The planner on `choice`'s server; its waits go to `waits`.
 pub fn planner(choice: &ServerChoice, waits: &WaitSender) -> Result<Arc<dyn Planner>, AppError> {
     Ok(Arc::new(
-        RemotePlanner::new(choice.server()?)
-            .with_on_wait(Some(on_wait("planner", waits.clone()))),
+        RemotePlanner::new(choice.server()?).with_on_wait(Some(on_wait("planner", waits.clone()))),
     ))
 }
 
 /// The writer on `choice`'s server; its waits go to `waits`.
 pub fn writer(choice: &ServerChoice, waits: &WaitSender) -> Result<Arc<dyn Generator>, AppError> {
     Ok(Arc::new(
-        RemoteWriter::new(choice.server()?)
-            .with_on_wait(Some(on_wait("writer", waits.clone()))),
+        RemoteWriter::new(choice.server()?).with_on_wait(Some(on_wait("writer", waits.clone()))),
     ))
 }
 
