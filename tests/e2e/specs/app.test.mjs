@@ -106,6 +106,33 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     await shot(b, "inspector");
   });
 
+  test("the inspector shows the turn's trace and saves it as a run folder", async () => {
+    await tab("inspector");
+    const id = await b.$('[data-testid="trace-id"]');
+    await id.waitForExist({ timeout: 5_000 });
+    assert.match(await id.getText(), /^[0-9a-f]{32}$/, "a 32-digit trace id");
+    const rows = await b.$$('[data-testid="span-row"]');
+    const kinds = [];
+    for (const r of rows) kinds.push(await r.getAttribute("data-kind"));
+    assert.equal(kinds[0], "turn", "the turn is the root");
+    for (const kind of ["attempt", "planning", "execution", "tool", "script"]) {
+      assert.ok(kinds.includes(kind), `a ${kind} span among ${kinds.join(", ")}`);
+    }
+    assert.equal(await rows[0].getAttribute("data-depth"), "0");
+    await (await b.$('[data-testid="export-run"]')).click();
+    const saved = await b.$('[data-testid="export-run-path"]');
+    await saved.waitForExist({ timeout: 20_000 });
+    const dir = (await (await saved.$("code")).getText()).trim();
+    assert.ok(dir.startsWith(app.home), `${dir} is in the test's own home`);
+    for (const file of ["run.json", "events.jsonl", "transcripts.jsonl", "result.json", "summary.md"]) {
+      assert.ok(existsSync(path.join(dir, file)), `${file} in ${dir}`);
+    }
+    const events = readFileSync(path.join(dir, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.ok(events.every((e) => e.traceId === events[0].traceId), "one trace");
+    assert.equal(events[0].traceId, await id.getText());
+    await shot(b, "inspector-trace");
+  });
+
   test("disabling a skill is shown and remembered", async () => {
     await tab("skills");
     const card = await b.$('[data-skill="dice-roller"]');
