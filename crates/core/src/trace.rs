@@ -191,10 +191,27 @@ impl Trace {
         crate::sync::lock(&self.book.spans).push(span);
     }
 
-    /// Every span kept so far, ordered by start (then by when it was kept).
+    /// Every span kept so far, ordered by start; of spans starting in the
+    /// same millisecond, a span before those it holds.
     pub fn record_so_far(&self) -> TraceRecord {
         let mut spans = crate::sync::lock(&self.book.spans).clone();
-        spans.sort_by_key(|s| s.start_ms);
+        let parents: std::collections::HashMap<String, Option<String>> = spans
+            .iter()
+            .map(|s| (s.span_id.clone(), s.parent_span_id.clone()))
+            .collect();
+        let depth = |s: &Span| {
+            let mut d = 0usize;
+            let mut at = s.parent_span_id.as_ref();
+            while let Some(p) = at {
+                d += 1;
+                if d > parents.len() {
+                    break; // a loop in the links: not from this type
+                }
+                at = parents.get(p).and_then(Option::as_ref);
+            }
+            d
+        };
+        spans.sort_by_cached_key(|s| (s.start_ms, depth(s)));
         TraceRecord {
             trace_id: self.book.id.clone(),
             started_at_unix_ms: self.book.wall_origin_ms,
@@ -324,6 +341,11 @@ mod tests {
         root.close(SpanStatus::Ok);
         let rec = t.record_so_far();
         assert_eq!(rec.spans.len(), 3);
+        let at = |id: &str| rec.spans.iter().position(|s| s.span_id == id).unwrap();
+        assert!(
+            at(&root_id) < at(&child_id),
+            "a span comes before those it holds"
+        );
         assert_eq!(rec.roots().count(), 2);
         let kids: Vec<_> = rec.children(&root_id).collect();
         assert_eq!(kids.len(), 1);
