@@ -157,6 +157,13 @@ describe("External servers", { timeout: 180_000 }, () => {
 
   test("a turn the writer's server keeps waiting says so, then tells the server's prose", async () => {
     await w.tab("play");
+    // The roles load again in the background after the server was chosen:
+    // play once the status bar says the server writes.
+    const planner = await w.$("planner");
+    await b.waitUntil(async () => (await planner.getText()).includes(`${MODEL} writes on the server`), {
+      timeout: 60_000,
+      timeoutMsg: "the status bar never said the server writes",
+    });
     stub.slowMs = 4_000;
     try {
       await w.play("I light the lantern and step into the hall");
