@@ -214,19 +214,21 @@ mod tests {
         assert!(e.to_string().contains("fetch-embedder"));
     }
 
-    /// The model, when `models/all-MiniLM-L6-v2` has been fetched.
-    fn model() -> Option<Embedder> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2");
-        if !dir.join("model.safetensors").is_file() {
-            eprintln!("skipped: no model at {}", dir.display());
-            return None;
-        }
-        Some(Embedder::load(&dir).unwrap())
+    /// The model in `models/all-MiniLM-L6-v2`. Panics, naming the missing
+    /// file and scripts/fetch-embedder.sh, when it was never fetched:
+    /// `./test.sh` fetches it (through scripts/setup.sh) before the tests, so
+    /// without it these tests fail instead of passing untested.
+    fn model() -> Embedder {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let root = root.canonicalize().unwrap_or(root);
+        let dir = root.join("models").join(crate::MODEL_FOLDER);
+        Embedder::load(&dir)
+            .unwrap_or_else(|e| panic!("{e}; ./test.sh fetches it through scripts/setup.sh"))
     }
 
     #[test]
     fn related_sentences_are_closer_than_unrelated_ones() {
-        let Some(e) = model() else { return };
+        let e = model();
         let v = e
             .embed(&[
                 "The dragon burned the village to the ground.",
@@ -266,7 +268,7 @@ mod tests {
 
     #[test]
     fn an_opening_is_unit_length_and_unchanged_by_batching() {
-        let Some(e) = model() else { return };
+        let e = model();
         let texts = [
             "I rob the tax collectors of the crown",
             "what was the password again",

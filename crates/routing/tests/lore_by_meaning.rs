@@ -60,9 +60,7 @@ fn by_meaning(told: &[LoreUse]) -> Vec<(String, f32)> {
 
 #[test]
 fn lore_is_told_by_meaning_when_its_keys_are_not_used() {
-    let Some(router) = support::router(None, Calibration::default()) else {
-        return;
-    };
+    let router = support::embedder_router(None, Calibration::default());
     let state = ashford();
     let mut found = 0;
     for (input, entry) in ABOUT {
@@ -110,9 +108,7 @@ fn keys_still_win_and_no_model_means_keys_alone() {
     );
     let nothing = story_context(&state, "I break the wax on the envelope", &[], None).unwrap();
     assert!(by_meaning(&nothing.lore_used).is_empty());
-    let Some(router) = support::router(None, Calibration::default()) else {
-        return;
-    };
+    let router = support::embedder_router(None, Calibration::default());
     let judged = story_context(&state, "I pay the ferry fare", &[], Some(&router)).unwrap();
     let toll = judged
         .lore_used

@@ -22,8 +22,8 @@ impl Embed for Counting {
     }
 }
 
-fn counting_router() -> Option<(Router, Arc<AtomicUsize>)> {
-    let dir = support::model_dir()?;
+fn counting_router() -> (Router, Arc<AtomicUsize>) {
+    let dir = support::embedder_dir();
     let texts = Arc::new(AtomicUsize::new(0));
     let model = narratoria_embed::Embedder::load(&dir).expect("the embedding model loads");
     let router = Router::new(
@@ -33,7 +33,7 @@ fn counting_router() -> Option<(Router, Arc<AtomicUsize>)> {
         }),
         narratoria_routing::model_key(&dir),
     );
-    Some((router, texts))
+    (router, texts)
 }
 
 fn skills(d: &narratoria_routing::Decision) -> Vec<&str> {
@@ -42,9 +42,7 @@ fn skills(d: &narratoria_routing::Decision) -> Vec<&str> {
 
 #[test]
 fn a_replan_reuses_the_inputs_scores_and_decides_as_a_fresh_router() {
-    let Some((router, embedded)) = counting_router() else {
-        return;
-    };
+    let (router, embedded) = counting_router();
     let (_dir, catalog) = support::shipped_skills();
     router.prepare(&catalog).unwrap();
     // Two clauses, two skills: the clauses are embedded too.
@@ -63,7 +61,7 @@ fn a_replan_reuses_the_inputs_scores_and_decides_as_a_fresh_router() {
     let replan = router.route(&catalog, input, &memory).unwrap();
     assert_eq!(embedded.load(Ordering::SeqCst), scored);
     assert_eq!(skills(&replan), ["dice-roller"]);
-    let (fresh, _) = counting_router().unwrap();
+    let (fresh, _) = counting_router();
     assert_eq!(fresh.route(&catalog, input, &memory).unwrap(), replan);
 
     // Another input is scored anew, and so is the same input against a

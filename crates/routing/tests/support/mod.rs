@@ -1,4 +1,5 @@
-//! Shared by the routing tests and the benchmark: the real embedding model,
+//! Shared by the routing tests and the benchmark: the real embedding model
+//! (which they need: without it they fail, naming the command that fetches it),
 //! catalogs of the built-in skills (as shipped, or reworded by a fixture),
 //! and the labelled input sets.
 #![allow(dead_code)]
@@ -13,29 +14,42 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The all-MiniLM-L6-v2 folder, or `None` (with a note) when it was never fetched.
-pub fn model_dir() -> Option<PathBuf> {
-    let dir = root().join("models").join(narratoria_routing::MODEL_FOLDER);
-    if dir.join("model.safetensors").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: no embedding model at {} (run scripts/fetch-embedder.sh)",
-            dir.display()
+/// The files of the all-MiniLM-L6-v2 folder that the router loads.
+const EMBEDDER_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+
+/// The all-MiniLM-L6-v2 folder. Panics, naming the missing file and the
+/// command that fetches it, when it was never fetched: `./test.sh` fetches
+/// it (through scripts/setup.sh) before the tests, so without it a test
+/// fails instead of passing untested.
+pub fn embedder_dir() -> PathBuf {
+    let root = root().canonicalize().unwrap_or_else(|_| root());
+    let dir = root.join("models").join(narratoria_routing::MODEL_FOLDER);
+    for file in EMBEDDER_FILES {
+        let path = dir.join(file);
+        assert!(
+            path.is_file(),
+            "the embedding model is missing: {} not found; fetch it with \
+             scripts/fetch-embedder.sh (./test.sh runs it through scripts/setup.sh)",
+            path.display()
         );
-        None
     }
+    dir
 }
 
 /// A router over the real model, caching in `cache` (`None`: no cache).
+/// Panics like [`embedder_dir`] when the model was never fetched.
+pub fn embedder_router(cache: Option<&Path>, calibration: Calibration) -> Router {
+    Router::load(&embedder_dir())
+        .expect("the embedding model loads")
+        .with_cache_dir(cache.map(Path::to_path_buf))
+        .with_calibration(calibration)
+}
+
+/// [`embedder_router`], always `Some`: the shape the benchmark and the
+/// calibration search (tests/tune.rs) call. It panics like [`embedder_dir`]
+/// without the model; it never returns `None`.
 pub fn router(cache: Option<&Path>, calibration: Calibration) -> Option<Router> {
-    let dir = model_dir()?;
-    Some(
-        Router::load(&dir)
-            .expect("the embedding model loads")
-            .with_cache_dir(cache.map(Path::to_path_buf))
-            .with_calibration(calibration),
-    )
+    Some(embedder_router(cache, calibration))
 }
 
 /// One labelled player input.
