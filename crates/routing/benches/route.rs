@@ -10,9 +10,7 @@ use std::time::{Duration, Instant};
 use narratoria_routing::Calibration;
 
 fn main() {
-    let Some(router) = support::router(None, Calibration::default()) else {
-        return;
-    };
+    let router = support::embedder_router(None, Calibration::default());
     let (_dir, catalog) = support::shipped_skills();
     let start = Instant::now();
     router.prepare(&catalog).unwrap();

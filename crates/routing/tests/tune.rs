@@ -40,9 +40,7 @@ fn search_calibrations_on_the_tuning_inputs() {
             l2,
             ..Calibration::default()
         };
-        let Some(router) = support::router(None, base) else {
-            return;
-        };
+        let router = support::embedder_router(None, base);
         let index = router.prepare(&catalog).unwrap();
         let vectors: Vec<Vec<Vec<f32>>> = items
             .iter()
@@ -98,7 +96,7 @@ fn search_calibrations_on_the_tuning_inputs() {
         println!("{exact}/{}: {cal:?}", items.len());
     }
     let cal = best[0].1;
-    let router = support::router(None, cal).unwrap();
+    let router = support::embedder_router(None, cal);
     let mut s = support::Score::default();
     for item in &items {
         let got: Vec<String> = router

@@ -45,13 +45,6 @@ pub fn embedder_router(cache: Option<&Path>, calibration: Calibration) -> Router
         .with_calibration(calibration)
 }
 
-/// [`embedder_router`], always `Some`: the shape the benchmark and the
-/// calibration search (tests/tune.rs) call. It panics like [`embedder_dir`]
-/// without the model; it never returns `None`.
-pub fn router(cache: Option<&Path>, calibration: Calibration) -> Option<Router> {
-    Some(embedder_router(cache, calibration))
-}
-
 /// One labelled player input.
 #[derive(Debug, Clone)]
 pub struct Labelled {
