@@ -30,6 +30,7 @@ pub mod state;
 pub mod stop;
 pub mod store;
 pub mod sync;
+pub mod time;
 pub mod trace;
 pub mod turn;
 

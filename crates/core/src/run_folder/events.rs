@@ -12,10 +12,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::clock::rfc3339;
 use super::records::{RedactionMode, RunEvent};
 use super::Clock;
 use crate::store::TurnRecord;
+use crate::time::rfc3339;
 use crate::trace::{Span, TraceRecord};
 
 /// One protocol event as a tool entry kept it.

@@ -9,7 +9,6 @@
 //! does. Every record passes through the scrub of the skills' secret values
 //! given to [`build`], and the write refuses a file that still holds one.
 
-mod clock;
 mod events;
 mod records;
 mod summary;
@@ -86,7 +85,7 @@ impl Clock {
         }
         trace.spans.sort_by_key(|s| s.start_ms);
         let origin_ms = if trace.trace_id.is_empty() {
-            clock::parse_rfc3339(&turn.created_at)
+            crate::time::parse_rfc3339(&turn.created_at)
                 .map_or(0, |saved| saved.saturating_sub(turn.duration_ms))
         } else {
             trace.started_at_unix_ms
@@ -164,7 +163,7 @@ fn manifest(
         session_id: session.to_string(),
         turn_number: turn.number,
         trace_id: clock.trace_id(),
-        started_at: clock::rfc3339(clock.origin_ms),
+        started_at: crate::time::rfc3339(clock.origin_ms),
         duration_ms: turn.duration_ms,
         written_by: format!("narratoria {}", env!("CARGO_PKG_VERSION")),
         redaction_mode: if redacted {

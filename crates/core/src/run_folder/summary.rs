@@ -23,7 +23,7 @@ pub(super) fn summary(run_id: &str, session: &str, turn: &TurnRecord, clock: &Cl
     let _ = writeln!(
         md,
         "- Started: {} · took {} ms{}\n",
-        super::clock::rfc3339(clock.origin_ms),
+        crate::time::rfc3339(clock.origin_ms),
         turn.duration_ms,
         if turn.fallback {
             " · told by the fallback template"

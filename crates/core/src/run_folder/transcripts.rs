@@ -5,12 +5,12 @@
 
 use serde_json::{Map, Value};
 
-use super::clock::rfc3339;
 use super::records::{
     CallBudget, CallError, CallSite, CallStatus, CallUsage, RedactionMode, RunTranscript,
 };
 use super::Clock;
 use crate::store::{AttemptRecord, TurnRecord};
+use crate::time::rfc3339;
 use crate::trace::{Span, SpanKind};
 
 /// Every model call of `turn`, by attempt: the planner's first, then the
