@@ -30,6 +30,8 @@ pub mod state;
 pub mod stop;
 pub mod store;
 pub mod sync;
+#[cfg(test)]
+mod test_support;
 pub mod time;
 pub mod trace;
 pub mod turn;

@@ -4,72 +4,22 @@
 //! by span, and for the secret.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::{Map, Value};
 
 use super::*;
 use crate::host::serve::HostLink;
-use crate::host::{Generator, Written};
 use crate::narration::StoryTold;
-use crate::protocol::{FinishReason, GenerateRequest, GenerationError, HostModel, Usage};
 use crate::rules::RulePlanner;
 use crate::skills::SkillsState;
 use crate::store::Store;
+use crate::test_support::{script_skill as skill, Scribe};
 use crate::turn::{play_turn, TurnOptions, TurnOutcome};
 
 /// The storyteller's secret setting (`format: "password"`).
 const SECRET: &str = "sk-live-7QpZ93xw";
-
-struct Scribe;
-
-impl Generator for Scribe {
-    fn offer(&self) -> HostModel {
-        HostModel {
-            model: "scribe.gguf".into(),
-            context_tokens: 2048,
-            max_tokens: 64,
-            parameters: None,
-        }
-    }
-
-    fn generate(
-        &self,
-        _: &GenerateRequest,
-        _: &mut dyn FnMut(&str),
-        _: &Arc<AtomicBool>,
-        _: Instant,
-    ) -> Result<Written, GenerationError> {
-        Ok(Written {
-            text: "The goblin falls.".into(),
-            finish_reason: FinishReason::Stop,
-            usage: Usage {
-                prompt_tokens: 5,
-                cached_tokens: 0,
-                completion_tokens: 4,
-                ms: 1,
-            },
-        })
-    }
-}
-
-fn skill(root: &Path, name: &str, script: &str, manifest_extra: &str, body: &str) -> PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir_all(dir.join("scripts")).unwrap();
-    std::fs::write(
-        dir.join("skill.json"),
-        format!(r#"{{"name":"{name}","version":"1.0.0","description":"d"{manifest_extra}}}"#),
-    )
-    .unwrap();
-    let path = dir.join("scripts").join(format!("{script}.sh"));
-    std::fs::write(&path, format!("#!/bin/sh\nread -r env\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir
-}
 
 const DICE_FAIL: &str = r#"printf '%s\n' '{"type":"log","level":"info","message":"rolling"}' '{"type":"error","code":"INTERNAL_ERROR","message":"broken","recoverable":false}' '{"type":"done","ok":false}'; exit 1"#;
 

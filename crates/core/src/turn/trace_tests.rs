@@ -3,62 +3,11 @@
 //! with a replan, a retried script, a host generation and the turn's memory,
 //! all real script processes.
 
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
-
 use super::*;
 use crate::host::serve::HostLink;
-use crate::host::{Generator, Written};
-use crate::protocol::{FinishReason, GenerateRequest, GenerationError, HostModel, Usage};
 use crate::rules::RulePlanner;
+use crate::test_support::{script_skill as skill, Scribe};
 use crate::trace::{Span, SpanKind, SpanStatus, TraceRecord};
-
-/// Writes "The goblin falls." whatever it is asked.
-struct Scribe;
-
-impl Generator for Scribe {
-    fn offer(&self) -> HostModel {
-        HostModel {
-            model: "scribe.gguf".into(),
-            context_tokens: 2048,
-            max_tokens: 64,
-            parameters: None,
-        }
-    }
-
-    fn generate(
-        &self,
-        _: &GenerateRequest,
-        _: &mut dyn FnMut(&str),
-        _: &Arc<AtomicBool>,
-        _: Instant,
-    ) -> Result<Written, GenerationError> {
-        Ok(Written {
-            text: "The goblin falls.".into(),
-            finish_reason: FinishReason::Stop,
-            usage: Usage {
-                prompt_tokens: 5,
-                cached_tokens: 0,
-                completion_tokens: 4,
-                ms: 1,
-            },
-        })
-    }
-}
-
-fn skill(root: &std::path::Path, name: &str, script: &str, manifest_extra: &str, body: &str) {
-    let dir = root.join(name);
-    std::fs::create_dir_all(dir.join("scripts")).unwrap();
-    std::fs::write(
-        dir.join("skill.json"),
-        format!(r#"{{"name":"{name}","version":"1.0.0","description":"d"{manifest_extra}}}"#),
-    )
-    .unwrap();
-    let path = dir.join("scripts").join(format!("{script}.sh"));
-    std::fs::write(&path, format!("#!/bin/sh\nread -r env\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
 
 /// Fails for good: the next plan leaves the dice out.
 const DICE_FAIL: &str = r#"printf '%s\n' '{"type":"error","code":"INTERNAL_ERROR","message":"broken","recoverable":false}' '{"type":"done","ok":false}'; exit 1"#;
