@@ -15,6 +15,7 @@ pub mod chosen_paths;
 mod controls;
 pub mod desktop;
 mod error;
+pub mod load_queue;
 pub mod locate;
 pub mod logging;
 mod model;

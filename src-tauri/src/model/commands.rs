@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
+use narratoria_app::load_queue::Ran;
 use narratoria_app::roles::{self, Given};
 use narratoria_app::AppError;
 use narratoria_core::sync::lock;
@@ -20,7 +21,7 @@ use crate::startup::AppState;
 pub fn model_status(app: State<'_, AppState>, status: State<'_, ModelStatus>) -> ModelView {
     ModelView {
         model: app.model_info(),
-        loading: lock(&status.0).clone(),
+        loading: lock(&status.loading).clone(),
     }
 }
 
@@ -47,47 +48,67 @@ pub fn model_load(
 
 /// Loads a model on its own thread, reporting progress as app events:
 /// `path` plans and writes; `None`, the player's roles over the bundle's
-/// default model (docs/models.md, "Roles").
+/// default model (docs/models.md, "Roles"). Loads run one at a time in the
+/// order asked; one overtaken before it starts is skipped, and only the
+/// last one asked ends the status's load and sends `model-loaded` or
+/// `model-failed`, so the roles in use are those the settings name after
+/// the last ask.
 pub fn load_in_background(handle: AppHandle, path: Option<PathBuf>) {
     let shown = path.as_ref().map(|p| p.display().to_string());
-    {
+    let ticket = {
         let status = handle.state::<ModelStatus>();
-        *lock(&status.0) = Loading {
+        *lock(&status.loading) = Loading {
             path: shown.clone(),
             progress: 0.0,
             active: true,
             error: None,
         };
-    }
+        status.queue.ask()
+    };
     std::thread::spawn(move || {
         let app = handle.state::<AppState>().inner().clone();
-        let progress_handle = handle.clone();
-        let progress_path = shown.clone();
-        let progress = Box::new(move |p: f32| {
-            if let Some(s) = progress_handle.try_state::<ModelStatus>() {
-                lock(&s.0).progress = p;
-            }
-            let _ = progress_handle.emit(
-                PROGRESS_EVENT,
-                ModelProgress {
-                    path: progress_path.clone(),
-                    progress: p,
-                },
-            );
-        });
-        let resources = handle.path().resource_dir().ok();
-        let given = Given {
-            model: path,
-            ..Given::default()
-        };
-        let roles = roles::for_run(&given, resources.as_deref());
-        let outcome = app.load_roles(&roles, Some(progress));
         let status = handle.state::<ModelStatus>();
-        let mut loading = lock(&status.0);
+        let ran = status.queue.run(ticket, || {
+            let progress_handle = handle.clone();
+            let progress_path = shown.clone();
+            let progress = Box::new(move |p: f32| {
+                if let Some(s) = progress_handle.try_state::<ModelStatus>() {
+                    if s.queue.is_latest(ticket) {
+                        lock(&s.loading).progress = p;
+                    }
+                }
+                let _ = progress_handle.emit(
+                    PROGRESS_EVENT,
+                    ModelProgress {
+                        path: progress_path.clone(),
+                        progress: p,
+                    },
+                );
+            });
+            let resources = handle.path().resource_dir().ok();
+            let given = Given {
+                model: path,
+                ..Given::default()
+            };
+            let roles = roles::for_run(&given, resources.as_deref());
+            app.load_roles(&roles, Some(progress))
+        });
+        let outcome = match ran {
+            Ran::Ran {
+                outcome,
+                latest: true,
+            } => outcome,
+            Ran::Ran { latest: false, .. } => {
+                tracing::info!("a later load of the roles follows this one");
+                return;
+            }
+            Ran::Overtaken => return,
+        };
+        let mut loading = lock(&status.loading);
         loading.active = false;
         match outcome {
             Ok(info) => {
-                tracing::info!(planner = %info.planner, path = ?info.path, "model loaded");
+                tracing::info!(planner = %info.planner, path = ?info.path, writer = %info.writer, "model loaded");
                 loading.progress = 1.0;
                 loading.error = None;
                 drop(loading);

@@ -2,6 +2,7 @@
 
 use std::sync::Mutex;
 
+use narratoria_app::load_queue::LoadQueue;
 use narratoria_app::{AppError, ModelInfo};
 use serde::Serialize;
 
@@ -18,9 +19,13 @@ pub struct Loading {
     pub error: Option<AppError>,
 }
 
-/// Shared load progress, updated by the loading thread.
+/// Shared load progress, updated by the loading thread, and the queue
+/// the loads wait in.
 #[derive(Default)]
-pub struct ModelStatus(pub Mutex<Loading>);
+pub struct ModelStatus {
+    pub loading: Mutex<Loading>,
+    pub queue: LoadQueue,
+}
 
 /// The model in use plus any load in progress.
 #[derive(Debug, Clone, Serialize)]
