@@ -24,6 +24,10 @@ pub(crate) enum Placing {
     Next,
     /// Beside the head (same parent): the head stays as an alternative.
     BesideHead,
+    /// In place of turn N of the current branch, its words edited: on a new
+    /// branch from the turn before it, made current (the old turns stay on
+    /// their branch).
+    InsteadOf(u32),
 }
 
 /// Where a turn at `place` acts, as its scripts are told.
@@ -99,10 +103,14 @@ impl App {
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
         let (place, state, recent, told) = {
-            let store = sync::lock(&self.store);
+            let mut store = sync::lock(&self.store);
             let place = match placing {
                 Placing::Next => store.place_next(session)?,
                 Placing::BesideHead => store.place_beside_head(session)?,
+                Placing::InsteadOf(turn) => {
+                    crate::regen::branch_to_edit(&mut store, session, turn)?;
+                    store.place_next(session)?
+                }
             };
             let state = store.state_for(&place)?;
             let (recent, told) = crate::steer::told_at(&store, &place, input)?;

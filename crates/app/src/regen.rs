@@ -23,6 +23,30 @@ use crate::{App, AppError, SessionView, TurnView};
 /// in the story so far.
 const CONTINUING: &str = "I wait and watch what happens next";
 
+/// Makes a branch from the turn before turn `turn` of `session`'s current
+/// branch, named for the edit ("edit of turn 3", then "edit of turn 3 (2)"…),
+/// and plays on it from now on. `session_not_found` when the branch has no
+/// turn `turn`. The caller holds the session's turn lock.
+pub(crate) fn branch_to_edit(store: &mut Store, session: &str, turn: u32) -> Result<(), AppError> {
+    let turns = store.head_turn(session)?.map_or(0, |last| last.number);
+    if turn == 0 || turn > turns {
+        return Err(AppError::new(
+            ErrorCode::SessionNotFound,
+            format!("the story has no turn {turn} on this branch"),
+        ));
+    }
+    let branches = store.branches(session)?;
+    let mut name = format!("edit of turn {turn}");
+    let mut n = 2;
+    while branches.iter().any(|b| b.name == name) {
+        name = format!("edit of turn {turn} ({n})");
+        n += 1;
+    }
+    let made = store.branch(session, turn - 1, Some(&name))?;
+    store.switch_branch(session, &made.name)?;
+    Ok(())
+}
+
 /// What the narration step is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Retelling {
@@ -68,7 +92,9 @@ impl App {
 
     /// Plays turn `turn` of the current branch again with `input` instead,
     /// on a new branch from the turn before it (the old turns stay on their
-    /// branch); the new branch becomes current.
+    /// branch); the new branch becomes current. Like any turn it waits for a
+    /// turn of the story still running, and `turn` is looked for on the
+    /// branch as that turn left it.
     pub async fn edit_turn(
         &self,
         session: &str,
@@ -77,26 +103,8 @@ impl App {
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
         let input = player_input(input, "say what your character does instead")?;
-        let turns = sync::lock(&self.store)
-            .head_turn(session)?
-            .map_or(0, |last| last.number);
-        if turn == 0 || turn > turns {
-            return Err(AppError::new(
-                ErrorCode::SessionNotFound,
-                format!("the story has no turn {turn} on this branch"),
-            ));
-        }
-        {
-            let branches = self.branches(session)?;
-            let mut name = format!("edit of turn {turn}");
-            let mut n = 2;
-            while branches.iter().any(|b| b.name == name) {
-                name = format!("edit of turn {turn} ({n})");
-                n += 1;
-            }
-            self.branch(session, turn - 1, Some(&name))?;
-        }
-        self.play_placed(session, input, Placing::Next, events)
+        // Checked and branched once any turn running in the story has ended.
+        self.play_placed(session, input, Placing::InsteadOf(turn), events)
             .await
     }
 

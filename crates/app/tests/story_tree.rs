@@ -209,6 +209,43 @@ async fn two_turns_of_one_story_take_turns() {
     assert_eq!(second.turn.parent.as_deref(), Some(first.turn.id.as_str()));
 }
 
+/// An edit asked for while a turn of the story runs waits for that turn:
+/// the turn it edits is looked for on the branch as the running turn left
+/// it, and the edit's branch starts from there. On one runtime thread, so
+/// an edit that blocked the thread while it waited would never end.
+#[tokio::test]
+async fn an_edit_asked_during_a_turn_waits_for_it_then_branches() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = std::sync::Arc::new(app(dir.path()));
+    let session = app.new_session("Edited").unwrap().session.id;
+    play(&app, "one gain 1").await;
+    let running = {
+        let app = app.clone();
+        tokio::spawn(async move { app.play("slow two gain 2", None).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Turn 2 is the one still being played.
+    let edited = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        app.edit_turn(&session, 2, "three gain 3", None),
+    )
+    .await
+    .expect("the edit waited for ever")
+    .unwrap();
+    let running = running.await.unwrap().unwrap();
+    assert_eq!(running.turn.number, 2);
+    assert_eq!(edited.turn.number, 2);
+    assert_eq!(edited.turn.narrative, "standing 4; remembered one,three");
+    let branches = app.branches(&session).unwrap();
+    let names: Vec<&str> = branches.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["main", "edit of turn 2"]);
+    assert!(branches[1].current);
+    // An edit of a turn the branch does not have is refused, and no branch made.
+    let err = app.edit_turn(&session, 9, "four", None).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::SessionNotFound, "{err}");
+    assert_eq!(app.branches(&session).unwrap().len(), 2);
+}
+
 #[tokio::test]
 async fn a_turn_whose_story_was_rewound_elsewhere_is_not_saved() {
     let dir = tempfile::tempdir().unwrap();
