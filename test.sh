@@ -18,6 +18,9 @@ echo "== unit, black-box, skill and narrator tests" >&2
 # The default members: everything but the desktop shell, which scripts/e2e.sh
 # builds after installing WebKit.
 cargo test --locked 2>&1
+# The storyteller built with its own model (cargo feature own-model: used
+# only when the host lends none), which the default build leaves out.
+cargo test --locked -p narratoria-storyteller --features own-model 2>&1
 
 # The desktop app in a real window (installs WebKit, Node.js, Xvfb,
 # tauri-driver and the UI's npm packages, builds the app and its .deb,

@@ -13,7 +13,9 @@ pub mod dice;
 pub mod error;
 pub mod host;
 pub mod input;
+#[cfg(feature = "memory")]
 pub mod memory;
+#[cfg(feature = "memory")]
 pub mod memory_model;
 pub mod protocol;
 pub mod reputation;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 /// The default model's file name (fetched by scripts/fetch-model.sh).
-pub use narratoria_narrator::DEFAULT_MODEL_FILE;
+pub use narratoria_core::paths::DEFAULT_MODEL_FILE;
 
 /// Who writes the prose.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

@@ -1,5 +1,6 @@
 //! Why a provider gave no narrative, each with its protocol failure code.
 
+#[cfg(feature = "own-model")]
 use narratoria_narrator::NarratorError;
 use narratoria_protocol::FailureCode;
 use narratoria_skills_builtin::SkillError;
@@ -63,8 +64,13 @@ pub enum ProviderError {
     #[error("no local model: {0}")]
     ModelMissing(String),
     /// llama.cpp could not load the model or generate.
+    #[cfg(feature = "own-model")]
     #[error("the local model failed: {0}")]
     Local(#[from] NarratorError),
+    /// This build of the script has no model of its own (cargo feature
+    /// `own-model`) and the host lends none.
+    #[error("this storyteller has no model of its own and the host lends none")]
+    NoOwnModel,
     /// The host's model (protocol 1.1) gave no text.
     #[error("{message}")]
     Host { code: FailureCode, message: String },
@@ -106,13 +112,14 @@ impl ProviderError {
             ProviderError::Rejected { .. } | ProviderError::Config(_) => {
                 FailureCode::ValidationError
             }
-            ProviderError::ModelMissing(_) => FailureCode::NotFound,
-            ProviderError::Local(NarratorError::ModelMissing(_)) => FailureCode::NotFound,
-            ProviderError::Local(NarratorError::Deadline) => FailureCode::Timeout,
-            ProviderError::Local(NarratorError::PromptTooLong { .. }) => {
-                FailureCode::ValidationError
-            }
-            ProviderError::Local(_) => FailureCode::InternalError,
+            ProviderError::ModelMissing(_) | ProviderError::NoOwnModel => FailureCode::NotFound,
+            #[cfg(feature = "own-model")]
+            ProviderError::Local(e) => match e {
+                NarratorError::ModelMissing(_) => FailureCode::NotFound,
+                NarratorError::Deadline => FailureCode::Timeout,
+                NarratorError::PromptTooLong { .. } => FailureCode::ValidationError,
+                _ => FailureCode::InternalError,
+            },
             ProviderError::Host { code, .. } => *code,
         }
     }
@@ -142,7 +149,6 @@ impl ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     #[test]
     fn codes_follow_the_http_mapping() {
@@ -179,10 +185,14 @@ mod tests {
             assert_eq!(e.code(), FailureCode::ExternalServiceError, "{e}");
             assert!(e.recoverable());
         }
+        #[cfg(feature = "own-model")]
         assert_eq!(
-            ProviderError::Local(NarratorError::ModelMissing(PathBuf::from("/m"))).code(),
+            ProviderError::Local(NarratorError::ModelMissing(std::path::PathBuf::from("/m")))
+                .code(),
             FailureCode::NotFound
         );
+        assert_eq!(ProviderError::NoOwnModel.code(), FailureCode::NotFound);
+        assert!(!ProviderError::NoOwnModel.recoverable());
     }
 
     #[test]

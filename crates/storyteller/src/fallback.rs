@@ -437,6 +437,7 @@ fn attempt<'h>(
                 "the host offers no model".into(),
             )),
         },
+        Step::Local if !local::AVAILABLE => Err(ProviderError::NoOwnModel),
         Step::Local => {
             let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
                 ProviderError::ModelMissing(format!(
@@ -456,7 +457,6 @@ fn attempt<'h>(
                 job.deadline,
                 on_piece,
             )
-            .map(|_| ())
         }
         Step::Template => Ok(()),
     }

@@ -8,7 +8,6 @@ mod support;
 
 use std::sync::mpsc;
 
-use narratoria_storyteller::prompt::opening;
 use serde_json::{json, Value};
 use support::*;
 
@@ -172,6 +171,7 @@ fn anthropic_streams_content_block_deltas_with_its_headers() {
 }
 
 #[test]
+#[cfg(feature = "own-model")]
 fn unauthorized_falls_back_to_the_local_model() {
     let server = MockServer::start(vec![Reply::error(
         401,
@@ -263,6 +263,7 @@ fn rate_limit_without_a_model_ends_at_the_deterministic_template() {
 }
 
 #[test]
+#[cfg(feature = "own-model")]
 fn unreachable_endpoint_falls_back_to_the_local_model() {
     let sb = Sandbox::new();
     sb.with_default_model().config(json!({
@@ -288,6 +289,7 @@ fn unreachable_endpoint_falls_back_to_the_local_model() {
 }
 
 #[test]
+#[cfg(feature = "own-model")]
 fn local_default_model_writes_prose_within_max_tokens() {
     let sb = Sandbox::new();
     sb.with_default_model()
@@ -300,7 +302,10 @@ fn local_default_model_writes_prose_within_max_tokens() {
     // The rules' opening is the host's, not the model's: `maxTokens` bounds
     // only what the model writes on from it (docs/storyteller.md).
     let deps = json!({"sneak": run.output("sneak")});
-    let opening = opening(deps.as_object().unwrap(), "I sneak past the gate guard");
+    let opening = narratoria_storyteller::prompt::opening(
+        deps.as_object().unwrap(),
+        "I sneak past the gate guard",
+    );
     let written = narrative
         .trim_start()
         .strip_prefix(opening.trim())
@@ -339,7 +344,43 @@ fn no_model_and_no_provider_gives_the_template() {
     let narrative = assert_streamed(&run);
     assert!(narrative.starts_with("You light a candle. "), "{narrative}");
     assert_eq!(run.error_codes("narrate"), vec!["NOT_FOUND"]);
-    assert!(run.warnings("narrate")[0].contains("fetch-model.sh"));
+    let why = if cfg!(feature = "own-model") {
+        "fetch-model.sh"
+    } else {
+        "no model of its own"
+    };
+    assert!(
+        run.warnings("narrate")[0].contains(why),
+        "{:?}",
+        run.warnings("narrate")
+    );
+}
+
+/// Built without its own model (the default), the script loads none even
+/// with a model file where it would look: with no model lent by the host it
+/// tells the template, and says why.
+#[test]
+#[cfg(not(feature = "own-model"))]
+fn without_its_own_model_and_none_lent_the_template_tells_and_says_why() {
+    let sb = Sandbox::new();
+    // A file where the script would look for the default model: loading it
+    // would fail otherwise (INTERNAL_ERROR), not be skipped.
+    let models = sb.skill_dir().join("../../models");
+    std::fs::create_dir_all(&models).unwrap();
+    std::fs::write(models.join(MODEL_FILE), b"not a model").unwrap();
+    sb.config(json!({"provider": "local", "style": "vivid"}));
+    let run = sb.run(sneak_plan(), None);
+    assert_eq!(run.result["success"], true, "{:#}", run.result);
+    let out = run.output("narrate");
+    assert_eq!(out["provider"], "template", "{out:#}");
+    assert_streamed(&run);
+    assert_eq!(run.error_codes("narrate"), vec!["NOT_FOUND"]);
+    let warnings = run.warnings("narrate");
+    assert!(
+        warnings[0].contains("no model of its own and the host lends none")
+            && warnings[0].contains("falling back to the plain template"),
+        "{warnings:?}"
+    );
 }
 
 #[test]

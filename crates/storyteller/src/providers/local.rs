@@ -1,19 +1,27 @@
 //! The local provider: a GGUF chat model run by llama.cpp inside this script
-//! process (through the narrator crate's shared backend and [`generate_text`]).
+//! process (through the narrator crate's shared backend and its
+//! `generate_text`), when the script is built with the cargo feature
+//! `own-model`; without it the step fails with
+//! [`ProviderError::NoOwnModel`] and the chain goes on to the template.
 
 use std::path::Path;
 use std::time::Instant;
 
-use narratoria_narrator::text::{generate_text, TextOutput, TextRequest};
+#[cfg(feature = "own-model")]
+use narratoria_narrator::text::{generate_text, TextRequest};
 
 use crate::error::ProviderError;
 use crate::prompt::Prompt;
 
 pub const NAME: &str = "local";
 
+/// Whether this build of the script can load a model of its own.
+pub const AVAILABLE: bool = cfg!(feature = "own-model");
+
 /// Writes the answer with the model at `model_path`, passing each piece of
 /// text to `on_piece` as it is decoded. Promises at most `max_tokens`
 /// generated tokens and a stop at the model's end of generation.
+#[cfg(feature = "own-model")]
 pub fn generate(
     model_path: &Path,
     prompt: &Prompt,
@@ -21,7 +29,7 @@ pub fn generate(
     max_tokens: u32,
     deadline: Instant,
     on_piece: &mut dyn FnMut(&str),
-) -> Result<TextOutput, ProviderError> {
+) -> Result<(), ProviderError> {
     let request = TextRequest {
         system: prompt.system.clone(),
         // This model is loaded for one turn: the story so far is told in
@@ -38,10 +46,25 @@ pub fn generate(
         one_paragraph: true,
         ..TextRequest::default()
     };
-    Ok(generate_text(model_path, &request, on_piece)?)
+    generate_text(model_path, &request, on_piece)?;
+    Ok(())
+}
+
+/// Without the feature `own-model`: always [`ProviderError::NoOwnModel`].
+#[cfg(not(feature = "own-model"))]
+pub fn generate(
+    _model_path: &Path,
+    _prompt: &Prompt,
+    _temperature: f32,
+    _max_tokens: u32,
+    _deadline: Instant,
+    _on_piece: &mut dyn FnMut(&str),
+) -> Result<(), ProviderError> {
+    Err(ProviderError::NoOwnModel)
 }
 
 /// The story so far and the turn as one message.
+#[cfg(feature = "own-model")]
 fn transcript(prompt: &Prompt) -> String {
     let mut out = String::new();
     for (role, content) in prompt.conversation() {
@@ -55,6 +78,7 @@ fn transcript(prompt: &Prompt) -> String {
 }
 
 /// A different draw each run.
+#[cfg(feature = "own-model")]
 fn seed() -> u32 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
