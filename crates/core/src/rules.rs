@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
+use crate::narration::step::{NARRATE, NARRATE_TOOL_ID, STORYTELLER};
 use crate::plan::{Plan, PlanMetadata, ToolInvocation};
 use crate::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use crate::skills::{Catalog, Skill};
@@ -193,7 +194,7 @@ pub fn rule_plan(req: &PlanRequest<'_>) -> Plan {
             }
         }
     }
-    if let Some((path, script)) = find("storyteller", "narrate") {
+    if let Some((path, script)) = find(STORYTELLER, NARRATE) {
         let deps: Vec<String> = tools.iter().map(|t| t.tool_id.clone()).collect();
         let input = fit(
             script.input_schema.as_ref(),
@@ -203,7 +204,7 @@ pub fn rule_plan(req: &PlanRequest<'_>) -> Plan {
                 ("input", json!(req.input)),
             ],
         );
-        add(&mut tools, "narrate", path, input, deps, true);
+        add(&mut tools, NARRATE_TOOL_ID, path, input, deps, true);
     }
 
     let mut plan = Plan::new(tools);
