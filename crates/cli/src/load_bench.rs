@@ -12,9 +12,9 @@ use narratoria_core::skills::discover;
 use narratoria_core::{ErrorCode, ExecutorOptions};
 use serde_json::Map;
 
-use crate::bench::{parallel_plan, report, write_skill};
+use crate::bench_kit::{parallel_plan, report, watch_latencies, write_skill};
 use crate::cli::BenchArgs;
-use crate::commands::{runtime, CliError};
+use crate::commands::common::{runtime, CliError};
 
 const TURNS: usize = 1_000;
 const WINDOW: usize = 100;
@@ -110,8 +110,7 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     print_peak_rss("after the wide plan");
 
     // 3. 1,000 skills under live reload: edits of their prompts.
-    let latencies =
-        crate::bench::watch_latencies(WATCHED_SKILLS, WATCHED_EDITS, Duration::from_millis(75))?;
+    let latencies = watch_latencies(WATCHED_SKILLS, WATCHED_EDITS, Duration::from_millis(75))?;
     report(
         &format!("{WATCHED_SKILLS} watched skills: file write → registry updated"),
         &latencies,

@@ -8,6 +8,7 @@
 mod terminal;
 
 mod bench;
+mod bench_kit;
 mod cli;
 mod commands;
 mod load_bench;

@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::BenchArgs;
-use crate::commands::{runtime, CliError};
+use crate::commands::common::{runtime, CliError};
 
 /// The players' inputs, one turn each: fights, talk, searches, memory and
 /// standing, as a story would mix them.
@@ -412,7 +412,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         told_by,
     };
     if args.json {
-        crate::commands::print_json(&json!(report));
+        crate::commands::common::print_json(&json!(report));
     } else {
         print_table(&report);
     }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::CliError;
+use super::common::CliError;
 
 /// Prints the log folder (it holds one file a day, the last seven kept).
 pub fn path() -> Result<ExitCode, CliError> {

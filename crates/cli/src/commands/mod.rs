@@ -1,7 +1,9 @@
 //! One function per command; each calls plain engine functions.
 
+pub(crate) mod common;
 mod example_advice;
 mod interrupt;
+mod live;
 mod logs;
 mod models;
 mod narrate;
@@ -19,42 +21,9 @@ mod turn;
 
 use std::process::ExitCode;
 
-use narratoria_core::ErrorCode;
-
 use crate::cli::{Cli, Command, LogsCommand, SkillsCommand};
 
-/// An error that ends the command with an exit status.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: ErrorCode,
-    pub message: String,
-    pub exit: u8,
-}
-
-impl From<narratoria_app::AppError> for CliError {
-    fn from(e: narratoria_app::AppError) -> Self {
-        let mut message = e.message;
-        for f in &e.errors {
-            message.push_str(&format!("\n  - {f}"));
-        }
-        CliError {
-            code: e.code,
-            message,
-            exit: 2,
-        }
-    }
-}
-
-impl CliError {
-    /// Bad input (arguments, files): exit status 2.
-    pub fn usage(code: ErrorCode, message: impl Into<String>) -> CliError {
-        CliError {
-            code,
-            message: message.into(),
-            exit: 2,
-        }
-    }
-}
+pub(crate) use common::CliError;
 
 /// Runs the parsed command; returns its exit status.
 pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
@@ -122,42 +91,4 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Models(cmd) => models::run(cmd),
         Command::Logs(LogsCommand::Path) => logs::path(),
     }
-}
-
-/// A multi-threaded runtime for one command.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime starts")
-}
-
-/// Discovers skills under the given roots (or the built-in folder) with the
-/// user's choices (enabled, health) applied; an unusable root is a usage error.
-pub fn discover(
-    roots: &crate::cli::SkillRoots,
-) -> Result<narratoria_core::skills::Catalog, CliError> {
-    let roots = narratoria_app::locate::skill_roots(&roots.skills);
-    let mut catalog = narratoria_core::skills::discover(&roots)
-        .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
-    user_state().apply(&mut catalog);
-    Ok(catalog)
-}
-
-/// The user's skill choices; a damaged file is set aside with a note.
-pub fn user_state() -> narratoria_core::skills::SkillsState {
-    use narratoria_core::skills::SkillsState;
-    let (state, warning) = SkillsState::load(&narratoria_app::locate::skills_state_file());
-    if let Some(w) = warning {
-        tracing::warn!("{w}");
-    }
-    state
-}
-
-/// Prints a value as pretty JSON on stdout.
-pub fn print_json<T: serde::Serialize>(value: &T) {
-    say!(
-        "{}",
-        crate::terminal::clean_json(serde_json::to_string_pretty(value).expect("serialises"))
-    );
 }

@@ -10,7 +10,7 @@ use narratoria_app::AppError;
 use narratoria_core::error::ErrorCode;
 use narratoria_models::{Kind, ModelsError};
 
-use super::{print_json, CliError};
+use super::common::{print_json, CliError};
 use crate::cli::{ModelsCommand, ServerCommand};
 use crate::progress::DownloadBar;
 

@@ -11,7 +11,7 @@ use narratoria_core::skills::Catalog;
 use narratoria_core::ErrorCode;
 use serde_json::Map;
 
-use super::{discover, CliError};
+use super::common::{discover, CliError};
 use crate::cli::NarrateArgs;
 
 /// A plan is generated within 5 s (docs/narrator.md).
@@ -43,7 +43,7 @@ pub fn run(args: NarrateArgs) -> Result<ExitCode, CliError> {
                 &catalog,
                 args.input.as_deref().unwrap_or_default(),
             );
-            super::print_json(&output(&planned, args.explain));
+            super::common::print_json(&output(&planned, args.explain));
         }
         Some(reader) => {
             for line in reader.lines() {

@@ -4,14 +4,13 @@ use std::process::ExitCode;
 
 use narratoria_app::planner::stderr_progress_bar;
 use narratoria_app::{locate, App, AppConfig, SessionDb, SessionView};
-use narratoria_core::executor::ExecEvent;
 use narratoria_core::skills::Catalog;
 use narratoria_core::turn::TurnEvent;
-use serde_json::Value;
 
+use super::common::{runtime, CliError};
 use super::interrupt::{self, Ran};
+use super::live::{say, show, STOPPED};
 use super::prompt::Prompt;
-use super::{runtime, CliError};
 use crate::cli::PlayArgs;
 
 /// The app the story runs in: the given database (else the user's), the
@@ -132,68 +131,6 @@ fn play_turn(rt: &tokio::runtime::Runtime, app: &App, line: &str) {
         Ran {
             outcome: Err(e), ..
         } => say(&format!("  {e}")),
-    }
-}
-
-/// What the player reads after stopping a turn with Ctrl-C.
-pub(super) const STOPPED: &str =
-    "\n  The turn stopped: what was already decided is kept, the rest was left out.";
-
-/// Prints one live event for the player; returns nothing, keeps the streamed narration.
-pub(super) fn show(ev: &TurnEvent, streamed: &mut String) {
-    match ev {
-        TurnEvent::Planning { attempt, .. } if *attempt == 1 => dim("  … thinking"),
-        TurnEvent::Planning { attempt, .. } => {
-            dim(&format!("  … trying another way (plan {attempt})"))
-        }
-        TurnEvent::AttemptFailed { reason, .. } => dim(&format!("  ✗ {reason}")),
-        TurnEvent::HealthChanged(c) => dim(&format!("  ! {} is now {:?}", c.skill, c.to)),
-        TurnEvent::Execution {
-            event: ExecEvent::ToolEvent { event, .. },
-            ..
-        } => {
-            if event.get("type").and_then(Value::as_str) != Some("ui_event") {
-                return;
-            }
-            let payload = event.get("payload").cloned().unwrap_or(Value::Null);
-            match event.get("event").and_then(Value::as_str) {
-                Some("dice_roll") => {
-                    let formula = payload
-                        .get("formula")
-                        .and_then(Value::as_str)
-                        .unwrap_or("?");
-                    let rolls = payload
-                        .get("rolls")
-                        .map(|r| r.to_string())
-                        .unwrap_or_default();
-                    let total = payload
-                        .get("total")
-                        .map(|t| t.to_string())
-                        .unwrap_or_default();
-                    say(&format!("  🎲 {formula} → {rolls} = {total}"));
-                }
-                Some("narration_delta") => {
-                    if let Some(t) = payload
-                        .get("text")
-                        .or_else(|| payload.get("delta"))
-                        .and_then(Value::as_str)
-                    {
-                        if streamed.is_empty() {
-                            say!();
-                        }
-                        streamed.push_str(t);
-                        say_part!("{t}");
-                    }
-                }
-                Some("narration_reset") if !streamed.is_empty() => {
-                    // The prose so far is void: another provider starts over.
-                    streamed.clear();
-                    say("\n  (the story is told again)");
-                }
-                _ => {}
-            }
-        }
-        _ => {}
     }
 }
 
@@ -376,14 +313,6 @@ fn first_line(s: &str) -> String {
     } else {
         line.to_string()
     }
-}
-
-fn say(s: &str) {
-    say!("{s}");
-}
-
-fn dim(s: &str) {
-    crate::terminal::out_dim(s);
 }
 
 #[cfg(test)]

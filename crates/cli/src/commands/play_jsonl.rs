@@ -3,7 +3,8 @@
 use std::io::BufRead;
 use std::process::ExitCode;
 
-use super::{play, runtime, CliError};
+use super::common::{runtime, CliError};
+use super::play;
 use crate::cli::PlayArgs;
 
 /// Reads player inputs one per line on stdin and prints, per turn, its final

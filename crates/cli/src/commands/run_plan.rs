@@ -6,7 +6,7 @@ use std::time::Duration;
 use narratoria_core::{ErrorCode, ExecutorOptions, Plan};
 use serde_json::{Map, Value};
 
-use super::{discover, print_json, runtime, CliError};
+use super::common::{discover, print_json, runtime, CliError};
 use crate::cli::RunPlanArgs;
 use crate::terminal::clean_json;
 

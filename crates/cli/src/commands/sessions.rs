@@ -4,20 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use narratoria_core::store::{self, Store};
+use narratoria_core::store;
 
-use super::{print_json, CliError};
+use super::common::{open_store, print_json, CliError};
 use crate::cli::SessionsCommand;
 use narratoria_app::{locate, run_export};
 use narratoria_core::ErrorCode;
-
-/// Opens the session database (the user's default when none is given).
-pub fn open_store(path: Option<&Path>) -> Result<Store, CliError> {
-    let path = path
-        .map(Path::to_path_buf)
-        .unwrap_or_else(narratoria_app::locate::sessions_db);
-    Store::open(&path).map_err(|e| CliError::usage(e.code(), e.to_string()))
-}
 
 /// Writes turn `turn` of session `id` as a run folder at `dir`, the secret
 /// settings of the skills under `skills` (the built-in and the user's own

@@ -10,8 +10,8 @@ use chrono::format::ParseErrorKind;
 use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat};
 use narratoria_core::store::{RunStats, SkillStats, StatsQuery};
 
-use super::sessions::open_store;
-use super::{print_json, CliError};
+use super::common::open_store;
+use super::common::{print_json, CliError};
 
 /// `--since DATE` as ms since the Unix epoch: a day, `YYYY-MM-DD` (from
 /// midnight UTC), or an RFC 3339 time (`2026-03-02T09:00:00+01:00`). A

@@ -7,7 +7,7 @@ use narratoria_core::skills::{check_skill, Problem, SkillsState};
 use narratoria_core::ErrorCode;
 use serde_json::json;
 
-use super::{discover, print_json, CliError};
+use super::common::{discover, print_json, CliError};
 use crate::cli::SkillRoots;
 
 /// `skills list [--json]`: every discovered skill, and the folders passed over.
@@ -108,7 +108,7 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
 pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
     use narratoria_core::skills::Registry;
     let dirs = narratoria_app::locate::skill_roots(&roots.skills);
-    let registry = Registry::open(&dirs, super::user_state())
+    let registry = Registry::open(&dirs, super::common::user_state())
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let mut rx = registry.subscribe();
     let _watch = registry
@@ -122,7 +122,7 @@ pub fn watch(roots: &SkillRoots) -> Result<ExitCode, CliError> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let rt = super::runtime();
+    let rt = super::common::runtime();
     rt.block_on(async move {
         loop {
             match rx.recv().await {

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use narratoria_app::stories::{self, scenarios_dir};
 use narratoria_core::scenario::CardRole;
 
-use super::sessions::open_store;
-use super::{print_json, CliError};
+use super::common::open_store;
+use super::common::{print_json, CliError};
 use crate::cli::{CardsCommand, LoreCommand, ScenariosCommand};
 
 /// `scenarios list|new`.

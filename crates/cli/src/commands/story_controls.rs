@@ -7,7 +7,7 @@ use narratoria_core::turn::TurnEvent;
 use tokio::runtime::Runtime;
 
 use super::interrupt::stoppable;
-use super::play::show;
+use super::live::{show, STOPPED};
 
 /// What the controls add to `/help`.
 pub const HELP: &str =
@@ -158,7 +158,7 @@ where
             say!(); // the streamed prose ends its line
         }
         if done.stopped {
-            say!("{}", super::play::STOPPED);
+            say!("{}", STOPPED);
         }
         done.outcome.map(|outcome| (outcome, streamed))
     })

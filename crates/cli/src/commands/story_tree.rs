@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use narratoria_core::store::{StoreError, StoryTree};
 use serde_json::json;
 
-use super::sessions::open_store;
-use super::{print_json, CliError};
+use super::common::open_store;
+use super::common::{print_json, CliError};
 use crate::cli::SessionsCommand;
 
 fn fail(e: StoreError) -> CliError {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use narratoria_app::planner::stderr_progress_bar;
 use narratoria_app::{locate, roles, App, AppConfig, SessionDb, SkillChoices};
 
-use super::{print_json, runtime, CliError};
+use super::common::{print_json, runtime, CliError};
 use crate::cli::TurnArgs;
 
 /// `turn "INPUT" [--session DB] [--json]`: plays the turn the way the game
