@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 pub mod bindings;
+pub mod contracts;
 pub mod dag;
 pub mod error;
 pub mod executor;
