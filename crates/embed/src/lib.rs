@@ -5,8 +5,7 @@
 #![deny(unsafe_code)]
 
 mod embedder;
+pub mod locate;
 
 pub use embedder::{cosine, Embedder, EmbedderError, Pooled, DIMENSIONS, MAX_TOKENS};
-
-/// The model's folder name under a `models/` folder.
-pub const MODEL_FOLDER: &str = "all-MiniLM-L6-v2";
+pub use locate::MODEL_FOLDER;

@@ -25,8 +25,8 @@ mod stop_words;
 pub use candidates::{candidates, is_narration, Candidate};
 pub use decision::{Calibration, Routed, ScoreParts, SkillScore};
 pub use index::{Embed, ExampleIndex, ScriptSignals};
-pub use narratoria_embed::{EmbedderError, MODEL_FOLDER};
-pub use router::{model_dir_beside, model_key, Decision, Router};
+pub use narratoria_embed::{locate, EmbedderError, MODEL_FOLDER};
+pub use router::{model_dir_for, model_key, Decision, Router};
 
 /// Why routing could not run.
 #[derive(Debug, thiserror::Error)]

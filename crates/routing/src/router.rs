@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use narratoria_core::likeness::Likeness;
 use narratoria_core::planner::{Routing, SkillRouting};
 use narratoria_core::skills::Catalog;
+use narratoria_embed::locate;
 use sha2::{Digest, Sha256};
 
 use crate::cache;
@@ -280,16 +281,24 @@ impl Likeness for Router {
 }
 
 /// The embedding model's folder for a planner whose model file is
-/// `planner_model`: `$NARRATORIA_MODELS_DIR/all-MiniLM-L6-v2`, else the
-/// folder beside that file.
-pub fn model_dir_beside(planner_model: &Path) -> PathBuf {
-    match std::env::var_os("NARRATORIA_MODELS_DIR").filter(|d| !d.is_empty()) {
-        Some(d) => PathBuf::from(d).join(crate::MODEL_FOLDER),
-        None => planner_model
+/// `planner_model`: the first that holds it of `$NARRATORIA_MODELS_DIR`,
+/// the folder beside that file, the user's models folder, a `models/`
+/// folder beside or up to five folders above the executable, and
+/// `./models` — else the first of them (narratoria_embed::locate).
+pub fn model_dir_for(planner_model: &Path) -> PathBuf {
+    let mut dirs = vec![
+        planner_model
             .parent()
             .unwrap_or(Path::new("."))
-            .join(crate::MODEL_FOLDER),
+            .to_path_buf(),
+        narratoria_core::paths::user_models_dir(),
+    ];
+    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
+        dirs.extend(exe.ancestors().skip(1).take(5).map(|d| d.join("models")));
     }
+    dirs.push(PathBuf::from("models"));
+    let candidates = locate::candidates(None, locate::models_env().as_deref(), &dirs);
+    locate::find(&candidates).expect("the planner's folder is a candidate")
 }
 
 /// Identifies the candidates' texts: a changed example, description or

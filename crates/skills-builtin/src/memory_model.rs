@@ -8,7 +8,7 @@ use crate::script::Context;
 /// The embedding model for this run, or `None` — after a `warn` log saying
 /// that recall falls back to keyword search (FTS5) and why.
 pub fn load(ctx: &mut Context, cfg: &MemoryConfig) -> Option<Embedder> {
-    let models_env = std::env::var("NARRATORIA_MODELS_DIR").ok();
+    let models_env = narratoria_embed::locate::models_env();
     let dir = cfg.model_dir(&ctx.skill_dir, models_env.as_deref());
     match Embedder::load(&dir) {
         Ok(e) => Some(e),

@@ -3,7 +3,7 @@
 
 use narratoria_core::skills::{discover, Skill};
 use narratoria_routing::authoring::{collisions, too_few_examples};
-use narratoria_routing::{model_dir_beside, Router};
+use narratoria_routing::{model_dir_for, Router};
 
 /// One sentence per piece of advice; comparing with the built-in skills
 /// needs the embedding model, and says so when it is missing.
@@ -19,7 +19,7 @@ pub fn advice(skill: &Skill) -> Vec<String> {
     let Ok(builtin) = discover(&[builtin_dir]) else {
         return out;
     };
-    let model_dir = model_dir_beside(&narratoria_app::locate::default_model_path());
+    let model_dir = model_dir_for(&narratoria_app::locate::default_model_path());
     let compared = Router::load(&model_dir).and_then(|r| collisions(&r, skill, &builtin));
     match compared {
         Ok(found) => out.extend(found.iter().map(ToString::to_string)),

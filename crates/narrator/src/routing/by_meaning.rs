@@ -7,33 +7,16 @@ use std::path::Path;
 
 use narratoria_core::planner::Routing;
 use narratoria_core::skills::Catalog;
-use narratoria_routing::{model_dir_beside, Router};
+use narratoria_routing::{model_dir_for, Router};
 
 use crate::catalog::{SkillCard, ToolCard};
 
-/// The router over the embedding model — beside `planner_model`, else in
-/// the user's models folder, else in a `models/` folder beside or above the
-/// executable or the working directory — or `None` (logged) when it cannot
-/// be loaded: routing then uses keywords alone.
+/// The router over the embedding model (where
+/// [`narratoria_routing::model_dir_for`] finds it for `planner_model`), or
+/// `None` (logged) when it cannot be loaded: routing then uses keywords
+/// alone.
 pub fn load_router(planner_model: &Path) -> Option<Router> {
-    let beside = model_dir_beside(planner_model);
-    let mut candidates = vec![
-        beside.clone(),
-        narratoria_core::paths::user_models_dir().join(narratoria_routing::MODEL_FOLDER),
-    ];
-    if let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) {
-        candidates.extend(
-            exe.ancestors()
-                .skip(1)
-                .take(5)
-                .map(|d| d.join("models").join(narratoria_routing::MODEL_FOLDER)),
-        );
-    }
-    candidates.push(Path::new("models").join(narratoria_routing::MODEL_FOLDER));
-    let dir = candidates
-        .into_iter()
-        .find(|d| d.join("model.safetensors").is_file())
-        .unwrap_or(beside);
+    let dir = model_dir_for(planner_model);
     match Router::load(&dir) {
         Ok(r) => Some(r),
         Err(e) => {

@@ -2,10 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use narratoria_embed::locate;
 use serde::Deserialize;
-
-/// Folder name of the embedding model.
-pub const MODEL_FOLDER: &str = "all-MiniLM-L6-v2";
 
 /// The memory skill's config.
 #[derive(Debug, Clone, Deserialize)]
@@ -32,21 +30,23 @@ impl Default for MemoryConfig {
 }
 
 impl MemoryConfig {
-    /// Where the embedding model is looked for: config `embeddingModelDir`,
-    /// else `$NARRATORIA_MODELS_DIR/all-MiniLM-L6-v2`, else
-    /// `<skill folder>/../../models/all-MiniLM-L6-v2`.
-    pub fn model_dir(&self, skill_dir: &Path, models_env: Option<&str>) -> PathBuf {
-        if let Some(d) = self
+    /// Where the embedding model is: config `embeddingModelDir` (relative
+    /// to the skill folder) alone when set; else the first of
+    /// `<models_env>/all-MiniLM-L6-v2` and
+    /// `<skill folder>/../../models/all-MiniLM-L6-v2` that holds it, else
+    /// the first of them (narratoria_embed::locate).
+    pub fn model_dir(&self, skill_dir: &Path, models_env: Option<&Path>) -> PathBuf {
+        let configured = self
             .embedding_model_dir
             .as_deref()
             .filter(|d| !d.is_empty())
-        {
-            return skill_dir.join(d); // an absolute `d` replaces skill_dir
-        }
-        if let Some(m) = models_env.filter(|m| !m.is_empty()) {
-            return Path::new(m).join(MODEL_FOLDER);
-        }
-        skill_dir.join("../../models").join(MODEL_FOLDER)
+            .map(|d| skill_dir.join(d)); // an absolute `d` replaces skill_dir
+        let candidates = locate::candidates(
+            configured.as_deref(),
+            models_env,
+            &[skill_dir.join("../../models")],
+        );
+        locate::find(&candidates).expect("the skill folder's models folder is a candidate")
     }
 }
 
@@ -63,11 +63,14 @@ mod tests {
             Path::new("/app/skills/memory/../../models/all-MiniLM-L6-v2")
         );
         assert_eq!(
-            c.model_dir(skill, Some("/m")),
+            c.model_dir(skill, Some(Path::new("/m"))),
             Path::new("/m/all-MiniLM-L6-v2")
         );
         c.embedding_model_dir = Some("/abs/model".into());
-        assert_eq!(c.model_dir(skill, Some("/m")), Path::new("/abs/model"));
+        assert_eq!(
+            c.model_dir(skill, Some(Path::new("/m"))),
+            Path::new("/abs/model")
+        );
         c.embedding_model_dir = Some("weights".into());
         assert_eq!(
             c.model_dir(skill, None),
