@@ -54,14 +54,7 @@ impl Store {
     pub fn rewind(&mut self, session: &str, turn: u32) -> Result<Map<String, Value>, StoreError> {
         let tx = self.write()?;
         let head = head(&tx, session)?;
-        let path = path_ids(&tx, head.turn)?;
-        if turn as usize > path.len() {
-            return Err(StoreError::NoTurn {
-                session: session.to_string(),
-                turn,
-            });
-        }
-        let target = turn.checked_sub(1).map(|i| path[i as usize]);
+        let target = turn_on_path(&tx, session, head.turn, turn)?;
         if target != head.turn {
             tx.execute(
                 "UPDATE branches SET redo_id = COALESCE(redo_id, head_id), head_id = ?2 WHERE id = ?1",
@@ -146,14 +139,7 @@ impl Store {
     ) -> Result<BranchInfo, StoreError> {
         let tx = self.write()?;
         let head = head(&tx, session)?;
-        let path = path_ids(&tx, head.turn)?;
-        if turn as usize > path.len() {
-            return Err(StoreError::NoTurn {
-                session: session.to_string(),
-                turn,
-            });
-        }
-        let target = turn.checked_sub(1).map(|i| path[i as usize]);
+        let target = turn_on_path(&tx, session, head.turn, turn)?;
         let name = match name.map(str::trim) {
             Some("") => return Err(StoreError::BranchNameEmpty),
             Some(n) => {
@@ -324,6 +310,24 @@ pub(super) fn narrations(conn: &Connection, turn: i64) -> Result<Vec<String>, St
         conn.prepare_cached("SELECT narrative FROM swipes WHERE turn_id = ?1 ORDER BY id")?;
     let rows = stmt.query_map(params![turn], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The id of turn `turn` (from 1; 0 = the story's start, `None`) on the
+/// path from the story's start to `head`; `NoTurn` when the path is shorter.
+fn turn_on_path(
+    conn: &Connection,
+    session: &str,
+    head: Option<i64>,
+    turn: u32,
+) -> Result<Option<i64>, StoreError> {
+    let path = path_ids(conn, head)?;
+    if turn as usize > path.len() {
+        return Err(StoreError::NoTurn {
+            session: session.to_string(),
+            turn,
+        });
+    }
+    Ok(turn.checked_sub(1).map(|i| path[i as usize]))
 }
 
 fn branch_id(conn: &Connection, session: &str, name: &str) -> Result<Option<i64>, StoreError> {
