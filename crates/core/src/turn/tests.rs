@@ -5,18 +5,10 @@ use crate::planner::{PlanOutcome, PlanRequest, PlannerError};
 use crate::rules::RulePlanner;
 use std::path::Path;
 
+/// A skill with one script reading its envelope into `$env` (the engine's
+/// shared test helper, with no manifest extras).
 fn script_skill(root: &Path, skill: &str, script: &str, body: &str) {
-    let dir = root.join(skill);
-    std::fs::create_dir_all(dir.join("scripts")).unwrap();
-    std::fs::write(
-        dir.join("skill.json"),
-        format!(r#"{{"name":"{skill}","version":"1.0.0","description":"d"}}"#),
-    )
-    .unwrap();
-    let path = dir.join("scripts").join(format!("{script}.sh"));
-    std::fs::write(&path, format!("#!/bin/sh\nread -r line\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::test_support::script_skill(root, skill, script, "", body);
 }
 
 const OK_NARRATE: &str = r#"printf '%s\n' '{"type":"state_patch","patch":{"told":true}}' '{"type":"done","ok":true,"output":{"narrative":"The goblin falls."}}'"#;
@@ -182,7 +174,7 @@ async fn a_planner_that_always_fails_is_recorded_five_times_then_falls_back() {
 
 /// A narrate script that tells what it was given: the check's outcome from
 /// its dependency, and whether it ran after the roll.
-const TELL_DEPS: &str = r#"case "$line" in
+const TELL_DEPS: &str = r#"case "$env" in
   *'"outcome":"failure"'*) told="You swing and miss." ;;
   *) told="You never rolled." ;;
 esac
@@ -243,7 +235,7 @@ async fn every_told_turn_is_remembered() {
         dir.path(),
         "memory",
         "store-memory",
-        r#"printf '{"type":"state_patch","patch":{"kept":%s}}\n' "$line"; printf '%s\n' '{"type":"done","ok":true,"output":{"stored":true}}'"#,
+        r#"printf '{"type":"state_patch","patch":{"kept":%s}}\n' "$env"; printf '%s\n' '{"type":"done","ok":true,"output":{"stored":true}}'"#,
     );
     let mut skills = SkillsState::default();
     let (out, _) = turn(dir.path(), "I greet the innkeeper", &mut skills).await;
@@ -270,7 +262,7 @@ async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
         "memory",
         "store-memory",
         &format!(
-            r#"printf '%s\n' "$line" >> '{}'; printf '%s\n' '{{"type":"done","ok":true,"output":{{"stored":true}}}}'"#,
+            r#"printf '%s\n' "$env" >> '{}'; printf '%s\n' '{{"type":"done","ok":true,"output":{{"stored":true}}}}'"#,
             log.display()
         ),
     );
