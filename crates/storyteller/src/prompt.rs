@@ -368,11 +368,10 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     story.push_str(&so_far.text());
 
     let mut user = format!("Action: {}\n", one_line(facts.action, 2000));
-    let decided = decided(
-        &without_recent_accounts(facts.deps, facts.recent),
-        facts.action,
-        language,
-    );
+    // Memories that are the story so far's own turns are in the story
+    // already: neither what was decided nor the opening tells them again.
+    let fresh = without_recent_accounts(facts.deps, facts.recent);
+    let decided = decided(&fresh, facts.action, language);
     if !decided.is_empty() {
         user.push_str("What happened:\n");
         for line in &decided {
@@ -394,7 +393,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     // The rules' opening is English words: another language's prose is the
     // model's from its first word (the outcome is under "What happened").
     let opening = if language.is_english() {
-        opening(facts.deps, facts.action)
+        opening(&fresh, facts.action)
     } else {
         String::new()
     };
@@ -829,6 +828,46 @@ mod tests {
         );
         assert_eq!(clip("héllo", 2), "hé…");
         assert_eq!(clip("hé", 2), "hé");
+    }
+
+    /// A question whose recall brought back only a turn the story so far
+    /// already tells opens as wondered: the turn is not quoted back to the
+    /// player as a memory; an older memory still is.
+    #[test]
+    fn the_opening_does_not_quote_a_recent_turn_back_as_a_memory() {
+        let told = "You step into the lighthouse and call out, and the keeper's face lights up.";
+        let recent = vec![RecentTurn {
+            player: "I step into the lighthouse and call out".into(),
+            narrator: told.into(),
+        }];
+        let english = Language::english();
+        let state = json!({});
+        let build_with = |deps: &Value| {
+            let facts = Facts {
+                action: "What do I remember about the keeper?",
+                context: None,
+                scenario: None,
+                author_note: None,
+                language: &english,
+                recent: &recent,
+                deps: deps.as_object().unwrap(),
+                state: &state,
+            };
+            build(&facts, asked(Style::Vivid, &small())).opening
+        };
+        let only_recent = json!({"recall": {"memories": [{"summary": told}]}});
+        assert_eq!(
+            build_with(&only_recent),
+            "You wonder what you remember about the keeper, and"
+        );
+        let older = json!({"recall": {"memories": [
+            {"summary": told},
+            {"summary": "You met the keeper at the harbour years ago."}
+        ]}});
+        assert_eq!(
+            build_with(&older),
+            "You wonder what you remember about the keeper. You think back: you met the keeper at the harbour years ago."
+        );
     }
 
     #[test]
