@@ -285,17 +285,7 @@ mod tests {
     use std::path::Path;
 
     fn skill(root: &Path, name: &str, script: &str) {
-        let dir = root.join(name);
-        std::fs::create_dir_all(dir.join("scripts")).unwrap();
-        std::fs::write(
-            dir.join("skill.json"),
-            format!(r#"{{"name":"{name}","version":"1.0.0","description":"d"}}"#),
-        )
-        .unwrap();
-        let path = dir.join("scripts").join(script);
-        std::fs::write(&path, "#!/bin/sh\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_support::script_skill(root, name, script, "", "");
     }
 
     fn catalog(with_storyteller: bool) -> (tempfile::TempDir, Catalog) {
