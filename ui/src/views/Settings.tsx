@@ -1,39 +1,16 @@
 // Settings: a form per skill, generated from its config schema with
-// react-jsonschema-form. The backend's validator is the authority: its errors
-// come back by JSON pointer and are shown next to their fields. Secrets are
-// shown masked and sent back as the mark, which keeps the stored value.
+// react-jsonschema-form. The window checks the values against the schema
+// first (settingsValidator.ts) and shows each problem at its field; the
+// backend's validator still judges every save, and its errors come back by
+// JSON pointer and are shown the same way. Secrets are shown masked and sent
+// back as the mark, which keeps the stored value.
 
 import { useEffect, useMemo, useState } from "react";
 import Form from "@rjsf/core";
-import type { ErrorSchema, RJSFSchema, UiSchema, ValidatorType, WidgetProps } from "@rjsf/utils";
+import type { RJSFSchema, UiSchema, WidgetProps } from "@rjsf/utils";
 import { api, asAppError, type AppError, type JsonObject, type SkillsView, type SkillView } from "../api";
 import { sentenceOf } from "../errors";
-
-/**
- * The form validates nothing itself: the backend's JSON Schema validator
- * decides, in the skill author's words. (A client-side validator such as
- * ajv compiles code at run time, which the window's CSP forbids.)
- */
-const backendValidator: ValidatorType = {
-  validateFormData: () => ({ errors: [], errorSchema: {} }),
-  isValid: (schema, data) => matchesType(schema as JsonObject, data),
-  rawValidation: () => ({ errors: [] }),
-};
-
-function matchesType(schema: JsonObject, data: unknown): boolean {
-  if ("const" in schema) return JSON.stringify(schema.const) === JSON.stringify(data);
-  if (Array.isArray(schema.enum)) return schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(data));
-  switch (schema.type) {
-    case "string": return typeof data === "string";
-    case "boolean": return typeof data === "boolean";
-    case "integer": return Number.isInteger(data);
-    case "number": return typeof data === "number";
-    case "object": return !!data && typeof data === "object" && !Array.isArray(data);
-    case "array": return Array.isArray(data);
-    case "null": return data === null;
-    default: return true;
-  }
-}
+import { errorSchemaOf, settingsValidator } from "../settingsValidator";
 
 /** A boolean as an on/off switch. */
 function SwitchWidget(props: WidgetProps) {
@@ -83,21 +60,6 @@ function uiSchemaFor(schema: JsonObject): UiSchema {
   }
   ui["ui:submitButtonOptions"] = { submitText: "Save" };
   return ui;
-}
-
-/** Field errors by JSON pointer, as the form's error tree. */
-export function errorSchemaOf(errors: { pointer: string; message: string }[]): ErrorSchema {
-  const root: Record<string, unknown> = {};
-  for (const { pointer, message } of errors) {
-    const parts = pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-    let node = root;
-    for (const p of parts) {
-      node[p] = (node[p] as Record<string, unknown>) ?? {};
-      node = node[p] as Record<string, unknown>;
-    }
-    node.__errors = [...((node.__errors as string[]) ?? []), message];
-  }
-  return root as ErrorSchema;
 }
 
 export function SettingsView({ skills, onSaved }: { skills: SkillsView | null; onSaved: () => void }) {
@@ -155,10 +117,13 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
   const [data, setData] = useState<JsonObject>(skill.config);
   const [error, setError] = useState<AppError | null>(null);
   const [saved, setSaved] = useState(false);
+  // How many problems the window found in the values last submitted.
+  const [refused, setRefused] = useState(0);
   // Follow the stored settings when they change on disk, not on every refresh
   // of the skill list (which would wipe what the player is typing).
   const stored = JSON.stringify(skill.config);
   useEffect(() => setData(JSON.parse(stored)), [stored]);
+  const attention = refused || error?.errors?.length || 0;
 
   return (
     <article className="card settings-card" data-testid="settings-form" data-skill={skill.name}>
@@ -167,7 +132,7 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
         schema={schema}
         uiSchema={uiSchema}
         formData={data}
-        validator={backendValidator}
+        validator={settingsValidator}
         widgets={widgets}
         idPrefix={`cfg-${skill.name}`}
         noHtml5Validate
@@ -177,7 +142,12 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
           setData(e.formData as JsonObject);
           setSaved(false);
         }}
+        onError={(errors) => {
+          setRefused(errors.length);
+          setSaved(false);
+        }}
         onSubmit={async (e) => {
+          setRefused(0);
           try {
             const shown = await api.saveSkillConfig(skill.name, e.formData as JsonObject);
             setData(shown);
@@ -195,9 +165,9 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
           {sentenceOf(error)} <span className="error-message">{error.message}</span>
         </p>
       )}
-      {error?.errors?.length ? (
+      {attention ? (
         <p className="error-text" role="alert" data-testid="settings-error">
-          Not saved: {error.errors.length === 1 ? "one field needs" : `${error.errors.length} fields need`} attention.
+          Not saved: {attention === 1 ? "one field needs" : `${attention} fields need`} attention.
         </p>
       ) : null}
       {saved && (
