@@ -436,6 +436,131 @@ fn cards_lorebooks_and_scenarios_cannot_drive_the_terminal() {
     assert_no_control(&list.stderr, "scenarios list's notes");
 }
 
+/// A clear-screen sequence and a bare carriage return (which rewrites the
+/// line it ends), as a model, a card or the player's own pasted words may
+/// hold them.
+const CLEAR_AND_OVERWRITE: &str = "\u{1b}[2J over\rwritten";
+
+fn assert_neutralised(text: &str, what: &str) {
+    assert_no_control(text, what);
+    assert!(
+        !text.contains('\r'),
+        "{what} reaches the terminal with a carriage return: {text:?}"
+    );
+}
+
+/// Prose told again (`/regen`, streamed or not) or told on (`/continue`),
+/// a card's name, and the player's words in the story tree reach the
+/// terminal with their escape sequences and carriage returns removed;
+/// `play --jsonl` keeps the prose exact, escaped as JSON.
+#[test]
+fn retold_prose_card_names_and_the_story_tree_cannot_drive_the_terminal() {
+    // The storyteller numbers its tellings and streams the second.
+    let story = StoryDir::told_by(&format!(
+        r#"
+        req = json.loads(sys.stdin.readline())
+        count = os.path.join(os.environ["NARRATORIA_DATA_DIR"], "told")
+        n = int(open(count).read()) + 1 if os.path.exists(count) else 1
+        open(count, "w").write(str(n))
+        text = "Telling %d{tail}." % n
+        if n == 2:
+            emit({{"type": "ui_event", "event": "narration_delta", "payload": {{"text": text}}}})
+        emit({{"type": "done", "ok": True, "output": {{"narrative": text}}}})
+        "#,
+        tail = serde_json::to_string(CLEAR_AND_OVERWRITE)
+            .unwrap()
+            .trim_matches('"')
+    ));
+    let (db, root) = (r(&story.db), r(&story.root));
+    let words = format!("I look{CLEAR_AND_OVERWRITE} around");
+    let played = with_stdin(
+        &["play", "--new", "--session", db, "--skills", root],
+        story.home(),
+        format!("{words}\n/regen\n/continue\n/quit\n").as_bytes(),
+    );
+    let text = String::from_utf8_lossy(&played.stdout);
+    assert!(
+        played.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+    for told in [
+        "Telling 1 overwritten.",
+        "Telling 2 overwritten.",
+        "Telling 3 overwritten.",
+    ] {
+        assert!(text.contains(told), "{told:?} missing from:\n{text}");
+    }
+    assert_neutralised(&text, "play, /regen and /continue");
+    assert_neutralised(&String::from_utf8_lossy(&played.stderr), "play's notes");
+
+    let home = story.home().to_str().unwrap();
+    let list = narratoria(
+        ["sessions", "list", "--json", "--session", db],
+        &[NO_MODEL, ("NARRATORIA_HOME", home)],
+    );
+    let id = list.json()[0]["id"].as_str().unwrap().to_string();
+    let tree = narratoria(
+        ["sessions", "tree", &id, "--session", db],
+        &[NO_MODEL, ("NARRATORIA_HOME", home)],
+    );
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    assert!(
+        tree.stdout.contains("I look overwritten around"),
+        "{}",
+        tree.stdout
+    );
+    assert_neutralised(&tree.stdout, "sessions tree");
+
+    let card = story.home().join("card.json");
+    write(
+        &card,
+        json!({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+            "name": format!("Old Tom{CLEAR_AND_OVERWRITE}"), "description": "A ferryman.",
+            "first_mes": "Fare's a copper."
+        }})
+        .to_string(),
+    );
+    let imported = narratoria(
+        ["cards", "import", r(&card), "--session", &id, "--db", db],
+        &[NO_MODEL, ("NARRATORIA_HOME", home)],
+    );
+    assert_eq!(imported.code, 0, "{}", imported.stderr);
+    assert!(
+        imported.stdout.contains("Old Tom overwritten"),
+        "{}",
+        imported.stdout
+    );
+    assert!(
+        imported.stderr.contains("Added Old Tom overwritten"),
+        "{}",
+        imported.stderr
+    );
+    assert_neutralised(&imported.stdout, "cards import");
+    assert_neutralised(&imported.stderr, "cards import's notes");
+
+    // `--jsonl` prints the prose exactly: JSON escapes what a terminal would obey.
+    let jsonl = with_stdin(
+        &["play", "--jsonl", "--session", db, "--skills", root],
+        story.home(),
+        b"I wait\n",
+    );
+    let stdout = String::from_utf8_lossy(&jsonl.stdout);
+    assert_eq!(
+        jsonl.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&jsonl.stderr)
+    );
+    assert_neutralised(&stdout, "play --jsonl");
+    let result: Value = serde_json::from_str(stdout.trim()).expect("one result line");
+    assert_eq!(
+        result["narrative"],
+        format!("Telling 4{CLEAR_AND_OVERWRITE}."),
+        "{stdout}"
+    );
+}
+
 /// With the log at debug level, setting the storyteller's API key leaves no
 /// trace of it in the log: the start-up line keeps `apiKey=••••••••`, and
 /// the log folder and files are the player's alone (0700, 0600).

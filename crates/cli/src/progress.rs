@@ -28,7 +28,9 @@ impl DownloadBar {
             .expect("the template is valid")
             .progress_chars("=> "),
         );
-        bar.set_message(format!("Downloading {name}"));
+        // The bar draws its message itself, so the name is cleaned here
+        // (a catalog's names come from strangers; docs/security.md, "The terminal").
+        bar.set_message(format!("Downloading {}", crate::terminal::clean(name)));
         DownloadBar {
             bar,
             name: name.to_string(),

@@ -163,7 +163,7 @@ fn skip_sequence(chars: &mut Chars<'_>) {
 
 /// Skips a CSI's parameters and intermediates and its final byte.
 fn skip_csi(chars: &mut Chars<'_>) {
-    while let Some(c) = chars.next() {
+    for c in chars.by_ref() {
         if ('\u{40}'..='\u{7e}').contains(&c) || (is_control(c) && c != ESC) {
             return;
         }
