@@ -143,7 +143,9 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
           setSaved(false);
         }}
         onError={(errors) => {
+          // This submission's problems replace the backend's answer to the last one.
           setRefused(errors.length);
+          setError(null);
           setSaved(false);
         }}
         onSubmit={async (e) => {
