@@ -26,6 +26,7 @@ pub mod planner;
 pub mod prompt;
 pub mod prose;
 pub mod routing;
+mod sampler_chain;
 mod segments;
 pub mod state_choices;
 pub mod stops;

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::echo::EchoGuard;
 use crate::echo_words::WordEcho;
 use crate::error::NarratorError;
+use crate::sampler_chain::{sampler_chain, SamplerSettings};
 use crate::stops::StopScanner;
 use crate::worker::Engine;
 
@@ -39,6 +39,20 @@ impl Default for ProseSampling {
             top_p: 0.95,
             repeat_penalty: 1.15,
             seed: 0x5eed,
+        }
+    }
+}
+
+impl ProseSampling {
+    /// These settings, with the answer's `grammar` if it has one.
+    pub(crate) fn settings<'g>(&self, grammar: Option<&'g str>) -> SamplerSettings<'g> {
+        SamplerSettings {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            repeat_penalty: self.repeat_penalty,
+            seed: self.seed,
+            grammar,
         }
     }
 }
@@ -151,30 +165,7 @@ impl Engine<'_> {
                 Err(e) => return Err(e),
             };
 
-        let s = job.sampling;
-        let mut samplers = Vec::new();
-        if let Some(gbnf) = &job.grammar {
-            samplers.push(
-                LlamaSampler::grammar(self.model, gbnf, "root")
-                    .map_err(|e| NarratorError::Grammar(e.to_string()))?,
-            );
-        }
-        samplers.push(LlamaSampler::penalties(
-            self.model.n_vocab(),
-            64,
-            s.repeat_penalty.max(1.0),
-            0.0,
-            0.0,
-        ));
-        if s.temperature <= 0.0 {
-            samplers.push(LlamaSampler::greedy());
-        } else {
-            samplers.push(LlamaSampler::top_k(s.top_k.max(1)));
-            samplers.push(LlamaSampler::top_p(s.top_p.clamp(0.05, 1.0), 1));
-            samplers.push(LlamaSampler::temp(s.temperature));
-            samplers.push(LlamaSampler::dist(s.seed));
-        }
-        let mut chain = LlamaSampler::chain_simple(samplers);
+        let mut chain = sampler_chain(self.model, &job.sampling.settings(job.grammar.as_deref()))?;
         let vocab = self.model.vocab();
         let mut stops = StopScanner::new(&job.stops);
         let mut written: Vec<i32> = job.answer_start.clone();

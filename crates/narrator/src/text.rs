@@ -11,10 +11,10 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::sampling::LlamaSampler;
 
 use crate::error::NarratorError;
 use crate::gguf;
+use crate::sampler_chain::{sampler_chain, SamplerSettings};
 
 /// Tokens decoded per batch while reading the prompt.
 const PROMPT_CHUNK: usize = 256;
@@ -172,7 +172,7 @@ pub fn generate_text(
             .map_err(|e| NarratorError::Decode(e.to_string()))?;
     }
 
-    let mut chain = sampler(&model, request);
+    let mut chain = sampler_chain(&model, &sampler_settings(request))?;
     let vocab = model.vocab();
     if !request.answer_prefix.is_empty() {
         on_piece(&request.answer_prefix);
@@ -266,25 +266,16 @@ fn render(model: &LlamaModel, system: &str, user: &str) -> Result<String, String
         .map_err(|e| format!("cannot apply the chat template: {e}"))
 }
 
-/// Repetition penalty, then top-p and temperature with a seeded draw; greedy at temperature 0.
-fn sampler(model: &LlamaModel, request: &TextRequest) -> LlamaSampler {
-    let penalties = LlamaSampler::penalties(
-        model.n_vocab(),
-        64,
-        request.repeat_penalty.max(1.0),
-        0.0,
-        0.0,
-    );
-    if request.temperature <= 0.0 {
-        return LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()]);
+/// A one-off answer draws from the 40 likeliest tokens, with no grammar.
+fn sampler_settings(request: &TextRequest) -> SamplerSettings<'static> {
+    SamplerSettings {
+        temperature: request.temperature,
+        top_k: 40,
+        top_p: request.top_p,
+        repeat_penalty: request.repeat_penalty,
+        seed: request.seed,
+        grammar: None,
     }
-    LlamaSampler::chain_simple([
-        penalties,
-        LlamaSampler::top_k(40),
-        LlamaSampler::top_p(request.top_p.clamp(0.05, 1.0), 1),
-        LlamaSampler::temp(request.temperature),
-        LlamaSampler::dist(request.seed),
-    ])
 }
 
 /// Takes the complete UTF-8 characters from the front of `pending`, leaving an

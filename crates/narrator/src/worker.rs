@@ -18,6 +18,7 @@ use llama_cpp_2::token::LlamaToken;
 
 use crate::cache_reuse::{self, Reuse};
 use crate::error::NarratorError;
+use crate::sampler_chain::{sampler_chain, SamplerSettings};
 use crate::stream::{NarrativeScanner, ValueEnd};
 
 /// The most tokens read in one batch (llama.cpp's batch size).
@@ -41,6 +42,21 @@ pub struct Sampling {
     pub seed: u32,
     /// Sample without the grammar, check the chosen token, resample with it only on rejection.
     pub sample_then_check: bool,
+}
+
+impl Sampling {
+    /// The chain's settings: no repetition penalty, and no grammar, which
+    /// each segment checks on its own.
+    fn settings(&self) -> SamplerSettings<'static> {
+        SamplerSettings {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            repeat_penalty: 1.0,
+            seed: self.seed,
+            grammar: None,
+        }
+    }
 }
 
 /// One stretch of the answer: text the host writes, then text the model
@@ -414,12 +430,8 @@ impl<'m> Engine<'m> {
         }
 
         let s = job.sampling;
-        let mut chain = LlamaSampler::chain_simple([
-            LlamaSampler::top_k(s.top_k),
-            LlamaSampler::top_p(s.top_p, 1),
-            LlamaSampler::temp(s.temperature),
-            LlamaSampler::dist(s.seed),
-        ]);
+        // The grammar is checked apart from the chain (sample-then-check).
+        let mut chain = sampler_chain(self.model, &s.settings())?;
         let vocab = self.model.vocab();
         let mut scanner = NarrativeScanner::new();
         self.emit(&mut scanner, &job.first.forced, &job.events)?;
