@@ -290,7 +290,17 @@ fn dice_limits_and_bad_formulas_are_validation_errors() {
             tool(
                 "keep",
                 "dice-roller/roll-dice",
-                json!({"formula": "4d6kh3"})
+                json!({"formula": "4d6kh5"})
+            ),
+            tool(
+                "reroll",
+                "dice-roller/roll-dice",
+                json!({"formula": "2d6r6"})
+            ),
+            tool(
+                "long",
+                "dice-roller/roll-dice",
+                json!({"formula": format!("1d20{}+1", " ".repeat(97))})
             ),
             tool("missing", "dice-roller/roll-dice", json!({})),
             tool("typed", "dice-roller/roll-dice", json!({"formula": 20})),
@@ -314,7 +324,21 @@ fn dice_limits_and_bad_formulas_are_validation_errors() {
         .as_str()
         .unwrap()
         .contains("position"));
-    validation_error(&res, "keep");
+    assert!(validation_error(&res, "keep")["message"]
+        .as_str()
+        .unwrap()
+        .contains("keep between 1 and 4"));
+    assert!(validation_error(&res, "reroll")["message"]
+        .as_str()
+        .unwrap()
+        .contains("reroll between 1 and 5"));
+    // The formula's length is bounded by the input schema (100 characters),
+    // even when what it says is fine.
+    let long = validation_error(&res, "long")["message"].as_str().unwrap();
+    assert!(
+        long.contains("input.formula") && long.contains("longer"),
+        "{long}"
+    );
     assert!(validation_error(&res, "missing")["message"]
         .as_str()
         .unwrap()
@@ -350,6 +374,68 @@ fn dice_limits_and_bad_formulas_are_validation_errors() {
         .unwrap()
         .contains("12 sides"));
     ok_output(&res, "fine");
+}
+
+#[test]
+fn advantage_exploding_and_rerolled_dice_roll_through_the_skill() {
+    let sb = Sandbox::new();
+    let res = sb.run(
+        json!([
+            tool(
+                "advantage",
+                "dice-roller/roll-dice",
+                json!({"formula": "2d20kh1+2", "dc": 12, "seed": 7})
+            ),
+            tool(
+                "disadvantage",
+                "dice-roller/roll-dice",
+                json!({"formula": "2d20 KL1", "seed": 7})
+            ),
+            tool(
+                "explode",
+                "dice-roller/roll-dice",
+                json!({"formula": "4d6!", "seed": 7})
+            ),
+            tool(
+                "reroll",
+                "dice-roller/roll-dice",
+                json!({"formula": "4d6r1kh3", "seed": 7})
+            ),
+        ]),
+        None,
+    );
+    assert_eq!(res["success"], true, "{res:#}");
+    let faces = |out: &Value| -> Vec<i64> {
+        out["rolls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_i64().unwrap())
+            .collect()
+    };
+    let adv = ok_output(&res, "advantage");
+    let kept = *faces(adv).iter().max().unwrap();
+    assert_eq!(faces(adv).len(), 2, "{adv:#}");
+    assert_eq!(adv["total"], kept + 2);
+    assert_eq!(adv["natural"], kept, "the check judges the kept die");
+    assert_eq!(adv["formula"], "2d20kh1+2");
+    let dis = ok_output(&res, "disadvantage");
+    assert_eq!(dis["total"], *faces(dis).iter().min().unwrap());
+    assert_eq!(dis["formula"], "2d20kl1");
+    let exp = ok_output(&res, "explode");
+    let sixes = faces(exp).iter().filter(|&&d| d == 6).count();
+    assert_eq!(faces(exp).len(), 4 + sixes, "{exp:#}");
+    assert_eq!(exp["total"], faces(exp).iter().sum::<i64>());
+    let rer = ok_output(&res, "reroll");
+    assert!(faces(rer).len() >= 4, "{rer:#}");
+    assert!(
+        (3..=18).contains(&rer["total"].as_i64().unwrap()),
+        "{rer:#}"
+    );
+    let shown = &events(&res, "advantage", "ui_event")[0];
+    assert_eq!(shown["event"], "dice_roll");
+    assert_eq!(shown["payload"]["rolls"], adv["rolls"]);
+    assert_eq!(shown["payload"]["total"], adv["total"]);
 }
 
 #[test]

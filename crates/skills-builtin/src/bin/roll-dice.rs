@@ -35,7 +35,7 @@ fn roll_dice(ctx: &mut Context) -> Result<Outcome, SkillError> {
         SkillError::validation(format!("input.formula: {e}"))
             .with_details(json!({"field": "formula", "formula": input.formula}))
     })?;
-    let result = match (input.seed, config.random_source) {
+    let rolled = match (input.seed, config.random_source) {
         (Some(seed), _) => {
             ctx.log(
                 LogLevel::Debug,
@@ -46,6 +46,7 @@ fn roll_dice(ctx: &mut Context) -> Result<Outcome, SkillError> {
         (None, RandomSource::Crypto) => roll(&formula, &mut OsRng.unwrap_err()),
         (None, RandomSource::Pseudo) => roll(&formula, &mut SmallRng::from_os_rng()),
     };
+    let result = rolled.map_err(|e| SkillError::internal(e.to_string()))?;
     let mut output = serde_json::to_value(&result)
         .map_err(|e| SkillError::internal(format!("cannot encode the roll: {e}")))?;
     if let Some(reason) = &input.reason {

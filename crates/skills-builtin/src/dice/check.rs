@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::formula::{Formula, Term};
+use super::formula::{DiceOptions, Formula, Keep, Redo, Term};
 use super::roll::RollResult;
 
 /// The difficulty classes the planner chooses from (easy, medium, hard, very hard).
@@ -49,9 +49,11 @@ pub struct Check {
 }
 
 /// Judges `roll` (of `formula`) against `dc`. Promises: a natural 20 on the
-/// formula's first single added d20 (`1d20`) is a critical success and a natural
-/// 1 a critical failure, whatever the total; otherwise success when
-/// `total ≥ dc`; `margin = total − dc` always.
+/// formula's check die — the first added term of d20s that counts exactly
+/// one die and does not explode (`1d20`, advantage `2d20kh1`, disadvantage
+/// `2d20kl1`, `1d20r1`) — is a critical success and a natural 1 a critical
+/// failure, whatever the total; otherwise success when `total ≥ dc`;
+/// `margin = total − dc` always.
 pub fn judge(formula: &Formula, roll: &RollResult, dc: i64) -> Check {
     let natural = check_die(formula, roll);
     let margin = roll.total - dc;
@@ -69,20 +71,31 @@ pub fn judge(formula: &Formula, roll: &RollResult, dc: i64) -> Check {
     }
 }
 
-/// The face of the first term that is exactly one added d20.
+/// The face that counts of the formula's check die: the term's subtotal,
+/// since it counts exactly one die.
 fn check_die(formula: &Formula, roll: &RollResult) -> Option<u32> {
     formula
         .terms
         .iter()
         .zip(&roll.terms)
-        .find_map(|(term, result)| match term {
+        .find_map(|(term, result)| match *term {
             Term::Dice {
                 negative: false,
-                count: 1,
+                count,
                 sides: 20,
-            } => result.rolls.first().copied(),
+                options,
+            } if counts_one_die(count, options) => u32::try_from(result.subtotal).ok(),
             _ => None,
         })
+}
+
+/// Whether `count` dice with `options` add exactly one face to the total.
+fn counts_one_die(count: u32, options: DiceOptions) -> bool {
+    let kept = match options.keep {
+        None => count,
+        Some(Keep::Highest(n) | Keep::Lowest(n)) => n,
+    };
+    kept == 1 && options.redo != Some(Redo::Explode)
 }
 
 /// The word for a difficulty class (`"dc 12"` when it is none of the named ones).
@@ -168,6 +181,35 @@ mod tests {
         assert_eq!(judge(&f, &r, 10).outcome, CheckOutcome::Failure);
         let (f, r) = fixed("1d4+1d20", &[1, 20]);
         assert_eq!(judge(&f, &r, 30).natural, Some(20));
+    }
+
+    #[test]
+    fn advantage_and_disadvantage_judge_the_die_they_keep() {
+        use crate::dice::roll::roll;
+        use rand::SeedableRng;
+        use rand_chacha::ChaCha8Rng;
+        let mut crits = 0;
+        for (formula, pick) in [("2d20kh1+2", 1usize), ("2d20kl1+2", 0)] {
+            let f = Formula::parse(formula, &Limits::default()).unwrap();
+            for seed in 0..300 {
+                let r = roll(&f, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap();
+                let mut faces = r.rolls.clone();
+                faces.sort_unstable();
+                let kept = faces[pick];
+                let c = judge(&f, &r, 15);
+                assert_eq!(c.natural, Some(kept), "{formula}: {r:?}");
+                match kept {
+                    20 => assert_eq!(c.outcome, CheckOutcome::CriticalSuccess),
+                    1 => assert_eq!(c.outcome, CheckOutcome::CriticalFailure),
+                    _ => assert_eq!(c.outcome.succeeded(), kept as i64 + 2 >= 15),
+                }
+                crits += usize::from(kept == 20 || kept == 1);
+            }
+        }
+        assert!(crits > 0, "some kept die was a natural 20 or 1");
+        // Kept dice that count more than one, or explode, have no natural face.
+        let (f, r) = fixed("1d20!", &[7]);
+        assert_eq!(judge(&f, &r, 15).natural, None);
     }
 
     #[test]

@@ -7,5 +7,5 @@ pub mod roll;
 
 pub use check::{judge, Check, CheckOutcome};
 pub use config::{DiceConfig, RandomSource};
-pub use formula::{Formula, FormulaError, Limits, Term};
-pub use roll::{roll, RollResult};
+pub use formula::{DiceOptions, Formula, FormulaError, Keep, Limits, Redo, Term};
+pub use roll::{roll, RollError, RollResult};

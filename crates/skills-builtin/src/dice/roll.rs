@@ -1,9 +1,11 @@
-//! Rolling a parsed formula.
+//! Rolling a parsed formula: each dice term is rolled by caith, with the
+//! caller's generator, so a seeded roll stays reproducible.
 
+use caith::{RollHistory, Roller};
 use rand::Rng;
 use serde::Serialize;
 
-use super::formula::{Formula, Term};
+use super::formula::{Formula, Keep, Redo, Term};
 
 /// The result of one roll.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -11,7 +13,8 @@ use super::formula::{Formula, Term};
 pub struct RollResult {
     /// The formula in canonical spelling.
     pub formula: String,
-    /// Every die rolled, in formula order (subtracted dice included, as rolled).
+    /// Every die rolled, term after term (subtracted, dropped, exploded and
+    /// rerolled dice included, as rolled).
     pub rolls: Vec<u32>,
     /// Each term: its spelling, its dice and its signed subtotal.
     pub terms: Vec<TermResult>,
@@ -23,36 +26,41 @@ pub struct RollResult {
 #[serde(rename_all = "camelCase")]
 pub struct TermResult {
     pub term: String,
+    /// Every die the term rolled; with a keep or a reroll, more than count.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rolls: Vec<u32>,
+    /// What the term adds to the total: the dice that count, signed.
     pub subtotal: i64,
 }
 
-/// Rolls every die of `formula` with `rng`, each uniformly in `1..=sides`.
-pub fn roll<R: Rng + ?Sized>(formula: &Formula, rng: &mut R) -> RollResult {
+/// Why a checked formula could not be rolled: a fault of this code, since
+/// `Formula::parse` only lets through what caith rolls.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the dice roller could not roll {term:?}: {reason}")]
+pub struct RollError {
+    pub term: String,
+    pub reason: String,
+}
+
+/// Rolls every die of `formula` with `rng`, each uniformly in `1..=sides`,
+/// then applies the term's reroll or explosion and its keep. Promises: the
+/// same formula and the same generator state give the same result;
+/// `total` is the sum of the terms' subtotals.
+pub fn roll<R: Rng + ?Sized>(formula: &Formula, rng: &mut R) -> Result<RollResult, RollError> {
     let mut rolls = Vec::new();
     let mut terms = Vec::new();
     let mut total = 0i64;
     for term in &formula.terms {
-        let (negative, spelling, dice, sum) = match *term {
-            Term::Dice {
-                negative,
-                count,
-                sides,
-            } => {
-                let dice: Vec<u32> = (0..count).map(|_| rng.random_range(1..=sides)).collect();
-                let sum: i64 = dice.iter().map(|&d| d as i64).sum();
-                (negative, format!("{count}d{sides}"), dice, sum)
-            }
-            Term::Modifier { negative, value } => {
-                (negative, value.to_string(), Vec::new(), value as i64)
-            }
+        let (dice, sum) = match *term {
+            Term::Dice { .. } => roll_dice(term, rng)?,
+            Term::Modifier { value, .. } => (Vec::new(), value as i64),
         };
-        let subtotal = if negative { -sum } else { sum };
+        let subtotal = if term.is_negative() { -sum } else { sum };
         total += subtotal;
         rolls.extend_from_slice(&dice);
+        let spelling = term.spelling();
         terms.push(TermResult {
-            term: if negative {
+            term: if term.is_negative() {
                 format!("-{spelling}")
             } else {
                 spelling
@@ -61,11 +69,91 @@ pub fn roll<R: Rng + ?Sized>(formula: &Formula, rng: &mut R) -> RollResult {
             subtotal,
         });
     }
-    RollResult {
+    Ok(RollResult {
         formula: formula.to_string(),
         rolls,
         terms,
         total,
+    })
+}
+
+/// One dice term through caith: every face it rolled and its unsigned sum.
+fn roll_dice<R: Rng + ?Sized>(term: &Term, rng: &mut R) -> Result<(Vec<u32>, i64), RollError> {
+    let notation = caith_notation(term);
+    let failed = |reason: String| RollError {
+        term: term.spelling(),
+        reason,
+    };
+    let result = Roller::new(&notation)
+        .and_then(|roller| roller.roll_with(&mut Lent(rng)))
+        .map_err(|e| failed(e.to_string()))?;
+    let single = result
+        .as_single()
+        .ok_or_else(|| failed("a repeated roll".to_string()))?;
+    let mut faces = Vec::new();
+    for entry in single.get_history() {
+        match entry {
+            // The dice a reroll replaced; their new faces follow in `Roll`.
+            RollHistory::ReRolls(dice) => faces.extend(
+                dice.iter()
+                    .filter(|rolled| rolled.len() > 1)
+                    .map(|rolled| rolled[0].res),
+            ),
+            RollHistory::Roll(dice) => faces.extend(dice.iter().map(|d| d.res)),
+            _ => {}
+        }
+    }
+    let faces = faces.into_iter().map(|f| f as u32).collect();
+    Ok((faces, single.get_total()))
+}
+
+/// The term in caith's notation: reroll (`rN`) or explode (`!`) first, then
+/// the keep (`KN` highest, `kN` lowest), the order in which caith applies
+/// them correctly.
+fn caith_notation(term: &Term) -> String {
+    let Term::Dice {
+        count,
+        sides,
+        options,
+        ..
+    } = *term
+    else {
+        return term.spelling();
+    };
+    let redo = match options.redo {
+        None => String::new(),
+        Some(Redo::Explode) => "!".to_string(),
+        Some(Redo::RerollAtMost(n)) => format!("r{n}"),
+    };
+    let keep = match options.keep {
+        None => String::new(),
+        Some(Keep::Highest(n)) => format!("K{n}"),
+        Some(Keep::Lowest(n)) => format!("k{n}"),
+    };
+    format!("{count}d{sides}{redo}{keep}")
+}
+
+/// Lends a rand 0.9 generator to caith, which draws its faces through rand
+/// 0.8's traits (rand_core 0.6): the same bits, so a seeded roll stays
+/// reproducible.
+struct Lent<'a, R: ?Sized>(&'a mut R);
+
+impl<R: rand::RngCore + ?Sized> rand_core_06::RngCore for Lent<'_, R> {
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.0.fill_bytes(dest)
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core_06::Error> {
+        self.0.fill_bytes(dest);
+        Ok(())
     }
 }
 
@@ -76,12 +164,24 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
+    fn parse(text: &str) -> Formula {
+        Formula::parse(text, &Limits::default()).unwrap()
+    }
+
+    /// `formula` rolled once with each of `seeds`.
+    fn rolled(formula: &str, seeds: std::ops::Range<u64>) -> Vec<RollResult> {
+        let f = parse(formula);
+        seeds
+            .map(|seed| roll(&f, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap())
+            .collect()
+    }
+
     #[test]
     fn totals_add_up_and_stay_in_range() {
-        let f = Formula::parse("2d6+1d4-1d8+3", &Limits::default()).unwrap();
+        let f = parse("2d6+1d4-1d8+3");
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for _ in 0..500 {
-            let r = roll(&f, &mut rng);
+            let r = roll(&f, &mut rng).unwrap();
             assert_eq!(r.rolls.len(), 4);
             assert!(r.rolls[..2].iter().all(|&d| (1..=6).contains(&d)));
             assert!((1..=4).contains(&r.rolls[2]));
@@ -94,22 +194,83 @@ mod tests {
 
     #[test]
     fn same_seed_same_roll() {
-        let f = Formula::parse("10d20", &Limits::default()).unwrap();
-        let a = roll(&f, &mut ChaCha8Rng::seed_from_u64(42));
-        let b = roll(&f, &mut ChaCha8Rng::seed_from_u64(42));
-        let c = roll(&f, &mut ChaCha8Rng::seed_from_u64(43));
-        assert_eq!(a, b);
+        for formula in ["10d20", "2d20kh1", "4d6r1kh3", "6d6!"] {
+            let f = parse(formula);
+            let a = roll(&f, &mut ChaCha8Rng::seed_from_u64(42)).unwrap();
+            let b = roll(&f, &mut ChaCha8Rng::seed_from_u64(42)).unwrap();
+            assert_eq!(a, b, "{formula}");
+        }
+        let f = parse("10d20");
+        let a = roll(&f, &mut ChaCha8Rng::seed_from_u64(42)).unwrap();
+        let c = roll(&f, &mut ChaCha8Rng::seed_from_u64(43)).unwrap();
         assert_ne!(a.rolls, c.rolls);
     }
 
     #[test]
     fn every_face_comes_up() {
-        let f = Formula::parse("1d6", &Limits::default()).unwrap();
+        let f = parse("1d6");
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut seen = [false; 7];
         for _ in 0..200 {
-            seen[roll(&f, &mut rng).total as usize] = true;
+            seen[roll(&f, &mut rng).unwrap().total as usize] = true;
         }
         assert!(seen[1..].iter().all(|&s| s));
+    }
+
+    #[test]
+    fn advantage_keeps_the_higher_die() {
+        for r in rolled("2d20kh1+3", 0..200) {
+            assert_eq!(r.rolls.len(), 2, "both dice are shown: {r:?}");
+            let higher = *r.rolls.iter().max().unwrap() as i64;
+            assert_eq!(r.terms[0].subtotal, higher, "{r:?}");
+            assert_eq!(r.total, higher + 3);
+            assert_eq!(r.formula, "2d20kh1+3");
+        }
+    }
+
+    #[test]
+    fn disadvantage_keeps_the_lower_die() {
+        for r in rolled("2d20kl1", 0..200) {
+            assert_eq!(r.rolls.len(), 2);
+            assert_eq!(r.total, *r.rolls.iter().min().unwrap() as i64, "{r:?}");
+        }
+        for r in rolled("4d6kh3", 0..200) {
+            let mut dice = r.rolls.clone();
+            dice.sort_unstable();
+            let best: u32 = dice[1..].iter().sum();
+            assert_eq!(r.total, best as i64, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn exploding_dice_add_a_die_for_each_top_face() {
+        let mut exploded = 0;
+        for r in rolled("3d6!", 0..300) {
+            let sixes = r.rolls.iter().filter(|&&d| d == 6).count();
+            assert_eq!(r.rolls.len(), 3 + sixes, "one more die per six: {r:?}");
+            assert_eq!(r.total, r.rolls.iter().map(|&d| d as i64).sum::<i64>());
+            exploded += usize::from(sixes > 0);
+        }
+        assert!(exploded > 0, "some roll exploded");
+    }
+
+    #[test]
+    fn rerolled_dice_replace_the_low_faces_once() {
+        let mut rerolled = 0;
+        for r in rolled("2d6r2", 0..300) {
+            let t = &r.terms[0];
+            let replaced = t.rolls.len() - 2;
+            rerolled += replaced;
+            // The replaced faces come first, then the two that count.
+            assert!(t.rolls[..replaced].iter().all(|&d| d <= 2), "{r:?}");
+            let counted: u32 = t.rolls[replaced..].iter().sum();
+            assert_eq!(t.subtotal, counted as i64, "{r:?}");
+            let still_low = t.rolls[replaced..].iter().filter(|&&d| d <= 2).count();
+            assert!(
+                still_low <= replaced,
+                "only a rerolled die may stay low: {r:?}"
+            );
+        }
+        assert!(rerolled > 0, "some die was rerolled");
     }
 }
