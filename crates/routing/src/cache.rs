@@ -8,27 +8,29 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use directories::ProjectDirs;
 use sha2::{Digest, Sha256};
 
 /// The user's cache folder for routing: `$NARRATORIA_CACHE_DIR/routing`,
-/// else `$XDG_CACHE_HOME/narratoria/routing`, else
-/// `~/.cache/narratoria/routing`, else a folder under the temp dir.
+/// else `routing` in the platform's cache folder for Narratoria (the
+/// `directories` crate's, as for the other folders in core's `paths`: on
+/// Linux `$XDG_CACHE_HOME/narratoria`, by default `~/.cache/narratoria`),
+/// else a folder under the temp dir.
 pub fn default_cache_dir() -> PathBuf {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(p) = env("NARRATORIA_CACHE_DIR") {
-        return p.join("routing");
+    let cache_root = std::env::var_os("NARRATORIA_CACHE_DIR")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    cache_dir_in(cache_root, ProjectDirs::from("", "", "narratoria").as_ref())
+}
+
+/// `routing` in `cache_root` (NARRATORIA_CACHE_DIR) when given, else in
+/// `project`'s cache folder, else in the temp dir.
+fn cache_dir_in(cache_root: Option<PathBuf>, project: Option<&ProjectDirs>) -> PathBuf {
+    match (cache_root, project) {
+        (Some(root), _) => root.join("routing"),
+        (None, Some(project)) => project.cache_dir().join("routing"),
+        (None, None) => std::env::temp_dir().join("narratoria-routing"),
     }
-    if let Some(p) = env("XDG_CACHE_HOME") {
-        return p.join("narratoria/routing");
-    }
-    if let Some(home) = env("HOME") {
-        return home.join(".cache/narratoria/routing");
-    }
-    std::env::temp_dir().join("narratoria-routing")
 }
 
 /// How long a cache file that no run reads or writes is kept.
@@ -134,6 +136,23 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn narratoria_cache_dir_wins_over_the_platform_folder() {
+        let project = ProjectDirs::from("", "", "narratoria");
+        assert_eq!(
+            cache_dir_in(Some(PathBuf::from("/n/cache")), project.as_ref()),
+            PathBuf::from("/n/cache/routing")
+        );
+        if let Some(project) = &project {
+            let dir = cache_dir_in(None, Some(project));
+            assert!(dir.ends_with("narratoria/routing"), "{dir:?}");
+        }
+        assert_eq!(
+            cache_dir_in(None, None),
+            std::env::temp_dir().join("narratoria-routing")
+        );
+    }
 
     #[test]
     fn vectors_round_trip_and_keys_follow_the_texts() {
