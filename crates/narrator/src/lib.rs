@@ -13,6 +13,7 @@ pub mod backend;
 pub mod cache_reuse;
 pub mod catalog;
 pub mod compact;
+mod decode_loop;
 pub mod echo;
 pub mod echo_words;
 pub mod error;

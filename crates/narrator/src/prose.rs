@@ -209,7 +209,7 @@ impl Engine<'_> {
             written.push(token.0);
             prose.completion_tokens += 1;
             pending.extend(vocab.token_to_piece(token, false, None));
-            let piece = crate::text::take_utf8(&mut pending);
+            let piece = crate::decode_loop::take_utf8(&mut pending);
             let clear = stops.push(&piece);
             send(job.echo_words.push(&clear), &mut prose);
             if stops.stopped() || job.echo_words.stopped() {

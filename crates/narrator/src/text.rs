@@ -8,13 +8,18 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
 
+use crate::decode_loop::{draw, write_tokens, Ending, Writing};
 use crate::error::NarratorError;
 use crate::gguf;
 use crate::sampler_chain::{sampler_chain, SamplerSettings};
+use crate::worker::Engine;
 
 /// Tokens decoded per batch while reading the prompt.
 const PROMPT_CHUNK: usize = 256;
@@ -109,19 +114,71 @@ pub fn generate_text(
     on_piece: &mut dyn FnMut(&str),
 ) -> Result<TextOutput, NarratorError> {
     let start = Instant::now();
-    let header = gguf::check(model_path)?;
+    let model = load_model(model_path)?;
+    let load_time = start.elapsed();
+    let tokens = prompt_tokens(&model, model_path, request)?;
+    let mut engine =
+        Engine::with_fixed_chunks(&model, new_context(&model, request, &tokens)?, PROMPT_CHUNK);
+    // Without a deadline the prompt is read to its end.
+    let deadline = request
+        .deadline
+        .unwrap_or_else(|| start + Duration::from_secs(NO_DEADLINE_SECS));
+    let mut batch = LlamaBatch::new(PROMPT_CHUNK, 1);
+    let (_, logits_at) = engine.read_prompt(&mut batch, &tokens, deadline)?;
+
+    if !request.answer_prefix.is_empty() {
+        on_piece(&request.answer_prefix);
+    }
+    let mut answer = OneOffAnswer {
+        chain: sampler_chain(&model, &sampler_settings(request))?,
+        request,
+        max_tokens: request.max_tokens.max(1),
+        out: TextOutput {
+            text: request.answer_prefix.clone(),
+            prompt_tokens: tokens.len(),
+            completion_tokens: 0,
+            stop: StopReason::MaxTokens,
+            load_time,
+            total: Duration::ZERO,
+        },
+        on_piece,
+    };
+    let written = write_tokens(&mut engine, &mut batch, logits_at, &mut answer)?;
+    if written.ending == Ending::EndOfGeneration {
+        answer.out.stop = StopReason::EndOfGeneration;
+    }
+    if !written.pending.is_empty() {
+        let rest = String::from_utf8_lossy(&written.pending).into_owned();
+        answer.out.text.push_str(&rest);
+        (answer.on_piece)(&rest);
+    }
+    answer.out.total = start.elapsed();
+    Ok(answer.out)
+}
+
+/// A deadline no answer reaches, for a request without one.
+const NO_DEADLINE_SECS: u64 = 100 * 365 * 24 * 3600;
+
+/// The model at `path`, after its header is checked, with its layers placed.
+fn load_model(path: &Path) -> Result<LlamaModel, NarratorError> {
+    let header = gguf::check(path)?;
     let backend = crate::backend::backend()?;
     let placement = crate::gpu::place(&header, crate::gpu::chosen_layers(None), TEXT_CONTEXT_HINT);
     let params = LlamaModelParams::default().with_n_gpu_layers(placement.gpu_layers);
-    let model = LlamaModel::load_from_file(backend, model_path, &params).map_err(|e| {
-        NarratorError::ModelLoad {
-            path: model_path.to_path_buf(),
-            reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
-        }
-    })?;
-    let load_time = start.elapsed();
+    LlamaModel::load_from_file(backend, path, &params).map_err(|e| NarratorError::ModelLoad {
+        path: path.to_path_buf(),
+        reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
+    })
+}
 
-    let mut prompt = render(&model, &request.system, &request.user).map_err(|reason| {
+/// The request's chat and answer start as tokens, checked to fit the
+/// model's trained context with `max_tokens` to spare.
+fn prompt_tokens(
+    model: &LlamaModel,
+    model_path: &Path,
+    request: &TextRequest,
+) -> Result<Vec<LlamaToken>, NarratorError> {
+    let mut prompt = render(model, &request.system, &request.user).map_err(|reason| {
         NarratorError::ModelLoad {
             path: model_path.to_path_buf(),
             reason,
@@ -132,116 +189,88 @@ pub fn generate_text(
     if tokens.is_empty() {
         return Err(NarratorError::InvalidOutput("empty prompt".into()));
     }
-    let max_tokens = request.max_tokens.max(1);
     let train = model.n_ctx_train().max(512) as usize;
-    let needed = tokens.len() + max_tokens;
+    let needed = tokens.len() + request.max_tokens.max(1);
     if needed > train {
         return Err(NarratorError::PromptTooLong {
             needed,
             available: train,
         });
     }
+    Ok(tokens)
+}
+
+/// A context just large enough for `tokens` and the answer.
+fn new_context<'m>(
+    model: &'m LlamaModel,
+    request: &TextRequest,
+    tokens: &[LlamaToken],
+) -> Result<LlamaContext<'m>, NarratorError> {
+    let train = model.n_ctx_train().max(512) as usize;
+    let needed = tokens.len() + request.max_tokens.max(1);
     let n_ctx = needed.next_multiple_of(256).min(train) as u32;
-    let threads = request.threads.max(1);
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(n_ctx))
         .with_n_batch(PROMPT_CHUNK as u32)
         .with_n_ubatch(PROMPT_CHUNK as u32)
         .with_n_threads(request.decode_threads.max(1))
-        .with_n_threads_batch(threads);
-    let mut ctx = model
-        .new_context(backend, params)
-        .map_err(|e| NarratorError::Context(e.to_string()))?;
-    let past_deadline = || request.deadline.is_some_and(|d| Instant::now() >= d);
+        .with_n_threads_batch(request.threads.max(1));
+    model
+        .new_context(crate::backend::backend()?, params)
+        .map_err(|e| NarratorError::Context(e.to_string()))
+}
 
-    // Read the prompt; logits only for its last token.
-    let mut batch = LlamaBatch::new(PROMPT_CHUNK, 1);
-    let last = tokens.len() - 1;
-    for (chunk_no, chunk) in tokens.chunks(PROMPT_CHUNK).enumerate() {
-        if past_deadline() {
-            return Err(NarratorError::Deadline);
+/// A one-off answer as it is written: its own rules for the decode loop
+/// (no end before `min_tokens`, the deadline an error, one paragraph).
+struct OneOffAnswer<'a> {
+    request: &'a TextRequest,
+    chain: LlamaSampler,
+    max_tokens: usize,
+    out: TextOutput,
+    on_piece: &'a mut dyn FnMut(&str),
+}
+
+impl Writing for OneOffAnswer<'_> {
+    fn halt(&mut self) -> Result<bool, NarratorError> {
+        match self.request.deadline {
+            Some(d) if Instant::now() >= d => Err(NarratorError::Deadline),
+            _ => Ok(false),
         }
-        batch.clear();
-        for (i, &t) in chunk.iter().enumerate() {
-            let p = chunk_no * PROMPT_CHUNK + i;
-            batch
-                .add(t, p as i32, &[0], p == last)
-                .map_err(|e| NarratorError::Decode(e.to_string()))?;
-        }
-        ctx.decode(&mut batch)
-            .map_err(|e| NarratorError::Decode(e.to_string()))?;
     }
 
-    let mut chain = sampler_chain(&model, &sampler_settings(request))?;
-    let vocab = model.vocab();
-    if !request.answer_prefix.is_empty() {
-        on_piece(&request.answer_prefix);
-    }
-    let mut out = TextOutput {
-        text: request.answer_prefix.clone(),
-        prompt_tokens: tokens.len(),
-        completion_tokens: 0,
-        stop: StopReason::MaxTokens,
-        load_time,
-        total: Duration::ZERO,
-    };
-    let mut pending: Vec<u8> = Vec::new();
-    let mut pos = tokens.len();
-    let mut logits_at = batch.n_tokens() - 1;
-    while out.completion_tokens < max_tokens {
-        if past_deadline() {
-            return Err(NarratorError::Deadline);
-        }
-        let mut candidates = ctx.token_data_array_ith(logits_at);
-        if out.completion_tokens < request.min_tokens.min(max_tokens) {
-            for d in candidates.data.iter_mut() {
-                if vocab.is_eog(d.id()) {
-                    d.set_logit(f32::NEG_INFINITY);
+    fn pick(&mut self, engine: &mut Engine<'_>, at: i32) -> Result<LlamaToken, NarratorError> {
+        let too_soon = self.out.completion_tokens < self.request.min_tokens.min(self.max_tokens);
+        let vocab = engine.model.vocab();
+        draw(engine, at, &mut self.chain, |candidates| {
+            if too_soon {
+                for d in candidates.data.iter_mut() {
+                    if vocab.is_eog(d.id()) {
+                        d.set_logit(f32::NEG_INFINITY);
+                    }
                 }
             }
-        }
-        candidates.apply_sampler(&mut chain);
-        let token = candidates
-            .selected_token()
-            .ok_or_else(|| NarratorError::Decode("the sampler selected no token".into()))?;
-        if vocab.is_eog(token) {
-            out.stop = StopReason::EndOfGeneration;
-            break;
-        }
-        chain.accept(token);
-        out.completion_tokens += 1;
+        })
+    }
 
-        pending.extend(vocab.token_to_piece(token, false, None));
-        let decoded = take_utf8(&mut pending);
-        let line_end = decoded.find('\n').filter(|_| request.one_paragraph);
-        let piece = line_end.map_or(decoded.as_str(), |at| &decoded[..at]);
+    fn accept(&mut self, token: LlamaToken) -> Result<(), NarratorError> {
+        self.chain.accept(token);
+        self.out.completion_tokens += 1;
+        Ok(())
+    }
+
+    fn take(&mut self, decoded: &str) -> Result<bool, NarratorError> {
+        let line_end = decoded.find('\n').filter(|_| self.request.one_paragraph);
+        let piece = line_end.map_or(decoded, |at| &decoded[..at]);
         if !piece.is_empty() {
-            out.text.push_str(piece);
-            on_piece(piece);
+            self.out.text.push_str(piece);
+            (self.on_piece)(piece);
         }
         if line_end.is_some() {
-            out.stop = StopReason::LineEnd;
-            break;
+            self.out.stop = StopReason::LineEnd;
+            return Ok(false);
         }
-        if out.completion_tokens >= max_tokens {
-            break;
-        }
-        batch.clear();
-        batch
-            .add(token, pos as i32, &[0], true)
-            .map_err(|e| NarratorError::Decode(e.to_string()))?;
-        ctx.decode(&mut batch)
-            .map_err(|e| NarratorError::Decode(e.to_string()))?;
-        pos += 1;
-        logits_at = 0;
+        Ok(self.out.completion_tokens < self.max_tokens)
     }
-    if !pending.is_empty() {
-        let rest = String::from_utf8_lossy(&pending).into_owned();
-        out.text.push_str(&rest);
-        on_piece(&rest);
-    }
-    out.total = start.elapsed();
-    Ok(out)
 }
 
 /// The chat as the model's own template writes it (ChatML when the model has none),
@@ -278,44 +307,9 @@ fn sampler_settings(request: &TextRequest) -> SamplerSettings<'static> {
     }
 }
 
-/// Takes the complete UTF-8 characters from the front of `pending`, leaving an
-/// unfinished character's bytes for the next token; invalid bytes become U+FFFD.
-pub(crate) fn take_utf8(pending: &mut Vec<u8>) -> String {
-    match std::str::from_utf8(pending) {
-        Ok(s) => {
-            let s = s.to_owned();
-            pending.clear();
-            s
-        }
-        Err(e) if e.error_len().is_some() => {
-            let s = String::from_utf8_lossy(pending).into_owned();
-            pending.clear();
-            s
-        }
-        Err(e) => {
-            let valid = e.valid_up_to();
-            let s = String::from_utf8_lossy(&pending[..valid]).into_owned();
-            pending.drain(..valid);
-            s
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn utf8_pieces_wait_for_whole_characters() {
-        let bytes = "é!".as_bytes();
-        let mut pending = vec![bytes[0]];
-        assert_eq!(take_utf8(&mut pending), "");
-        pending.extend(&bytes[1..]);
-        assert_eq!(take_utf8(&mut pending), "é!");
-        assert!(pending.is_empty());
-        let mut bad = vec![0xff, b'a'];
-        assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
-    }
 
     #[test]
     fn a_missing_model_is_a_typed_error() {

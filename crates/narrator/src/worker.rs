@@ -246,6 +246,8 @@ pub(crate) struct Engine<'m> {
     /// Whether cached runs may move to new positions (a model whose
     /// positions are plain RoPE or none; multi-section RoPE cannot shift).
     can_shift: bool,
+    /// Read prompts in batches of this many tokens rather than by speed.
+    fixed_chunk: Option<usize>,
 }
 
 /// Whether `model`'s cached positions can move: llama.cpp shifts plain and
@@ -263,7 +265,7 @@ fn can_shift(model: &LlamaModel) -> bool {
 }
 
 impl<'m> Engine<'m> {
-    fn new(model: &'m LlamaModel, ctx: LlamaContext<'m>) -> Engine<'m> {
+    pub(crate) fn new(model: &'m LlamaModel, ctx: LlamaContext<'m>) -> Engine<'m> {
         Engine {
             model,
             ctx,
@@ -271,7 +273,62 @@ impl<'m> Engine<'m> {
             // A cautious start (a busy 2-core machine reads ≈ 75 tokens/s).
             read_rate: 100.0,
             can_shift: can_shift(model),
+            fixed_chunk: None,
         }
+    }
+
+    /// An engine that reads prompts in batches of `chunk` tokens (at most the
+    /// context's batch size), whatever the time left.
+    pub(crate) fn with_fixed_chunks(
+        model: &'m LlamaModel,
+        ctx: LlamaContext<'m>,
+        chunk: usize,
+    ) -> Engine<'m> {
+        Engine {
+            fixed_chunk: Some(chunk),
+            ..Engine::new(model, ctx)
+        }
+    }
+
+    /// How many tokens the next batch of a prompt holds: sized from the
+    /// speed of the last one to take at most [`CHUNK_TIME`] and half the
+    /// time left before `deadline`.
+    fn chunk_size(&self, now: Instant, deadline: Instant) -> usize {
+        if let Some(chunk) = self.fixed_chunk {
+            return chunk;
+        }
+        let budget = CHUNK_TIME.min((deadline - now) / 2).as_secs_f64();
+        ((self.read_rate * budget) as usize).clamp(MIN_CHUNK, MAX_CHUNK)
+    }
+
+    /// Reads `tokens` as a whole prompt, keeping what the cache already
+    /// holds of it ([`Engine::arrange`], [`Engine::read_spans`]). Returns the
+    /// tokens served from the cache and the batch index holding the last
+    /// token's logits.
+    pub(crate) fn read_prompt(
+        &mut self,
+        batch: &mut LlamaBatch,
+        tokens: &[LlamaToken],
+        deadline: Instant,
+    ) -> Result<(usize, i32), NarratorError> {
+        let reuse = self.arrange(tokens);
+        let logits_at = self.read_spans(batch, tokens, &reuse.read, deadline)?;
+        Ok((reuse.served(), logits_at))
+    }
+
+    /// Reads one drawn token after the cached ones, for the next logits.
+    pub(crate) fn feed(
+        &mut self,
+        batch: &mut LlamaBatch,
+        token: LlamaToken,
+    ) -> Result<(), NarratorError> {
+        batch.clear();
+        batch
+            .add(token, self.cached.len() as i32, &[0], true)
+            .map_err(|e| NarratorError::Decode(e.to_string()))?;
+        self.decode(batch)?;
+        self.cached.push(token);
+        Ok(())
     }
 
     /// Arranges the cache for `tokens` (crate::cache_reuse): keeps the common
@@ -325,9 +382,7 @@ impl<'m> Engine<'m> {
                     self.forget();
                     return Err(NarratorError::Deadline);
                 }
-                let budget = CHUNK_TIME.min((deadline - now) / 2).as_secs_f64();
-                let size = ((self.read_rate * budget) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
-                let end = (at + size).min(span.end);
+                let end = (at + self.chunk_size(now, deadline)).min(span.end);
                 batch.clear();
                 for (pos, &t) in tokens.iter().enumerate().take(end).skip(at) {
                     batch
@@ -566,10 +621,9 @@ impl<'m> Engine<'m> {
         self.model.vocab().tokenize(text.as_bytes(), false, false)
     }
 
-    /// Decodes `tokens` after the cached ones in chunks, checking the deadline
-    /// between chunks; returns the batch index holding the last token's logits.
-    /// Each chunk is sized from the speed of the previous one so that it takes
-    /// at most [`CHUNK_TIME`] and half the time left.
+    /// Decodes `tokens` after the cached ones in chunks
+    /// ([`Engine::chunk_size`]), checking the deadline between chunks;
+    /// returns the batch index holding the last token's logits.
     pub(crate) fn read(
         &mut self,
         batch: &mut LlamaBatch,
@@ -583,8 +637,7 @@ impl<'m> Engine<'m> {
             if now >= deadline {
                 return Err(NarratorError::Deadline);
             }
-            let budget = CHUNK_TIME.min((deadline - now) / 2).as_secs_f64();
-            let size = ((self.read_rate * budget) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
+            let size = self.chunk_size(now, deadline);
             let chunk = &tokens[at..(at + size).min(tokens.len())];
             batch.clear();
             let base = self.cached.len();
