@@ -6,8 +6,10 @@
 #     packages and tauri-driver,
 #  2. builds the app (`tauri build --no-bundle`: the binary with the web UI
 #     embedded),
-#  3. runs the E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a
-#     real window under Xvfb against that binary,
+#  3. runs the shell's own tests (cargo test -p narratoria-desktop, with the
+#     build's profile and features, so its dependencies are reused), then the
+#     E2E suite (tests/e2e, WebdriverIO through tauri-driver) in a real window
+#     under Xvfb against that binary,
 #  4. builds the package players get (scripts/package.sh --no-gpu: the
 #     release .deb from the same build, without the Vulkan backend), installs it with apt-get, opens the installed app under
 #     Xvfb (tests/e2e/installed.mjs: bundled model loaded, a turn played, a
@@ -93,6 +95,17 @@ step "tauri build ${build_args[*]} ${cargo_args[*]}"
 (cd ui && npx tauri build "${build_args[@]}" "${cargo_args[@]}" >&2) && pass "build the app (${build_args[*]})" || { fail "build the app"; finish; }
 echo "e2e: build took $(( $(date +%s) - started )) s" >&2
 export NARRATORIA_APP="$CARGO_TARGET_DIR/$profile/narratoria-desktop"
+
+# The shell's own tests (src-tauri is not a default member of the workspace:
+# it needs WebKit). The same profile and features as the build above (which
+# adds tauri/custom-protocol), so only the shell itself compiles again.
+test_args=(--locked -p narratoria-desktop --features tauri/custom-protocol)
+[ "$profile" = release ] && test_args+=(--release)
+[ -n "${NARRATORIA_E2E_FEATURES:-}" ] && test_args+=(${NARRATORIA_E2E_FEATURES})
+step "cargo test ${test_args[*]}"
+started=$(date +%s)
+cargo test "${test_args[@]}" >&2 && pass "the shell's own tests" || fail "the shell's own tests"
+echo "e2e: the shell's tests took $(( $(date +%s) - started )) s" >&2
 
 # ---- 3. the suite in a real window
 step "E2E suite under Xvfb"

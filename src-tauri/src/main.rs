@@ -10,6 +10,8 @@ mod controls;
 mod files;
 mod logs;
 mod model;
+#[cfg(test)]
+mod page_contract;
 mod play;
 mod sessions;
 mod skills;
