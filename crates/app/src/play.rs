@@ -6,16 +6,19 @@ use std::collections::BTreeMap;
 use narratoria_core::error::ErrorCode;
 use narratoria_core::executor::ExecutorOptions;
 use narratoria_core::host::serve::HostLink;
+use narratoria_core::narration::StoryTold;
+use narratoria_core::planner::TurnSummary;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::skills::health::Health;
 use narratoria_core::store::TurnPlace;
 use narratoria_core::sync;
-use narratoria_core::turn::{play_turn, TurnEvent, TurnOptions};
+use narratoria_core::turn::{play_turn, TurnEvent, TurnInputs, TurnOptions};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::{App, AppError, TurnView};
 
-pub use narratoria_core::narration::RECENT_TURNS;
+pub use narratoria_core::turn::RECENT_TURNS;
 
 /// Where a turn goes on the current branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,49 +105,72 @@ impl App {
         // Stoppable from now on, while it waits for the story too.
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
-        let (place, state, recent, told) = {
-            let mut store = sync::lock(&self.store);
-            let place = match placing {
-                Placing::Next => store.place_next(session)?,
-                Placing::BesideHead => store.place_beside_head(session)?,
-                Placing::InsteadOf(turn) => {
-                    crate::regen::branch_to_edit(&mut store, session, turn)?;
-                    store.place_next(session)?
-                }
-            };
-            let state = store.state_for(&place)?;
-            let (recent, told) = crate::steer::told_at(&store, &place, input)?;
-            (place, state, recent, told)
-        };
-        let session = session.to_string();
+        let (place, state, recent, told) = self.place_turn(session, input, placing)?;
         let mut skills = self.registry.state();
         let health_before = skills.health.clone();
-        let mut opts = TurnOptions {
+        let mut options = TurnOptions {
             exec: self.exec_options(&place),
             ..TurnOptions::default()
         };
-        opts.exec.stop = stopping.stop().clone();
-        let outcome = play_turn(
+        options.exec.stop = stopping.stop().clone();
+        let inputs = TurnInputs {
             input,
-            self.planner(),
-            self.registry.snapshot(),
+            planner: self.planner(),
+            catalog: self.registry.snapshot(),
             state,
             recent,
             told,
-            &mut skills,
-            &opts,
+            options: &options,
             events,
-        )
-        .await;
+        };
+        let outcome = play_turn(inputs, &mut skills).await;
         drop(stopping);
         let number = sync::lock(&self.store).commit_at(&place, &outcome.turn)?;
-        // Only the health this turn changed is written: the file may hold
-        // choices made while the turn ran.
-        let changed: BTreeMap<String, Option<Health>> = health_before
+        self.keep_health_changed(&health_before, &skills.health)?;
+        let turn = sync::lock(&self.store).turn_by_key(session, &place.key)?;
+        debug_assert_eq!(turn.number, number);
+        Ok(TurnView {
+            session: session.to_string(),
+            turn,
+            result: outcome.result,
+        })
+    }
+
+    /// Where a turn of `session` at `placing` goes (a branch made for an
+    /// edit), the state it starts from, the planner's recent turns and the
+    /// story as the narration is told it. The caller holds the turn lock.
+    fn place_turn(
+        &self,
+        session: &str,
+        input: &str,
+        placing: Placing,
+    ) -> Result<(TurnPlace, Map<String, Value>, Vec<TurnSummary>, StoryTold), AppError> {
+        let mut store = sync::lock(&self.store);
+        let place = match placing {
+            Placing::Next => store.place_next(session)?,
+            Placing::BesideHead => store.place_beside_head(session)?,
+            Placing::InsteadOf(turn) => {
+                crate::regen::branch_to_edit(&mut store, session, turn)?;
+                store.place_next(session)?
+            }
+        };
+        let state = store.state_for(&place)?;
+        let (recent, told) = crate::steer::told_at(&store, &place, input)?;
+        Ok((place, state, recent, told))
+    }
+
+    /// Writes the health a turn changed from `before` to `after`, and only
+    /// that: the file may hold choices made while the turn ran.
+    fn keep_health_changed(
+        &self,
+        before: &BTreeMap<String, Health>,
+        after: &BTreeMap<String, Health>,
+    ) -> Result<(), AppError> {
+        let changed: BTreeMap<String, Option<Health>> = before
             .keys()
-            .chain(skills.health.keys())
-            .filter(|name| health_before.get(*name) != skills.health.get(*name))
-            .map(|name| (name.clone(), skills.health.get(name).copied()))
+            .chain(after.keys())
+            .filter(|name| before.get(*name) != after.get(*name))
+            .map(|name| (name.clone(), after.get(name).copied()))
             .collect();
         self.change_skill_state(|s| {
             for (name, health) in &changed {
@@ -153,13 +179,6 @@ impl App {
                     None => s.health.remove(name),
                 };
             }
-        })?;
-        let turn = sync::lock(&self.store).turn_by_key(&session, &place.key)?;
-        debug_assert_eq!(turn.number, number);
-        Ok(TurnView {
-            session,
-            turn,
-            result: outcome.result,
         })
     }
 }

@@ -4,15 +4,17 @@
 //! turn with other words (a new branch from there) (docs/stories.md).
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::executor::{execute, ExecEvent};
-use narratoria_core::narration::{self, step};
+use narratoria_core::narration::{self, StoryTold};
 use narratoria_core::plan::Plan;
+use narratoria_core::planner::TurnSummary;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::result::{ExecutionResult, ExecutionState};
 use narratoria_core::skills::Catalog;
-use narratoria_core::store::{Store, TurnRecord};
+use narratoria_core::store::{Store, TurnPlace, TurnRecord};
 use narratoria_core::sync;
-use narratoria_core::turn::{story_context, TurnEvent};
+use narratoria_core::turn::memory;
+use narratoria_core::turn::narration_step::{is_narration_tool, shape, Telling};
+use narratoria_core::turn::{execute_live, story_context_judged_by, TurnEvent};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -118,37 +120,76 @@ impl App {
         how: Retelling,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<SessionView, AppError> {
+        // Stoppable from now on, while it waits for the story too.
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
-        let (last, place, recent, whole, state) = {
-            let store = sync::lock(&self.store);
-            let last = last_turn_in(&store, session)?;
-            let place = store.place_beside_head(session)?;
-            let (recent, whole) = crate::steer::told_at(&store, &place, &last.input)?;
-            let state = store.state_for(&place)?;
-            (last, place, recent, whole, state)
-        };
+        let mut retold = self.retold(session)?;
         let catalog = self.registry.snapshot();
-        let (plan, told) = told_plan(&last, &catalog).ok_or_else(|| {
+        let (mut plan, settled) = told_plan(&retold.last, &catalog).ok_or_else(|| {
             AppError::new(
                 ErrorCode::PlanInvalid,
                 "the turn has no plan to tell again (it fell back on the template)",
             )
         })?;
-        let mut plan = plan;
+        let input = self
+            .shape_again(&mut plan, &catalog, &mut retold, how)
+            .await;
+        let mut opts = self.exec_options(&retold.place);
+        // The narration belongs to the turn it tells.
+        if let Some(story) = opts.story.as_mut() {
+            story.turn_id = retold.last.id.clone();
+        }
+        opts.settled = settled
+            .into_iter()
+            .filter(|(id, _)| plan.tools.iter().any(|t| &t.tool_id == id))
+            .collect();
+        opts.stop = stopping.stop().clone();
+        let state = retold.last.state_after.clone();
+        let result = execute_live(&plan, &catalog, state, &opts, 1, events.as_ref()).await;
+        drop(stopping);
+        let narrative = retold.narrative(how, &input, &result);
+        sync::lock(&self.store).add_narration(session, retold.last.number, &narrative)?;
+        self.remember_told(session, retold.last.number).await
+    }
+
+    /// The current branch's last turn of `session` and the story as it was
+    /// told it. The caller holds the session's turn lock.
+    fn retold(&self, session: &str) -> Result<Retold, AppError> {
+        let store = sync::lock(&self.store);
+        let last = last_turn_in(&store, session)?;
+        let place = store.place_beside_head(session)?;
+        let (recent, whole) = crate::steer::told_at(&store, &place, &last.input)?;
+        let state = store.state_for(&place)?;
+        Ok(Retold {
+            last,
+            place,
+            recent,
+            whole,
+            state,
+        })
+    }
+
+    /// Gives the last turn's `plan` the turn's shape again, as the turn's
+    /// own narration step is shaped, for telling it `how`; returns the
+    /// action the narration tells.
+    async fn shape_again(
+        &self,
+        plan: &mut Plan,
+        catalog: &Catalog,
+        retold: &mut Retold,
+        how: Retelling,
+    ) -> String {
         // Judged on the turns before the one told, as when it was played.
-        let opening = whole.opening(&state);
-        let mut recent = recent;
-        let mut whole = whole;
+        let opening = retold.whole.opening(&retold.state);
         let input = match how {
-            Retelling::Anew => last.input.clone(),
+            Retelling::Anew => retold.last.input.clone(),
             Retelling::More => {
-                let so_far = narratoria_core::planner::TurnSummary {
-                    input: last.input.clone(),
-                    narrative: last.narrative.clone(),
+                let so_far = TurnSummary {
+                    input: retold.last.input.clone(),
+                    narrative: retold.last.narrative.clone(),
                 };
-                recent.push(so_far.clone());
-                whole = whole.followed_by(so_far);
+                retold.recent.push(so_far.clone());
+                retold.whole = std::mem::take(&mut retold.whole).followed_by(so_far);
                 // The narration opens with the action in the second person
                 // ("You wait …, and"): a neutral one reads as the story going
                 // on, where the turn's own action would be told twice.
@@ -156,54 +197,15 @@ impl App {
             }
         };
         // Lore is chosen for the turn being told, not for the neutral action.
-        let story = story_context(&self.planner(), &state, &last.input, &recent).await;
-        step::shape(
-            &mut plan,
-            &catalog,
-            &step::Telling {
-                input: &input,
-                recent: &whole.turns,
-                scenario: story.as_ref().map(|s| s.standing.as_str()),
-                scene: story.as_ref().map(|s| s.scene.as_str()),
-                opening,
-                author_note: Some(&whole.author_note),
-                language: Some(&whole.language),
-            },
-        );
+        let planner = self.planner();
+        let story =
+            story_context_judged_by(&planner, &retold.state, &retold.last.input, &retold.recent)
+                .await;
+        let telling = Telling::of(&input, &retold.whole, story.as_ref(), opening);
+        shape(plan, catalog, &telling);
         plan.request_id = uuid::Uuid::new_v4();
         plan.narrative = None;
-        let mut opts = self.exec_options(&place);
-        // The narration belongs to the turn it tells.
-        if let Some(story) = opts.story.as_mut() {
-            story.turn_id = last.id.clone();
-        }
-        opts.settled = told
-            .into_iter()
-            .filter(|(id, _)| plan.tools.iter().any(|t| &t.tool_id == id))
-            .collect();
-        opts.stop = stopping.stop().clone();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ExecEvent>();
-        let forward = events.map(|sink| {
-            tokio::spawn(async move {
-                while let Some(event) = rx.recv().await {
-                    let _ = sink.send(TurnEvent::Execution { attempt: 1, event });
-                }
-            })
-        });
-        let result = execute(&plan, &catalog, last.state_after.clone(), &opts, Some(tx)).await;
-        drop(stopping);
-        if let Some(f) = forward {
-            let _ = f.await;
-        }
-        let fresh = narrative_of(&result).unwrap_or_else(|| {
-            narration::told_in(&whole.language, &input, outputs(&result).iter())
-        });
-        let narrative = match how {
-            Retelling::Anew => fresh,
-            Retelling::More => format!("{}\n\n{}", last.narrative.trim_end(), fresh.trim()),
-        };
-        sync::lock(&self.store).add_narration(session, last.number, &narrative)?;
-        self.remember_told(session, last.number).await
+        input
     }
 
     /// The session after the memory skill kept the account of turn `number`
@@ -229,13 +231,13 @@ impl App {
             turn_id: turn.id.clone(),
             path: view.turns[..at].iter().map(|t| t.id.clone()).collect(),
         };
-        let kept = narration::remember::keep(
+        let kept = memory::keep(
             &self.registry.snapshot(),
             &self.registry.state().permanently_failed(),
-            narration::remember::Account {
+            memory::Account {
                 input: &turn.input,
                 narrative: &turn.narrative,
-                noted: narration::remember::noted(&turn.attempts),
+                noted: memory::noted(&turn.attempts),
             },
             turn.state_after.clone(),
             &self.exec_options_at(story),
@@ -248,6 +250,33 @@ impl App {
             );
         }
         Ok(view)
+    }
+}
+
+/// The last turn being told again, and the story as it was told it.
+struct Retold {
+    last: TurnRecord,
+    /// Where a turn beside it would go: the story place its scripts see.
+    place: TurnPlace,
+    /// The planner's window of turns before it.
+    recent: Vec<TurnSummary>,
+    /// The story as its narration was told it.
+    whole: StoryTold,
+    /// The state the turn started from.
+    state: Map<String, Value>,
+}
+
+impl Retold {
+    /// The turn's narration once told `how` by `result` (the outcome
+    /// template when the run wrote none).
+    fn narrative(&self, how: Retelling, input: &str, result: &ExecutionResult) -> String {
+        let fresh = narrative_of(result).unwrap_or_else(|| {
+            narration::told_in(&self.whole.language, input, outputs(result).iter())
+        });
+        match how {
+            Retelling::Anew => fresh,
+            Retelling::More => format!("{}\n\n{}", self.last.narrative.trim_end(), fresh.trim()),
+        }
     }
 }
 
@@ -272,7 +301,7 @@ fn told_plan(turn: &TurnRecord, catalog: &Catalog) -> Option<(Plan, Map<String, 
     let outputs = plan
         .tools
         .iter()
-        .filter(|t| !step::is_narration_tool(catalog, t))
+        .filter(|t| !is_narration_tool(catalog, t))
         .map(|t| {
             let output = result
                 .execution_trace

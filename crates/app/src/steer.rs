@@ -3,10 +3,11 @@
 //! them to the writer with the whole story.
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::narration::{Language, StoryTold, RECENT_TURNS, STORY_TURNS};
+use narratoria_core::narration::{Language, StoryTold, STORY_TURNS};
 use narratoria_core::planner::TurnSummary;
 use narratoria_core::store::{Store, TurnPlace};
 use narratoria_core::sync;
+use narratoria_core::turn::RECENT_TURNS;
 use serde::Serialize;
 
 use crate::{App, AppError};

@@ -10,9 +10,7 @@ pub mod language;
 pub mod lines;
 pub mod profile;
 pub mod question;
-pub mod remember;
 pub mod sentence;
-pub mod step;
 pub mod story;
 pub mod template;
 
@@ -27,6 +25,9 @@ pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
     SENTENCE_ENDS, TITLES,
 };
-pub use step::{can_narrate, opening_told, shape, story_context, Telling, RECENT_TURNS};
 pub use story::{StoryTold, AUTHOR_NOTE_CHARS, STORY_CHARS, STORY_TURNS};
+// The turn's narration step lives with the turn (`crate::turn`); these
+// paths stay for the crates that name them here.
+pub use crate::turn::narration_step as step;
+pub use crate::turn::{story_context, RECENT_TURNS};
 pub use template::{told, told_in};

@@ -16,7 +16,7 @@ use crate::rules::RulePlanner;
 use crate::skills::SkillsState;
 use crate::store::Store;
 use crate::test_support::{script_skill as skill, Scribe};
-use crate::turn::{play_turn, TurnOptions, TurnOutcome};
+use crate::turn::{play_turn, TurnInputs, TurnOptions, TurnOutcome};
 
 /// The storyteller's secret setting (`format: "password"`).
 const SECRET: &str = "sk-live-7QpZ93xw";
@@ -68,15 +68,17 @@ async fn played() -> (TurnOutcome, tempfile::TempDir) {
     };
     opts.exec.settings_dir = Some(dir.path().join("settings"));
     let out = play_turn(
-        &format!("I attack the goblin, shouting {SECRET}"),
-        Arc::new(RulePlanner),
-        catalog,
-        Map::new(),
-        vec![],
-        StoryTold::default(),
+        TurnInputs {
+            input: &format!("I attack the goblin, shouting {SECRET}"),
+            planner: Arc::new(RulePlanner),
+            catalog,
+            state: Map::new(),
+            recent: vec![],
+            told: StoryTold::default(),
+            options: &opts,
+            events: None,
+        },
         &mut SkillsState::default(),
-        &opts,
-        None,
     )
     .await;
     (out, dir)

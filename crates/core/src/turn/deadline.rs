@@ -107,7 +107,7 @@ mod tests {
     use super::*;
     use crate::planner::Transcript;
     use crate::skills::health::SkillsState;
-    use crate::turn::{play_turn, TurnOptions};
+    use crate::turn::{play_turn, TurnInputs, TurnOptions};
 
     /// A model planner that takes `takes` for a plan and says it needs
     /// `says`; it keeps to its deadline as a planner must, and notes the
@@ -283,15 +283,17 @@ mod tests {
         let slow = Sleeper::new(3_000, 150);
         let mut skills = SkillsState::default();
         let out = play_turn(
-            "I sing",
-            slow.clone(),
-            catalog,
-            Map::new(),
-            vec![],
-            Default::default(),
+            TurnInputs {
+                input: "I sing",
+                planner: slow.clone(),
+                catalog,
+                state: Map::new(),
+                recent: vec![],
+                told: Default::default(),
+                options: &TurnOptions::default(),
+                events: None,
+            },
             &mut skills,
-            &TurnOptions::default(),
-            None,
         )
         .await;
         assert!(!out.turn.fallback, "{:?}", out.turn.narrative);

@@ -18,15 +18,17 @@ async fn turn(root: &Path, input: &str, skills: &mut SkillsState) -> (TurnOutcom
     let catalog = Arc::new(crate::skills::discover(&[root.to_path_buf()]).unwrap());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let out = play_turn(
-        input,
-        Arc::new(RulePlanner),
-        catalog,
-        Map::new(),
-        vec![],
-        StoryTold::default(),
+        TurnInputs {
+            input,
+            planner: Arc::new(RulePlanner),
+            catalog,
+            state: Map::new(),
+            recent: vec![],
+            told: StoryTold::default(),
+            options: &TurnOptions::default(),
+            events: Some(tx),
+        },
         skills,
-        &TurnOptions::default(),
-        Some(tx),
     )
     .await;
     let mut events = Vec::new();
@@ -102,15 +104,17 @@ async fn every_plan_failing_ends_in_the_fallback_template() {
     state.insert("hp".into(), Value::from(3));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let out = play_turn(
-        "I sing",
-        Arc::new(Stubborn),
-        catalog,
-        state.clone(),
-        vec![],
-        StoryTold::default(),
+        TurnInputs {
+            input: "I sing",
+            planner: Arc::new(Stubborn),
+            catalog,
+            state: state.clone(),
+            recent: vec![],
+            told: StoryTold::default(),
+            options: &TurnOptions::default(),
+            events: Some(tx),
+        },
         &mut skills,
-        &TurnOptions::default(),
-        Some(tx),
     )
     .await;
     assert!(out.turn.fallback);
@@ -152,15 +156,17 @@ async fn a_planner_that_always_fails_is_recorded_five_times_then_falls_back() {
     let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
     let mut skills = SkillsState::default();
     let out = play_turn(
-        "hello",
-        Arc::new(Broken),
-        catalog,
-        Map::new(),
-        vec![],
-        StoryTold::default(),
+        TurnInputs {
+            input: "hello",
+            planner: Arc::new(Broken),
+            catalog,
+            state: Map::new(),
+            recent: vec![],
+            told: StoryTold::default(),
+            options: &TurnOptions::default(),
+            events: None,
+        },
         &mut skills,
-        &TurnOptions::default(),
-        None,
     )
     .await;
     assert!(out.turn.fallback);
@@ -293,5 +299,5 @@ async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
     // What the player noted is kept without what the narrator made of it,
     // and the turn says so for its account to be kept alike when retold.
     assert!(!summary.contains("goblin"), "{summary}");
-    assert!(narration::remember::noted(&out.turn.attempts));
+    assert!(memory::noted(&out.turn.attempts));
 }

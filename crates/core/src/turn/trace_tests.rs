@@ -42,15 +42,17 @@ async fn traced_turn() -> (TurnOutcome, tempfile::TempDir) {
         generator: Some(Arc::new(Scribe)),
     };
     let out = play_turn(
-        "I attack the goblin",
-        Arc::new(RulePlanner),
-        catalog,
-        Map::new(),
-        vec![],
-        StoryTold::default(),
+        TurnInputs {
+            input: "I attack the goblin",
+            planner: Arc::new(RulePlanner),
+            catalog,
+            state: Map::new(),
+            recent: vec![],
+            told: StoryTold::default(),
+            options: &opts,
+            events: None,
+        },
         &mut SkillsState::default(),
-        &opts,
-        None,
     )
     .await;
     (out, dir)

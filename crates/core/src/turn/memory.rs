@@ -6,10 +6,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::checked::attempted;
-use super::deed::{act, deed, sentences};
-use super::question::wondered;
+use super::narration_step::is_narration_tool;
 use crate::executor::{execute, ExecutorOptions};
+use crate::narration::checked::attempted;
+use crate::narration::deed::{act, deed, sentences};
+use crate::narration::question::wondered;
 use crate::plan::{Plan, ToolInvocation};
 use crate::result::ExecutionResult;
 use crate::skills::Catalog;
@@ -83,11 +84,7 @@ pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) -> bool {
         tool.dependencies
             .retain(|d| !writes.iter().any(|w| &w.tool_id == d));
     }
-    !writes.is_empty()
-        && plan
-            .tools
-            .iter()
-            .all(|t| super::step::is_narration_tool(catalog, t))
+    !writes.is_empty() && plan.tools.iter().all(|t| is_narration_tool(catalog, t))
 }
 
 /// Whether the turn `attempts` record only noted something (the flag

@@ -4,11 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::Language;
-use crate::likeness::Likeness;
+use crate::narration::{Language, StoryTold, STORY_TURNS};
 use crate::plan::{Plan, ToolInvocation};
 use crate::planner::TurnSummary;
-use crate::scenario::lore::Similarities;
 use crate::scenario::StoryContext;
 use crate::skills::{Catalog, Skill, SkillScript};
 
@@ -19,7 +17,7 @@ pub const NARRATE: &str = "narrate";
 pub const NARRATE_TOOL_ID: &str = "narrate";
 
 /// The most earlier turns the planner is told, and lore is chosen by (the
-/// narration is told the whole story: [`super::StoryTold`]).
+/// narration is told the whole story: [`StoryTold`]).
 pub const RECENT_TURNS: usize = 6;
 
 /// What the narration step is told besides the tools' outputs.
@@ -28,7 +26,7 @@ pub struct Telling<'a> {
     /// The player's action, in their words.
     pub input: &'a str,
     /// The story's turns before this one, oldest first (the whole branch,
-    /// within [`super::StoryTold`]'s bounds).
+    /// within [`StoryTold`]'s bounds).
     pub recent: &'a [TurnSummary],
     /// The story's premise and setting, when it has a scenario: what stays
     /// the same turn after turn ([`crate::scenario::StoryContext::standing`]).
@@ -38,12 +36,34 @@ pub struct Telling<'a> {
     /// so that the writer's cached story survives it changing).
     pub scene: Option<&'a str>,
     /// The scenario's opening scene, told as the story's first narration
-    /// while the story is told from its start (see [`super::StoryTold::opening`]).
+    /// while the story is told from its start (see [`StoryTold::opening`]).
     pub opening: Option<&'a str>,
     /// The player's steer for the writer (told when not blank).
     pub author_note: Option<&'a str>,
     /// The story's language (absent: the storyteller tells in English).
     pub language: Option<&'a Language>,
+}
+
+impl<'a> Telling<'a> {
+    /// What the narration step of a turn of `input` is told: the story as
+    /// `told` holds it, the scenario and lore chosen for the turn (`story`)
+    /// and the `opening` scene (see [`StoryTold::opening`]).
+    pub fn of(
+        input: &'a str,
+        told: &'a StoryTold,
+        story: Option<&'a StoryContext>,
+        opening: Option<&'a str>,
+    ) -> Telling<'a> {
+        Telling {
+            input,
+            recent: &told.turns,
+            scenario: story.map(|s| s.standing.as_str()),
+            scene: story.map(|s| s.scene.as_str()),
+            opening,
+            author_note: Some(&told.author_note),
+            language: Some(&told.language),
+        }
+    }
 }
 
 /// The opening scene of `state`'s scenario while every turn of the story is
@@ -55,107 +75,6 @@ pub fn opening_told<'a>(state: &'a Map<String, Value>, recent: &[TurnSummary]) -
         .flatten()
 }
 
-/// The most characters of scenario and lore the narration step is given
-/// (the storyteller's own prompt budget for it).
-const SCENARIO_CHARS: usize = 800;
-
-/// The least similarity in meaning (cosine, all-MiniLM-L6-v2) between a
-/// lore entry and the player's input at which the entry is told without
-/// its keys occurring (docs/scenarios.md, "Lorebooks").
-pub const LORE_LIKENESS: f32 = 0.33;
-/// The most entries told by meaning alone in one turn (the closest ones).
-pub const LORE_BY_MEANING: usize = 2;
-/// The most sentences of an entry's text compared by meaning.
-const LORE_SENTENCES: usize = 4;
-
-/// The story's premise, setting and the lore the recent turns call for —
-/// by their keys, and by meaning when `likeness` is given — as the
-/// narration step is told them, with the lore entries used
-/// (docs/scenarios.md). Promises: the same text as without `likeness` when
-/// no entry is close enough in meaning or `likeness` fails.
-pub fn story_context(
-    state: &Map<String, Value>,
-    input: &str,
-    recent: &[TurnSummary],
-    likeness: Option<&dyn Likeness>,
-) -> Option<StoryContext> {
-    if let Some(Value::String(text)) = state.get("scenario") {
-        return Some(StoryContext {
-            text: text.clone(),
-            lore_used: Vec::new(),
-            standing: text.clone(),
-            scene: String::new(),
-        });
-    }
-    let mut texts = vec![input.to_string()];
-    for turn in recent {
-        texts.push(turn.input.clone());
-        texts.push(turn.narrative.clone());
-    }
-    let scores = likeness.and_then(|l| lore_likeness(state, input, l));
-    let similar = scores.as_deref().map(|scores| Similarities {
-        scores,
-        threshold: likeness_threshold(scores),
-    });
-    crate::scenario::telling::telling_with(state, &texts, SCENARIO_CHARS, similar.as_ref())
-}
-
-/// Each lore entry's similarity in meaning to the player's input, compared
-/// with the entry's name and keys and with each of its first sentences (a
-/// whole entry's text dilutes what a short input is about; the narrations
-/// are left out: they keep naming the scene, which brings in whoever lives
-/// there turn after turn). `None` without lore or input, or when the model
-/// fails (logged: lore is then chosen by its keys alone).
-fn lore_likeness(
-    state: &Map<String, Value>,
-    input: &str,
-    likeness: &dyn Likeness,
-) -> Option<Vec<f32>> {
-    let entries = crate::scenario::start::lore_in(state);
-    if entries.is_empty() || input.trim().is_empty() {
-        return None;
-    }
-    let mut texts: Vec<String> = Vec::new();
-    let mut owner: Vec<usize> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let head = format!("{}: {}", e.name.trim(), e.keys.join(", "));
-        let sentences = e
-            .content
-            .split_inclusive(['.', '!', '?', ';'])
-            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|s| s.chars().count() > 3)
-            .take(LORE_SENTENCES);
-        for text in std::iter::once(head).chain(sentences) {
-            texts.push(text);
-            owner.push(i);
-        }
-    }
-    let scores = match likeness.similarities(input, &texts) {
-        Ok(scores) => scores,
-        Err(e) => {
-            tracing::warn!("lore is chosen by its keys alone: {e}");
-            return None;
-        }
-    };
-    let mut best = vec![f32::MIN; entries.len()];
-    for (&i, s) in owner.iter().zip(scores) {
-        best[i] = best[i].max(s);
-    }
-    Some(best)
-}
-
-/// The least similarity that tells an entry by meaning among `scores`:
-/// [`LORE_LIKENESS`], raised above the score of the first entry past the
-/// [`LORE_BY_MEANING`] closest.
-fn likeness_threshold(scores: &[f32]) -> f32 {
-    let mut ranked = scores.to_vec();
-    ranked.sort_by(|a, b| b.total_cmp(a));
-    match ranked.get(LORE_BY_MEANING) {
-        Some(&floor) => LORE_LIKENESS.max(floor.next_up()),
-        None => LORE_LIKENESS,
-    }
-}
-
 /// Whether the storyteller can narrate now: discovered, enabled, not
 /// permanently failed, not left out of this plan.
 pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {
@@ -164,19 +83,33 @@ pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {
         .any(|s| s.name == STORYTELLER && s.script(NARRATE).is_some())
 }
 
+/// The one rule that says which script narrates a turn, by the names of
+/// its skill and script (docs/architecture.md, "One turn, as it flows").
+fn narrates(skill: &str, script: &str) -> bool {
+    skill == STORYTELLER && script == NARRATE
+}
+
 /// Whether a script narrates the turn: the host adds that step to every plan
 /// itself, so routing never chooses it.
 pub fn is_narration(skill: &Skill, script: &SkillScript) -> bool {
-    skill.name == STORYTELLER && script.name == NARRATE
+    narrates(&skill.name, &script.name)
 }
 
 /// Whether a plan's tool is the narration step (by its path when the
 /// catalog does not know it).
 pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
-    catalog
-        .resolve(&tool.tool_path, &[])
-        .map(|(skill, script)| is_narration(skill, script))
-        .unwrap_or(tool.tool_path == format!("{STORYTELLER}/{NARRATE}"))
+    match catalog.resolve(&tool.tool_path, &[]) {
+        Ok((skill, script)) => is_narration(skill, script),
+        Err(_) => tool
+            .tool_path
+            .split_once('/')
+            .is_some_and(|(skill, script)| narrates(skill, script)),
+    }
+}
+
+/// The narration step of `plan`, when it has one.
+pub fn narration_step<'a>(plan: &'a Plan, catalog: &Catalog) -> Option<&'a ToolInvocation> {
+    plan.tools.iter().find(|t| is_narration_tool(catalog, t))
 }
 
 /// Gives `plan` the turn's shape. Promises: every narration tool the planner
@@ -187,6 +120,23 @@ pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
 /// the author's note (when not blank) and the language as its input (a
 /// style the planner chose is kept).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
+    let narrations = take_narrations(plan, catalog);
+    if !can_narrate(catalog, &plan.disabled_skills) {
+        return;
+    }
+    let style = narrations
+        .iter()
+        .find_map(|t| t.input.get("style").filter(|s| s.is_string()));
+    let mut step = ToolInvocation::new(free_id(plan), format!("{STORYTELLER}/{NARRATE}"));
+    step.input = narration_input(telling, style);
+    step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
+    step.required = true;
+    plan.tools.push(step);
+}
+
+/// Takes the planner's narration tools out of `plan` (dependencies on them
+/// dropped) and returns them.
+fn take_narrations(plan: &mut Plan, catalog: &Catalog) -> Vec<ToolInvocation> {
     let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
         std::mem::take(&mut plan.tools)
             .into_iter()
@@ -196,29 +146,41 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
         tool.dependencies.retain(|d| !removed.contains(&d.as_str()));
     }
     plan.tools = tools;
-    if !can_narrate(catalog, &plan.disabled_skills) {
-        return;
-    }
+    narrations
+}
+
+/// The narration step's input: what `telling` holds that is not blank, and
+/// the `style` the planner chose.
+fn narration_input(telling: &Telling, style: Option<&Value>) -> Map<String, Value> {
     let mut input = Map::new();
     input.insert("playerInput".into(), json!(telling.input));
-    if let Some(style) = narrations
-        .iter()
-        .find_map(|t| t.input.get("style").filter(|s| s.is_string()))
-    {
+    if let Some(style) = style {
         input.insert("style".into(), style.clone());
     }
-    if let Some(scenario) = telling.scenario.filter(|s| !s.trim().is_empty()) {
+    let not_blank = |s: &&str| !s.trim().is_empty();
+    if let Some(scenario) = telling.scenario.filter(not_blank) {
         input.insert("scenario".into(), json!(scenario));
     }
-    if let Some(scene) = telling.scene.filter(|s| !s.trim().is_empty()) {
+    if let Some(scene) = telling.scene.filter(not_blank) {
         input.insert("context".into(), json!(scene));
     }
-    if let Some(note) = telling.author_note.map(str::trim).filter(|n| !n.is_empty()) {
+    if let Some(note) = telling.author_note.map(str::trim).filter(not_blank) {
         input.insert("authorNote".into(), json!(note));
     }
     if let Some(language) = telling.language {
         input.insert("language".into(), json!(language.code()));
     }
+    let recent = story_turns(telling);
+    if !recent.is_empty() {
+        input.insert("recentTurns".into(), Value::Array(recent));
+    }
+    input
+}
+
+/// The story's turns as the storyteller takes them: the opening (when not
+/// blank, with no player action), then each turn, at most [`STORY_TURNS`]
+/// of them — the oldest (the opening first) give way.
+fn story_turns(telling: &Telling) -> Vec<Value> {
     let opening = telling
         .opening
         .map(str::trim)
@@ -233,24 +195,20 @@ pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
                 .map(|t| json!({"player": t.input, "narrator": t.narrative})),
         )
         .collect();
-    // The storyteller takes at most this many: the oldest (the opening
-    // first) give way.
-    let over = recent.len().saturating_sub(super::STORY_TURNS);
+    let over = recent.len().saturating_sub(STORY_TURNS);
     recent.drain(..over);
-    if !recent.is_empty() {
-        input.insert("recentTurns".into(), Value::Array(recent));
-    }
+    recent
+}
+
+/// [`NARRATE_TOOL_ID`], or `narrate-2`, `narrate-3`… when `plan` has it.
+fn free_id(plan: &Plan) -> String {
     let mut id = NARRATE_TOOL_ID.to_string();
     let mut n = 1;
     while plan.tools.iter().any(|t| t.tool_id == id) {
         n += 1;
         id = format!("{NARRATE_TOOL_ID}-{n}");
     }
-    let mut step = ToolInvocation::new(&id, format!("{STORYTELLER}/{NARRATE}"));
-    step.input = input;
-    step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
-    step.required = true;
-    plan.tools.push(step);
+    id
 }
 
 /// `plan` as a turn's record keeps it: its narration step's input keeps
