@@ -17,8 +17,10 @@ use narratoria_app::roles::{self, Given};
 use narratoria_app::{locate, App, AppConfig, ModelInfo, SessionDb, SkillChoices};
 use narratoria_core::executor::ExecEvent;
 use narratoria_core::host::{Generator, Written};
-use narratoria_core::narration::step::NARRATE_TOOL_ID;
+use narratoria_core::plan::Plan;
 use narratoria_core::protocol::{GenerateRequest, GenerationError, HostModel};
+use narratoria_core::skills::Catalog;
+use narratoria_core::turn::narration_step::narration_step;
 use narratoria_core::turn::TurnEvent;
 use narratoria_core::ErrorCode;
 use serde::Serialize;
@@ -233,6 +235,13 @@ struct Report {
     told_by: BTreeMap<String, usize>,
 }
 
+/// The tool id of the narration step of `plan` (a plan as a
+/// [`TurnEvent::PlanReady`] carries it), when it has one.
+fn narration_id_of(plan: &serde_json::Value, catalog: &Catalog) -> Option<String> {
+    let plan: Plan = serde_json::from_value(plan.clone()).ok()?;
+    narration_step(&plan, catalog).map(|t| t.tool_id.clone())
+}
+
 /// Runs the turn benchmark and prints its figures.
 pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let io = |e: std::io::Error| CliError::usage(ErrorCode::Io, e.to_string());
@@ -253,6 +262,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         None,
     );
     let model = app.load_roles(&roles, None)?;
+    let catalog = app.registry().snapshot();
     if model.path.is_none() && model.writer_path.is_none() {
         return Err(CliError::usage(
             ErrorCode::ModelUnusable,
@@ -295,6 +305,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
             let start = Instant::now();
             let (mut planned, mut narrating) = (None, None);
+            // The narration step of the plan that runs (the host's one rule).
+            let mut narration_id: Option<String> = None;
             let played = rt.block_on(async {
                 let play = app.play(input, Some(tx));
                 tokio::pin!(play);
@@ -302,9 +314,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
                     tokio::select! {
                         done = &mut play => break done,
                         Some(event) = rx.recv() => match event {
-                            TurnEvent::PlanReady { .. } if planned.is_none() => planned = Some(Instant::now()),
+                            TurnEvent::PlanReady { plan, .. } => {
+                                planned.get_or_insert_with(Instant::now);
+                                narration_id = narration_id_of(&plan, &catalog);
+                            }
                             TurnEvent::Execution { event: ExecEvent::ToolStarted { tool_id, .. }, .. }
-                                if tool_id == NARRATE_TOOL_ID && narrating.is_none() => narrating = Some(Instant::now()),
+                                if Some(&tool_id) == narration_id.as_ref() && narrating.is_none() => narrating = Some(Instant::now()),
                             _ => {}
                         },
                     }
@@ -316,7 +331,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
                 .result
                 .execution_trace
                 .iter()
-                .find(|t| t.tool_id == NARRATE_TOOL_ID)
+                .find(|t| Some(&t.tool_id) == narration_id.as_ref())
                 .and_then(|t| {
                     t.output
                         .as_ref()?
