@@ -140,126 +140,35 @@ pub(super) async fn run_tool(
     let tool_started_ms = job.spans.trace.now_ms();
     // The stdout caps hold for all the attempts together.
     let budget = OutputBudget::for_tool(&plan_budget, limits.max_events, limits.max_stdout_bytes);
+    let tries = Tries {
+        job: &job,
+        limits: &limits,
+        plan_deadline,
+        budget: &budget,
+        sink: &sink,
+    };
     let mut events = Vec::new();
     let mut attempt = 1;
     let (last, error) = loop {
-        let mut script_span = open_script_span(&job, attempt);
-        emit(
-            &sink,
-            ExecEvent::ToolStarted {
-                tool_id: job.tool_id.clone(),
-                attempt,
-            },
-        );
-        let tool_deadline = Instant::now() + job.timeout;
-        let deadline = tool_deadline.min(plan_deadline);
-        let live = |raw: &Map<String, Value>| {
-            let mut event = raw.clone();
-            event.values_mut().for_each(|v| scrub(v, &job.secrets));
-            emit(
-                &sink,
-                ExecEvent::ToolEvent {
-                    tool_id: job.tool_id.clone(),
-                    attempt,
-                    event,
-                },
-            )
-        };
-        let outcome = runner::run(
-            runner::Attempt {
-                program: &job.program,
-                skill_dir: &job.skill_dir,
-                data_dir: &job.data_dir,
-                env: job.env.clone(),
-                stdin: job.envelope.clone(),
-                deadline,
-                limits: &limits,
-                host: job.host.clone(),
-                budget: &budget,
-                secrets: &job.secrets,
-            },
-            &live,
-        )
-        .await;
-        let ids = SpanIds {
-            trace: job.spans.trace.id(),
-            span: script_span.id(),
-        };
-        events.extend(
-            outcome
-                .events
-                .iter()
-                .map(|(_, raw)| traced(attempt, raw, &job.secrets, &ids)),
-        );
-        for generation in &outcome.generations {
-            let span = generate_span(&job, &script_span, generation);
-            let ids = SpanIds {
-                trace: job.spans.trace.id(),
-                span: &span,
-            };
-            events.push(traced(attempt, generation, &job.secrets, &ids));
-        }
-        if outcome.succeeded() {
-            script_span.set("status", "completed");
-            script_span.close(SpanStatus::Ok);
+        let (outcome, error) = tries.attempt(attempt, &mut events).await;
+        let Some(error) = error else {
             break (outcome, None);
-        }
-        let plan_deadline_hit =
-            outcome.timed_out && deadline == plan_deadline && tool_deadline > plan_deadline;
-        let error = classify(&outcome, job.timeout, plan_deadline_hit);
-        close_failed(script_span, &error, &job.secrets);
+        };
         let time_left = plan_deadline.saturating_duration_since(Instant::now());
         match after_failure(&job.retry, attempt, &error, time_left) {
             NextStep::Retry {
                 attempt: next,
                 delay,
             } => {
-                let mut error = error;
-                scrub_error(&mut error, &job.secrets);
-                emit(
-                    &sink,
-                    ExecEvent::ToolRetrying {
-                        tool_id: job.tool_id.clone(),
-                        next_attempt: next,
-                        delay_ms: ms(delay),
-                        error,
-                    },
-                );
+                tries.retrying(error, next, delay);
                 tokio::time::sleep(delay).await;
                 attempt = next;
             }
             NextStep::GiveUp(_) => break (outcome, Some(error)),
         }
     };
-
-    let stderr = last.stderr_tail.clone();
-    let ok = matches!(last.done(), Some((true, _)));
-    let (state, output, patches) = match &error {
-        Some(e) => (failed_state(e.error_type), None, Vec::new()),
-        None => (
-            ExecutionState::Completed,
-            last.done().and_then(|(_, o)| o.cloned()),
-            last.events
-                .into_iter()
-                .filter_map(|(e, _)| match e {
-                    Event::StatePatch { patch } => Some(patch),
-                    _ => None,
-                })
-                .collect(),
-        ),
-    };
-    let mut run = ToolRun {
-        ok,
-        state,
-        output,
-        patches,
-        events,
-        retry_count: attempt - 1,
-        execution_time_ms: ms(started.elapsed()),
-        error,
-        stderr,
-        traced: true,
-    };
+    let mut run = ToolRun::after(last, error, events, attempt - 1);
+    run.execution_time_ms = ms(started.elapsed());
     run.scrub(&job.secrets);
     record_tool_span(&job, tool_started_ms, &run);
     tracing::info!(
@@ -269,6 +178,167 @@ pub(super) async fn run_tool(
         "tool finished"
     );
     run
+}
+
+impl ToolRun {
+    /// The run whose `last` attempt ended with `error` (none: it
+    /// succeeded), after `retry_count` retries; `events`: every attempt's.
+    fn after(
+        last: runner::Outcome,
+        error: Option<ToolError>,
+        events: Vec<Map<String, Value>>,
+        retry_count: u32,
+    ) -> ToolRun {
+        let stderr = last.stderr_tail.clone();
+        let ok = matches!(last.done(), Some((true, _)));
+        let (state, output, patches) = match &error {
+            Some(e) => (failed_state(e.error_type), None, Vec::new()),
+            None => (
+                ExecutionState::Completed,
+                last.done().and_then(|(_, o)| o.cloned()),
+                last.events
+                    .into_iter()
+                    .filter_map(|(e, _)| match e {
+                        Event::StatePatch { patch } => Some(patch),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+        };
+        ToolRun {
+            ok,
+            state,
+            output,
+            patches,
+            events,
+            retry_count,
+            execution_time_ms: 0,
+            error,
+            stderr,
+            traced: true,
+        }
+    }
+}
+
+/// What each attempt of one tool shares.
+struct Tries<'a> {
+    job: &'a Job,
+    limits: &'a Limits,
+    plan_deadline: Instant,
+    /// What the tool's attempts may still write to stdout.
+    budget: &'a OutputBudget,
+    sink: &'a Option<EventSink>,
+}
+
+impl Tries<'_> {
+    /// Makes attempt number `attempt`, its events (and its host
+    /// generations) kept in `events`; the error is `None` when it succeeded.
+    async fn attempt(
+        &self,
+        attempt: u32,
+        events: &mut Vec<Map<String, Value>>,
+    ) -> (runner::Outcome, Option<ToolError>) {
+        let job = self.job;
+        let mut script_span = open_script_span(job, attempt);
+        emit(
+            self.sink,
+            ExecEvent::ToolStarted {
+                tool_id: job.tool_id.clone(),
+                attempt,
+            },
+        );
+        let tool_deadline = Instant::now() + job.timeout;
+        let deadline = tool_deadline.min(self.plan_deadline);
+        let outcome = self.run_script(attempt, deadline).await;
+        keep_events(job, &script_span, attempt, &outcome, events);
+        if outcome.succeeded() {
+            script_span.set("status", "completed");
+            script_span.close(SpanStatus::Ok);
+            return (outcome, None);
+        }
+        let plan_deadline_hit = outcome.timed_out
+            && deadline == self.plan_deadline
+            && tool_deadline > self.plan_deadline;
+        let error = classify(&outcome, job.timeout, plan_deadline_hit);
+        close_failed(script_span, &error, &job.secrets);
+        (outcome, Some(error))
+    }
+
+    /// Runs the script once, until `deadline`, its events sent live.
+    async fn run_script(&self, attempt: u32, deadline: Instant) -> runner::Outcome {
+        let job = self.job;
+        let live = |raw: &Map<String, Value>| {
+            let mut event = raw.clone();
+            event.values_mut().for_each(|v| scrub(v, &job.secrets));
+            emit(
+                self.sink,
+                ExecEvent::ToolEvent {
+                    tool_id: job.tool_id.clone(),
+                    attempt,
+                    event,
+                },
+            )
+        };
+        runner::run(
+            runner::Attempt {
+                program: &job.program,
+                skill_dir: &job.skill_dir,
+                data_dir: &job.data_dir,
+                env: job.env.clone(),
+                stdin: job.envelope.clone(),
+                deadline,
+                limits: self.limits,
+                host: job.host.clone(),
+                budget: self.budget,
+                secrets: &job.secrets,
+            },
+            &live,
+        )
+        .await
+    }
+
+    /// Tells that attempt number `next` follows `error` after `delay`.
+    fn retrying(&self, mut error: ToolError, next: u32, delay: Duration) {
+        scrub_error(&mut error, &self.job.secrets);
+        emit(
+            self.sink,
+            ExecEvent::ToolRetrying {
+                tool_id: self.job.tool_id.clone(),
+                next_attempt: next,
+                delay_ms: ms(delay),
+                error,
+            },
+        );
+    }
+}
+
+/// Keeps attempt `attempt`'s events in `events`, each with its script's
+/// span, and each host generation with a `generate` span of its own.
+fn keep_events(
+    job: &Job,
+    script_span: &OpenSpan,
+    attempt: u32,
+    outcome: &runner::Outcome,
+    events: &mut Vec<Map<String, Value>>,
+) {
+    let ids = SpanIds {
+        trace: job.spans.trace.id(),
+        span: script_span.id(),
+    };
+    events.extend(
+        outcome
+            .events
+            .iter()
+            .map(|(_, raw)| traced(attempt, raw, &job.secrets, &ids)),
+    );
+    for generation in &outcome.generations {
+        let span = generate_span(job, script_span, generation);
+        let ids = SpanIds {
+            trace: job.spans.trace.id(),
+            span: &span,
+        };
+        events.push(traced(attempt, generation, &job.secrets, &ids));
+    }
 }
 
 /// The span of attempt number `attempt` of `job`'s script, begun now.

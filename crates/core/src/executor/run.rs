@@ -171,6 +171,11 @@ impl<'a> PlanRun<'a> {
         }
     }
 
+    /// The id of the trace the plan's spans go to, for its tools' logs.
+    pub fn trace_id(&self) -> &str {
+        self.span.ids().0
+    }
+
     /// Where live events of tool tasks go.
     pub fn sink(&self) -> Option<EventSink> {
         self.sink.clone()
