@@ -3,6 +3,11 @@
 //! "remember" → memory; a faction named → reputation) and always ends with
 //! the storyteller when it is usable. Inputs are fitted to each script's
 //! declared input schema by property name.
+//!
+//! These cues are not routing by the skills' texts (`narratoria_routing::
+//! keywords`, which scores the words of each skill's descriptions and guide):
+//! they name the built-in skills' own inputs (a typed formula, a faction from
+//! the settings) and plan even for skills whose texts say nothing.
 
 use std::time::Instant;
 

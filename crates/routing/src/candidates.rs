@@ -3,7 +3,7 @@
 
 use narratoria_core::skills::{Catalog, Skill, SkillScript};
 
-use crate::keywords::without_code_blocks;
+use crate::keywords::script_text;
 
 /// One script the router may choose.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,15 +50,13 @@ fn candidate(skill: &Skill, script: &SkillScript) -> Candidate {
         Some(d) if !d.is_empty() => format!("{} {d}", skill.description.trim()),
         _ => skill.description.trim().to_string(),
     };
-    let mut keyword_text = format!(
-        "{} {} {description}",
-        skill.name.replace('-', " "),
-        script.name.replace('-', " ")
+    let mut keyword_text = script_text(
+        &skill.name,
+        &script.name,
+        &skill.description,
+        script.description.as_deref(),
+        skill.prompt.as_deref(),
     );
-    if let Some(guide) = &skill.prompt {
-        keyword_text.push(' ');
-        keyword_text.push_str(&without_code_blocks(guide));
-    }
     for e in &script.examples {
         keyword_text.push(' ');
         keyword_text.push_str(e);

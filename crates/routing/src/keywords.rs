@@ -1,5 +1,10 @@
-//! Routing by rare words: a document (one script's texts) scores by the
-//! idf-weighted English stems it shares with the player's input.
+//! Routing by rare words, the one home of keyword routing: a document (one
+//! script's texts, [`script_text`]) scores by the idf-weighted English stems
+//! it shares with the player's input ([`KeywordIndex`]), and the best
+//! scores name the skills ([`skills_by_score`]). The narrator routes by
+//! keywords alone when the embedding model cannot be loaded; routing by
+//! meaning weighs the same scores as one signal (docs/narrator.md,
+//! "Routing").
 
 use std::collections::HashSet;
 
@@ -56,6 +61,57 @@ impl KeywordIndex {
     }
 }
 
+/// A skill after the first is chosen only when its best script's score is
+/// at least this share of the best one.
+const FURTHER_SKILL_SHARE: f64 = 0.5 - 1e-9;
+
+/// How many of the best-scoring scripts the skills are chosen among.
+const SCRIPTS_CONSIDERED: usize = 3;
+
+/// The skills that script `scores` (best first, as [`KeywordIndex::scores`]
+/// gives them, keyed `<skill>/<script>`) route to, best first, at most
+/// `max_skills`: the skills of the three best scripts, each once, a skill
+/// after the first only with at least half the best score.
+pub fn skills_by_score(scores: &[(String, f64)], max_skills: usize) -> Vec<String> {
+    let top = scores.first().map_or(0.0, |(_, s)| *s);
+    let mut skills: Vec<String> = Vec::new();
+    for (path, score) in scores.iter().take(SCRIPTS_CONSIDERED) {
+        let skill = path.split('/').next().unwrap_or_default();
+        if skills.iter().any(|s| s == skill) {
+            continue;
+        }
+        if skills.len() == max_skills || *score < FURTHER_SKILL_SHARE * top {
+            break;
+        }
+        skills.push(skill.to_string());
+    }
+    skills
+}
+
+/// The words keyword routing matches for one script: its skill's name and
+/// its own, the skill's description and the script's, and the prose of the
+/// skill's guide (`prompt.md`, code blocks left out).
+pub fn script_text(
+    skill: &str,
+    script: &str,
+    skill_description: &str,
+    script_description: Option<&str>,
+    guide: Option<&str>,
+) -> String {
+    let mut text = format!(
+        "{} {} {} {}",
+        skill.replace('-', " "),
+        script.replace('-', " "),
+        skill_description.trim(),
+        script_description.map_or("", str::trim)
+    );
+    if let Some(guide) = guide {
+        text.push(' ');
+        text.push_str(&without_code_blocks(guide));
+    }
+    text
+}
+
 /// A guide's prose: fenced code blocks (example plans and inputs) say what a
 /// call looks like, not when to make it, so they do not count as trigger words.
 pub fn without_code_blocks(guide: &str) -> String {
@@ -97,6 +153,43 @@ mod tests {
         assert_eq!(index.scores("I try sneaking past", 2)[0].0, "dice");
         assert_eq!(index.scores("What happened before?", 2)[0].0, "memory");
         assert!(index.scores("hello", 2).is_empty());
+    }
+
+    #[test]
+    fn a_further_skill_needs_half_the_best_score() {
+        let scores = |s: &[(&str, f64)]| -> Vec<(String, f64)> {
+            s.iter().map(|(p, v)| (p.to_string(), *v)).collect()
+        };
+        let tied = scores(&[("dice/roll", 4.0), ("memory/recall", 2.0)]);
+        assert_eq!(skills_by_score(&tied, 2), vec!["dice", "memory"]);
+        assert_eq!(skills_by_score(&tied, 1), vec!["dice"]);
+        let weak = scores(&[("dice/roll", 4.0), ("memory/recall", 1.9)]);
+        assert_eq!(skills_by_score(&weak, 2), vec!["dice"]);
+        // Only the three best scripts count, and a skill counts once.
+        let same = scores(&[
+            ("memory/recall", 4.0),
+            ("memory/store", 3.9),
+            ("memory/forget", 3.8),
+            ("dice/roll", 3.7),
+        ]);
+        assert_eq!(skills_by_score(&same, 2), vec!["memory"]);
+        assert!(skills_by_score(&[], 2).is_empty());
+    }
+
+    #[test]
+    fn a_script_is_known_by_its_names_descriptions_and_guide_prose() {
+        let text = script_text(
+            "dice-roller",
+            "roll-dice",
+            " Rolls dice. ",
+            Some("A check."),
+            Some("Attack or sneak.\n```\n{\"formula\": \"1d20\"}\n```\n"),
+        );
+        let words = stems(&text);
+        for w in ["dice", "roller", "roll", "check", "attack", "sneak"] {
+            assert!(words.contains(w), "{w} in {text:?}");
+        }
+        assert!(!words.contains("formula"), "code blocks are left out");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 mod support;
 
 use narratoria_core::skills::Catalog;
-use narratoria_routing::keywords::{without_code_blocks, KeywordIndex};
+use narratoria_routing::keywords::{script_text, skills_by_score, KeywordIndex};
 use support::{Labelled, Score};
 
 fn keyword_route(catalog: &Catalog, input: &str) -> Vec<String> {
@@ -16,34 +16,17 @@ fn keyword_route(catalog: &Catalog, input: &str) -> Vec<String> {
             .iter()
             .filter(move |s| s.is_executable && !narratoria_routing::is_narration(skill, s))
             .map(move |s| {
-                let mut text = format!(
-                    "{} {} {} {}",
-                    skill.name.replace('-', " "),
-                    s.name.replace('-', " "),
-                    skill.description,
-                    s.description.as_deref().unwrap_or("")
+                let text = script_text(
+                    &skill.name,
+                    &s.name,
+                    &skill.description,
+                    s.description.as_deref(),
+                    skill.prompt.as_deref(),
                 );
-                if let Some(g) = &skill.prompt {
-                    text.push(' ');
-                    text.push_str(&without_code_blocks(g));
-                }
                 (format!("{}/{}", skill.name, s.name), text)
             })
     });
-    let scores = KeywordIndex::new(docs).scores(input, 3);
-    let top = scores.first().map_or(0.0, |(_, s)| *s);
-    let mut skills: Vec<String> = Vec::new();
-    for (path, s) in &scores {
-        let skill = path.split('/').next().unwrap_or_default().to_string();
-        if skills.contains(&skill) {
-            continue;
-        }
-        if skills.len() == 2 || *s < 0.5 * top - 1e-9 {
-            break;
-        }
-        skills.push(skill);
-    }
-    skills
+    skills_by_score(&KeywordIndex::new(docs).scores(input, usize::MAX), 2)
 }
 
 fn score(catalog: &Catalog, items: &[Labelled]) -> Score {

@@ -1,7 +1,8 @@
-//! Routing by keywords: a tool scores by the rare (idf-weighted) stemmed words
-//! its skill's texts share with the player's input.
+//! Routing by keywords over the planner's skill cards: a tool scores by the
+//! rare (idf-weighted) stemmed words its skill's texts share with the
+//! player's input, as `narratoria_routing::keywords` scores them.
 
-use narratoria_routing::keywords::{without_code_blocks, KeywordIndex};
+use narratoria_routing::keywords::{script_text, KeywordIndex};
 
 use crate::catalog::SkillCard;
 
@@ -13,20 +14,19 @@ pub fn keyword_hints(cards: &[SkillCard], input: &str, max: usize) -> Vec<String
         .collect()
 }
 
-/// [`keyword_hints`] with each tool's score (the idf-weighted overlap).
+/// [`keyword_hints`] with each tool's score (the idf-weighted overlap of
+/// [`narratoria_routing::keywords`], over each tool's [`script_text`]).
 pub fn keyword_scores(cards: &[SkillCard], input: &str, max: usize) -> Vec<(String, f64)> {
     let docs = cards.iter().flat_map(|c| {
         c.tools.iter().map(move |t| {
-            let mut text = format!(
-                "{} {} {}",
-                t.path.replace(['/', '-'], " "),
-                c.description,
-                t.description.as_deref().unwrap_or("")
+            let script = t.path.split_once('/').map_or("", |(_, s)| s);
+            let text = script_text(
+                &c.name,
+                script,
+                &c.description,
+                t.description.as_deref(),
+                c.guide.as_deref(),
             );
-            if let Some(g) = &c.guide {
-                text.push(' ');
-                text.push_str(&without_code_blocks(g));
-            }
             (t.path.clone(), text)
         })
     });
