@@ -9,6 +9,16 @@
 //! (the whole file in memory) and `gguf-rs` pulls a command line's
 //! dependencies into the library; none reports a truncated file, which is
 //! the failure users meet after an interrupted copy.
+//!
+//! candle's reader (`candle_core::quantized::gguf_file::Content::read`,
+//! candle 0.9.2, already built for the sentence encoder) was weighed too
+//! and is not used: it allocates whatever length a file claims before
+//! reading it, so a lying string length (2^62) or dimension count (2^32)
+//! aborts the process on a failed allocation and a lying array length
+//! panics (capacity overflow); and it refuses every tensor type it cannot
+//! compute with (the IQ and TQ quantizations llama.cpp runs), so it would
+//! call a good IQ4_XS download "not a GGUF file". A check in front of it
+//! would have to walk every length in the file, which is this reader.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
