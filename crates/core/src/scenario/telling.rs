@@ -28,14 +28,9 @@ pub struct StoryContext {
     pub scene: String,
 }
 
-/// The labels the scene's lines start with: "Now at: the bridge." and
-/// "Lore: …". A writer that copies one into its prose is writing the
-/// prompt on, not the story (the storyteller's `labels` guard).
-pub const NOW_AT_LABEL: &str = "Now at:";
-/// See [`NOW_AT_LABEL`].
-pub const LORE_LABEL: &str = "Lore:";
-/// Every label of the scene's lines.
-pub const SCENE_LABELS: [&str; 2] = [NOW_AT_LABEL, LORE_LABEL];
+// The scene's labels are the lexicon's: the storyteller's guard reads them
+// too.
+pub use narratoria_lexicon::labels::{LORE_LABEL, NOW_AT_LABEL, SCENE_LABELS};
 
 /// The opening scene a story's state holds, if any (trimmed, never empty).
 pub fn opening(state: &Map<String, Value>) -> Option<&str> {

@@ -174,7 +174,7 @@ fn said_then_saying(a: &str) -> Option<String> {
 
 /// `done` as the end of a sentence: a full stop after it, unless it ends
 /// one already (in words said that end their own sentence).
-pub(super) fn ended(done: &str) -> String {
+pub(crate) fn ended(done: &str) -> String {
     if ends_a_sentence(done) {
         done.to_string()
     } else {
@@ -184,7 +184,7 @@ pub(super) fn ended(done: &str) -> String {
 
 /// A first-person word in the second person ("my" → "your", "us" → "you");
 /// `None` for any other word. `lower` is the word in lower case.
-pub(super) fn second_person(lower: &str) -> Option<&'static str> {
+pub(crate) fn second_person(lower: &str) -> Option<&'static str> {
     Some(match lower {
         "i" | "we" | "me" | "us" => "you",
         "my" | "our" => "your",
@@ -226,7 +226,7 @@ fn first_word(text: &str) -> String {
 
 /// `text`'s sentences: cut after `.`, `!` or `?` followed by a space and a
 /// capital letter, outside quotes and not after a title ("Dr. Venn").
-pub(super) fn sentences(text: &str) -> Vec<&str> {
+pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut quoted = false;

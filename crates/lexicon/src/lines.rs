@@ -1,6 +1,6 @@
 //! One language's lines for a turn told without a model, and for what the
 //! rules decided as the writer reads it: a data file per language
-//! (`crates/core/lines/<code>.json`: English, French, Spanish and German
+//! (`crates/lexicon/lines/<code>.json`: English, French, Spanish and German
 //! ship), read once (docs/stories.md, "Language"). A language without a
 //! file is told in English lines.
 
@@ -91,10 +91,10 @@ pub struct Flavour {
 
 static SHIPPED: LazyLock<HashMap<&'static str, Lines>> = LazyLock::new(|| {
     [
-        ("en", include_str!("../../lines/en.json")),
-        ("fr", include_str!("../../lines/fr.json")),
-        ("es", include_str!("../../lines/es.json")),
-        ("de", include_str!("../../lines/de.json")),
+        ("en", include_str!("../lines/en.json")),
+        ("fr", include_str!("../lines/fr.json")),
+        ("es", include_str!("../lines/es.json")),
+        ("de", include_str!("../lines/de.json")),
     ]
     .into_iter()
     .map(|(code, json)| {

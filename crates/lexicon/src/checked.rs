@@ -481,7 +481,7 @@ fn verb_kind(word: &str) -> Option<Kind> {
 }
 
 /// `act` without a leading "try to" and its like.
-pub(super) fn attempted(act: &str) -> &str {
+pub fn attempted(act: &str) -> &str {
     ATTEMPTS
         .iter()
         .find_map(|a| act.strip_prefix(a))

@@ -1,0 +1,28 @@
+//! Narratoria's language, in one place: what a sentence is and where a
+//! text's sentences end, the player's words in the second person, what the
+//! rules decided told in words, the lines each shipped language tells them
+//! with, and the turn told without a model. Pure functions over text and
+//! data shipped with the crate: no I/O, no workspace crate below it
+//! (docs/architecture.md, the crate map).
+
+pub mod checked;
+pub mod deed;
+pub mod facts;
+pub mod labels;
+pub mod language;
+pub mod lines;
+pub mod question;
+pub mod sentence;
+pub mod template;
+
+pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
+pub use deed::{act, deed};
+pub use facts::{facts_of, sentence_case, Fact, Verdict};
+pub use language::{Language, NotALanguage};
+pub use lines::Lines;
+pub use question::{is_question, wondered};
+pub use sentence::{
+    ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
+    SENTENCE_ENDS, TITLES,
+};
+pub use template::{told, told_in};
