@@ -255,6 +255,62 @@ mod tests {
     }
 
     #[test]
+    fn every_accepted_formula_rolls() {
+        // Formulas made at random from the notation's pieces, near and past
+        // the limits: whatever the parser accepts, caith rolls without an
+        // error or a panic.
+        use rand::Rng;
+        let mut gen = ChaCha8Rng::seed_from_u64(3);
+        let limits = Limits {
+            max_dice: 12,
+            max_sides: 12,
+            ..Limits::default()
+        };
+        let pick = |gen: &mut ChaCha8Rng, options: &[&str]| -> String {
+            options[gen.random_range(0..options.len())].to_string()
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            for term in 0..gen.random_range(1..4) {
+                if term > 0 {
+                    text += &pick(&mut gen, &["+", "-", " + "]);
+                }
+                let n = gen.random_range(0..14);
+                if gen.random_bool(0.2) {
+                    text += &n.to_string();
+                    continue;
+                }
+                text += &format!(
+                    "{n}{}{}",
+                    pick(&mut gen, &["d", "D"]),
+                    gen.random_range(0..14)
+                );
+                text += &pick(&mut gen, &["", "", "!", "r"]);
+                if text.ends_with('r') {
+                    text += &gen.random_range(0..14).to_string();
+                }
+                let keep = pick(&mut gen, &["", "", "kh", "kl", "k", "KH"]);
+                if !keep.is_empty() {
+                    text += &format!("{keep}{}", gen.random_range(0..14));
+                }
+            }
+            match Formula::parse(&text, &limits) {
+                Ok(f) => {
+                    let r = roll(&f, &mut gen).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+                    assert_eq!(r.terms.iter().map(|t| t.subtotal).sum::<i64>(), r.total);
+                    accepted += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            accepted > 500 && refused > 500,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    #[test]
     fn rerolled_dice_replace_the_low_faces_once() {
         let mut rerolled = 0;
         for r in rolled("2d6r2", 0..300) {
