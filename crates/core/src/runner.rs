@@ -3,13 +3,15 @@
 //! enforces the protocol's caps and the time limit, and leaves no process of
 //! the group behind.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
+use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::Instant;
 
 use crate::host::serve::{HostLink, Serving, REPLY_BUFFER};
@@ -107,6 +109,35 @@ impl Outcome {
         })
     }
 
+    /// Nothing observed yet.
+    fn empty() -> Outcome {
+        Outcome {
+            events: Vec::new(),
+            exit: None,
+            violation: None,
+            timed_out: false,
+            spawn_error: None,
+            stderr_tail: String::new(),
+            generations: Vec::new(),
+        }
+    }
+
+    /// Records how the process ended (`status`); a script that exited 0
+    /// without its `done` (`saw_done`) broke the protocol.
+    fn ended(&mut self, status: Option<std::io::Result<std::process::ExitStatus>>, saw_done: bool) {
+        self.exit = status.map(|s| match s {
+            Ok(st) => exit_of(st),
+            Err(_) => Exit::Unknown,
+        });
+        if self.violation.is_none()
+            && !self.timed_out
+            && self.exit == Some(Exit::Code(0))
+            && !saw_done
+        {
+            self.violation = Some(Violation::MissingDone);
+        }
+    }
+
     /// Success: exit 0, a `done` with `ok:true`, no violation, no timeout.
     pub fn succeeded(&self) -> bool {
         self.spawn_error.is_none()
@@ -127,19 +158,117 @@ const KEPT_ENV: [&str; 4] = ["PATH", "HOME", "LANG", "TMPDIR"];
 /// Runs one attempt to its end. Never panics on the script's behaviour and
 /// never waits past the deadline plus the kill grace.
 pub async fn run(
-    attempt: Attempt<'_>,
+    mut attempt: Attempt<'_>,
     on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
 ) -> Outcome {
-    let mut out = Outcome {
-        events: Vec::new(),
-        exit: None,
-        violation: None,
-        timed_out: false,
-        spawn_error: None,
-        stderr_tail: String::new(),
-        generations: Vec::new(),
+    let mut out = Outcome::empty();
+    let child = match command(&attempt).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            out.spawn_error = Some(spawn_reason(&e, attempt.program));
+            return out;
+        }
     };
+    let pgid = child.id().map(|p| p as i32);
+    let group = Group {
+        child,
+        pgid,
+        // Listed until the group is killed at the end, so that a host told
+        // to stop can kill it.
+        listed: pgid.map(process_groups::list),
+    };
+    let (reply_tx, reply_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(REPLY_BUFFER);
+    let serving = attempt
+        .host
+        .clone()
+        .map(|link| Serving::new(link, reply_tx, attempt.deadline.into_std()));
+    let host = Host {
+        serving: serving.as_ref(),
+        replies: reply_rx,
+    };
+    supervise(group, &mut attempt, host, on_event, &mut out).await;
+    out
+}
 
+/// The script's process and its group.
+struct Group {
+    child: Child,
+    pgid: Option<i32>,
+    listed: Option<process_groups::Listed>,
+}
+
+/// The host's side of a script that may ask it to write.
+struct Host<'a> {
+    serving: Option<&'a Serving>,
+    /// The host's replies, written to the script's stdin.
+    replies: tokio::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+/// Works the script's streams to the attempt's end and records it in
+/// `out`; nothing of the script's group is left when it returns.
+async fn supervise(
+    mut group: Group,
+    attempt: &mut Attempt<'_>,
+    host: Host<'_>,
+    on_event: &(dyn Fn(&Map<String, Value>) + Send + Sync),
+    out: &mut Outcome,
+) {
+    let stdin = group.child.stdin.take().expect("stdin piped");
+    let input = std::mem::take(&mut attempt.stdin);
+    let writer = write_stdin(stdin, input, host.replies, host.serving.is_some());
+    tokio::pin!(writer);
+    let stderr = group.child.stderr.take().expect("stderr piped");
+    let stderr = drain_tail(stderr, attempt.limits.stderr_tail_bytes, attempt.secrets);
+    tokio::pin!(stderr);
+    let stdout = group.child.stdout.take().expect("stdout piped");
+    let confine = Confinement::new(attempt.skill_dir, attempt.data_dir);
+    let mut checker =
+        StreamChecker::new(attempt.limits.max_events, attempt.limits.max_stdout_bytes);
+    let watched = {
+        let reader = read_events(
+            stdout,
+            &mut checker,
+            &confine,
+            host.serving,
+            attempt.budget,
+            &mut out.events,
+            on_event,
+        );
+        tokio::pin!(reader);
+        let streams = Streams {
+            writer: writer.as_mut(),
+            stderr: stderr.as_mut(),
+            reader: reader.as_mut(),
+        };
+        watch(&mut group.child, group.pgid, attempt, streams).await
+    };
+    out.timed_out = watched.timed_out;
+    out.generations = host.serving.map(Serving::finish).unwrap_or_default();
+    out.violation = watched.reader.and_then(Result::err);
+    let status = match watched.status {
+        None if out.timed_out || out.violation.is_some() => {
+            Some(terminate(&mut group.child, group.pgid, attempt.limits.kill_grace).await)
+        }
+        status => status,
+    };
+    // Nothing of the tool's process group outlives the tool.
+    signal_group(group.pgid, Signal::Kill);
+    drop(group.listed);
+    out.ended(status, checker.saw_done());
+    out.stderr_tail = match watched.stderr_tail {
+        Some(t) => t,
+        // The group is dead now, so stderr ends at once unless something
+        // outside the group holds it.
+        None => tokio::time::timeout(STDERR_AFTER_EXIT, stderr)
+            .await
+            .unwrap_or_default(),
+    };
+}
+
+/// The script's command: in its skill folder, with the minimal environment
+/// and the attempt's own variables, in a process group of its own that
+/// dies with the host.
+fn command(attempt: &Attempt<'_>) -> Command {
     let mut cmd = Command::new(attempt.program);
     cmd.current_dir(attempt.skill_dir)
         .env_clear()
@@ -159,142 +288,119 @@ pub async fn run(
     #[cfg(unix)]
     cmd.process_group(0);
     process_groups::die_with_host(&mut cmd);
+    cmd
+}
 
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            out.spawn_error = Some(spawn_reason(&e, attempt.program));
-            return out;
-        }
-    };
-    let pgid = child.id().map(|p| p as i32);
-    // Listed until the group is killed at the end, so that a host told to
-    // stop can kill it.
-    let listed = pgid.map(process_groups::list);
-
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    let input = attempt.stdin;
-    let (reply_tx, mut reply_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(REPLY_BUFFER);
-    let serving = attempt
-        .host
-        .clone()
-        .map(|link| Serving::new(link, reply_tx, attempt.deadline.into_std()));
-    let keep_open = serving.is_some();
-    // A script may ignore its input or exit early: a broken pipe is fine. A
-    // script that may ask the host to write keeps stdin for the replies.
-    let writer = async move {
-        if stdin.write_all(&input).await.is_ok() && keep_open {
-            while let Some(line) = reply_rx.recv().await {
-                if stdin.write_all(&line).await.is_err() {
-                    break;
-                }
+/// Writes the envelope to the script's stdin, then — for a script that may
+/// ask the host to write (`keep_open`) — the host's replies. A script may
+/// ignore its input or exit early: a broken pipe is fine.
+async fn write_stdin(
+    mut stdin: ChildStdin,
+    input: Vec<u8>,
+    mut replies: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    keep_open: bool,
+) {
+    if stdin.write_all(&input).await.is_ok() && keep_open {
+        while let Some(line) = replies.recv().await {
+            if stdin.write_all(&line).await.is_err() {
+                break;
             }
         }
-        let _ = stdin.shutdown().await;
+    }
+    let _ = stdin.shutdown().await;
+}
+
+/// The script's streams as the host works them.
+struct Streams<'s, W, E, R> {
+    writer: Pin<&'s mut W>,
+    stderr: Pin<&'s mut E>,
+    reader: Pin<&'s mut R>,
+}
+
+/// What watching a running script saw.
+struct Watched {
+    /// How reading its events ended (a violation, or its end).
+    reader: Option<Result<(), Violation>>,
+    status: Option<std::io::Result<std::process::ExitStatus>>,
+    timed_out: bool,
+    /// Stderr's tail, when it ended while watched.
+    stderr_tail: Option<String>,
+}
+
+/// Works the script's streams until its events end and it exited, a
+/// violation, the deadline — or, after it exited, until what still holds
+/// its stdout is killed or given up on (a process outside its group).
+async fn watch<W, E, R>(
+    child: &mut Child,
+    pgid: Option<i32>,
+    attempt: &Attempt<'_>,
+    mut streams: Streams<'_, W, E, R>,
+) -> Watched
+where
+    W: Future<Output = ()>,
+    E: Future<Output = String>,
+    R: Future<Output = Result<(), Violation>>,
+{
+    let mut seen = Watched {
+        reader: None,
+        status: None,
+        timed_out: false,
+        stderr_tail: None,
     };
-    tokio::pin!(writer);
     let mut writer_done = false;
-    let stderr = child.stderr.take().expect("stderr piped");
-    let stderr_fut = drain_tail(stderr, attempt.limits.stderr_tail_bytes, attempt.secrets);
-    tokio::pin!(stderr_fut);
-    let mut stderr_tail: Option<String> = None;
-
-    let stdout = child.stdout.take().expect("stdout piped");
-    let confine = Confinement::new(attempt.skill_dir, attempt.data_dir);
-    let mut checker =
-        StreamChecker::new(attempt.limits.max_events, attempt.limits.max_stdout_bytes);
-    let mut reader_result: Option<Result<(), Violation>> = None;
-    let mut status = None;
-    let mut timed_out = false;
-    {
-        let reader = read_events(
-            stdout,
-            &mut checker,
-            &confine,
-            serving.as_ref(),
-            attempt.budget,
-            &mut out.events,
-            on_event,
-        );
-        tokio::pin!(reader);
-        let far = attempt.deadline + Duration::from_secs(3600 * 24 * 365);
-        let mut linger_until = far;
-        let mut abandon_until = far;
-        loop {
-            tokio::select! {
-                _ = &mut writer, if !writer_done => writer_done = true,
-                t = &mut stderr_fut, if stderr_tail.is_none() => stderr_tail = Some(t),
-                r = &mut reader, if reader_result.is_none() => {
-                    let failed = r.is_err();
-                    reader_result = Some(r);
-                    if failed || status.is_some() { break; }
-                }
-                s = child.wait(), if status.is_none() => {
-                    status = Some(s);
-                    if reader_result.is_some() { break; }
-                    linger_until = Instant::now() + attempt.limits.linger;
-                }
-                _ = tokio::time::sleep_until(linger_until), if status.is_some() && reader_result.is_none() => {
-                    // The script exited but something of its group still holds stdout.
-                    signal_group(pgid, Signal::Kill);
-                    linger_until = far;
-                    abandon_until = Instant::now() + attempt.limits.linger;
-                }
-                _ = tokio::time::sleep_until(abandon_until), if status.is_some() && reader_result.is_none() => {
-                    // Still open: a process that left the group (setsid) holds
-                    // it. Stop reading; dropping our end makes its writes fail.
-                    reader_result = Some(Ok(()));
-                    break;
-                }
-                _ = tokio::time::sleep_until(attempt.deadline) => {
-                    timed_out = true;
-                    break;
-                }
+    let far = attempt.deadline + Duration::from_secs(3600 * 24 * 365);
+    let mut linger_until = far;
+    let mut abandon_until = far;
+    loop {
+        tokio::select! {
+            _ = streams.writer.as_mut(), if !writer_done => writer_done = true,
+            t = streams.stderr.as_mut(), if seen.stderr_tail.is_none() => seen.stderr_tail = Some(t),
+            r = streams.reader.as_mut(), if seen.reader.is_none() => {
+                let failed = r.is_err();
+                seen.reader = Some(r);
+                if failed || seen.status.is_some() { break; }
             }
-        }
-    }
-    out.timed_out = timed_out;
-    if let Some(s) = &serving {
-        out.generations = s.finish();
-    }
-
-    if let Some(Err(v)) = reader_result {
-        out.violation = Some(v);
-    }
-    if (out.timed_out || out.violation.is_some()) && status.is_none() {
-        signal_group(pgid, Signal::Term);
-        match tokio::time::timeout(attempt.limits.kill_grace, child.wait()).await {
-            Ok(s) => status = Some(s),
-            Err(_) => {
+            s = child.wait(), if seen.status.is_none() => {
+                seen.status = Some(s);
+                if seen.reader.is_some() { break; }
+                linger_until = Instant::now() + attempt.limits.linger;
+            }
+            _ = tokio::time::sleep_until(linger_until), if seen.status.is_some() && seen.reader.is_none() => {
+                // The script exited but something of its group still holds stdout.
                 signal_group(pgid, Signal::Kill);
-                status = Some(child.wait().await);
+                linger_until = far;
+                abandon_until = Instant::now() + attempt.limits.linger;
+            }
+            _ = tokio::time::sleep_until(abandon_until), if seen.status.is_some() && seen.reader.is_none() => {
+                // Still open: a process that left the group (setsid) holds
+                // it. Stop reading; dropping our end makes its writes fail.
+                seen.reader = Some(Ok(()));
+                break;
+            }
+            _ = tokio::time::sleep_until(attempt.deadline) => {
+                seen.timed_out = true;
+                break;
             }
         }
     }
-    // Nothing of the tool's process group outlives the tool.
-    signal_group(pgid, Signal::Kill);
-    drop(listed);
+    seen
+}
 
-    out.exit = status.map(|s| match s {
-        Ok(st) => exit_of(st),
-        Err(_) => Exit::Unknown,
-    });
-    if out.violation.is_none()
-        && !out.timed_out
-        && out.exit == Some(Exit::Code(0))
-        && !checker.saw_done()
-    {
-        out.violation = Some(Violation::MissingDone);
+/// Ends the script's group: SIGTERM, then SIGKILL after `grace`; returns
+/// how the script ended.
+async fn terminate(
+    child: &mut Child,
+    pgid: Option<i32>,
+    grace: Duration,
+) -> std::io::Result<std::process::ExitStatus> {
+    signal_group(pgid, Signal::Term);
+    match tokio::time::timeout(grace, child.wait()).await {
+        Ok(s) => s,
+        Err(_) => {
+            signal_group(pgid, Signal::Kill);
+            child.wait().await
+        }
     }
-    out.stderr_tail = match stderr_tail {
-        Some(t) => t,
-        // The group is dead now, so stderr ends at once unless something
-        // outside the group holds it.
-        None => tokio::time::timeout(STDERR_AFTER_EXIT, &mut stderr_fut)
-            .await
-            .unwrap_or_default(),
-    };
-    out
 }
 
 async fn read_events(

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::protocol::Event;
+use crate::protocol::{Event, ScriptError};
 use crate::result::{ExecutionState, FailureReason, ToolError, ToolErrorType};
 use crate::runner::{Exit, Outcome};
 
@@ -13,55 +13,61 @@ use crate::runner::{Exit, Outcome};
 /// The first of these that applies wins: not started, protocol violation,
 /// time limit, signal, the script's `error` event, `done.ok:false`, exit status.
 pub(super) fn classify(o: &Outcome, timeout: Duration, plan_deadline_hit: bool) -> ToolError {
-    let exit_code = match o.exit {
-        Some(Exit::Code(c)) => Some(c),
-        _ => None,
-    };
     let script_error = o.events.iter().rev().find_map(|(e, _)| match e {
         Event::Error(se) => Some(se),
         _ => None,
     });
-    let code = script_error.map(|e| e.code.clone());
-    let mk = |error_type, message: String, recoverable| ToolError {
+    let (error_type, message, recoverable) = how_it_was_cut_short(o, timeout, plan_deadline_hit)
+        .unwrap_or_else(|| what_the_script_told(o, script_error));
+    ToolError {
         error_type,
         message,
-        exit_code,
-        code: code.clone(),
+        exit_code: match o.exit {
+            Some(Exit::Code(c)) => Some(c),
+            _ => None,
+        },
+        code: script_error.map(|e| e.code.clone()),
         recoverable,
-    };
+    }
+}
+
+/// A failure's type, message and whether another try could help.
+type Failure = (ToolErrorType, String, bool);
+
+/// The failure when the host cut the attempt short or never started it:
+/// not started, protocol violation, time limit, signal, in that order.
+fn how_it_was_cut_short(
+    o: &Outcome,
+    timeout: Duration,
+    plan_deadline_hit: bool,
+) -> Option<Failure> {
     if let Some(reason) = &o.spawn_error {
-        return mk(ToolErrorType::SpawnFailed, reason.clone(), false);
+        return Some((ToolErrorType::SpawnFailed, reason.clone(), false));
     }
     if let Some(v) = &o.violation {
-        return mk(
-            ToolErrorType::ProtocolViolation,
-            format!("protocol violation: {v}"),
-            false,
-        );
+        let message = format!("protocol violation: {v}");
+        return Some((ToolErrorType::ProtocolViolation, message, false));
+    }
+    if o.timed_out && plan_deadline_hit {
+        let message = "stopped: the plan's time limit ran out".to_string();
+        return Some((ToolErrorType::PlanTimeout, message, false));
     }
     if o.timed_out {
-        if plan_deadline_hit {
-            return mk(
-                ToolErrorType::PlanTimeout,
-                "stopped: the plan's time limit ran out".into(),
-                false,
-            );
-        }
-        return mk(
-            ToolErrorType::Timeout,
-            format!("exceeded its {} ms timeout", timeout.as_millis()),
-            true,
-        );
+        let message = format!("exceeded its {} ms timeout", timeout.as_millis());
+        return Some((ToolErrorType::Timeout, message, true));
     }
     if let Some(Exit::Signal(s)) = o.exit {
-        return mk(ToolErrorType::Signal, format!("killed by signal {s}"), true);
+        return Some((ToolErrorType::Signal, format!("killed by signal {s}"), true));
     }
+    None
+}
+
+/// The failure of a script that ran to its end: its `error` event, else
+/// `done.ok:false`, else its exit status.
+fn what_the_script_told(o: &Outcome, script_error: Option<&ScriptError>) -> Failure {
     if let Some(se) = script_error {
-        return mk(
-            ToolErrorType::ScriptError,
-            format!("{}: {}", se.code, se.message),
-            se.recoverable,
-        );
+        let message = format!("{}: {}", se.code, se.message);
+        return (ToolErrorType::ScriptError, message, se.recoverable);
     }
     if matches!(o.done(), Some((false, _))) {
         let summary = o.events.iter().find_map(|(e, _)| match e {
@@ -70,24 +76,15 @@ pub(super) fn classify(o: &Outcome, timeout: Duration, plan_deadline_hit: bool) 
             } => Some(s.clone()),
             _ => None,
         });
-        return mk(
-            ToolErrorType::ScriptError,
-            summary.unwrap_or_else(|| "the script reported failure (done.ok false)".into()),
-            true,
-        );
+        let message =
+            summary.unwrap_or_else(|| "the script reported failure (done.ok false)".into());
+        return (ToolErrorType::ScriptError, message, true);
     }
-    match o.exit {
-        Some(Exit::Code(c)) if c != 0 => mk(
-            ToolErrorType::NonzeroExit,
-            format!("exited with status {c}"),
-            true,
-        ),
-        _ => mk(
-            ToolErrorType::NonzeroExit,
-            "ended without success".into(),
-            true,
-        ),
-    }
+    let message = match o.exit {
+        Some(Exit::Code(c)) if c != 0 => format!("exited with status {c}"),
+        _ => "ended without success".into(),
+    };
+    (ToolErrorType::NonzeroExit, message, true)
 }
 
 /// The state a tool ends in after failing this way.

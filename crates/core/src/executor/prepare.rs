@@ -12,7 +12,7 @@ use crate::plan::{Plan, RetryPolicy, ToolInvocation};
 use crate::protocol::{Envelope, ProtocolVersion, PROTOCOL, PROTOCOL_VERSION};
 use crate::result::{ToolError, ToolErrorType};
 use crate::skills::config::{secret_values, PlayerSettings};
-use crate::skills::{Catalog, ResolveError};
+use crate::skills::{Catalog, ResolveError, Skill};
 use crate::trace::Trace;
 
 /// Everything a tool's attempts need, owned.
@@ -72,16 +72,6 @@ pub(super) fn prepare(
     state: &Map<String, Value>,
     spans: ToolSpans,
 ) -> Result<Job, NotRunnable> {
-    let not_run = |skill: Option<&str>, error_type, message: String| NotRunnable {
-        skill: skill.map(str::to_string),
-        error: ToolError {
-            error_type,
-            message,
-            exit_code: None,
-            code: None,
-            recoverable: false,
-        },
-    };
     let (skill, script) = catalog
         .resolve(&tool.tool_path, &plan.disabled_skills)
         .map_err(|e| match e {
@@ -92,8 +82,86 @@ pub(super) fn prepare(
         })?;
     let data_dir = data_dir(&skill.name, &skill.dir, opts.data_root.as_deref())
         .map_err(|e| not_run(Some(&skill.name), ToolErrorType::SpawnFailed, e))?;
+    let config = settings(skill, opts)?;
+    let secrets = skill
+        .config_schema
+        .as_ref()
+        .map(|s| secret_values(s, &config))
+        .unwrap_or_default();
+    let host = skill
+        .capabilities
+        .iter()
+        .any(|c| c == GENERATE)
+        .then(|| opts.host.clone());
+    let line = envelope_line(plan, tool, opts, deps, config, state, host.as_ref());
+    let mut input = Value::Object(tool.input.clone());
+    crate::skills::config::scrub(&mut input, &secrets);
+    Ok(Job {
+        tool_id: tool.tool_id.clone(),
+        skill: skill.name.clone(),
+        program: script.path.clone(),
+        skill_dir: skill.dir.clone(),
+        env: script_env(plan, tool, &skill.dir, &data_dir),
+        data_dir,
+        timeout: skill.timeout(script),
+        retry: tool.retry_policy,
+        envelope: line,
+        input,
+        secrets,
+        host,
+        script: script.name.clone(),
+        spans,
+    })
+}
+
+/// The envelope `tool`'s script reads on stdin, as one line.
+fn envelope_line(
+    plan: &Plan,
+    tool: &ToolInvocation,
+    opts: &ExecutorOptions,
+    deps: Map<String, Value>,
+    config: Value,
+    state: &Map<String, Value>,
+    host: Option<&HostLink>,
+) -> Vec<u8> {
+    let envelope = Envelope {
+        protocol: match host {
+            Some(_) => ProtocolVersion::V1_1.to_string(),
+            None => PROTOCOL.into(),
+        },
+        request_id: plan.request_id.to_string(),
+        tool_id: tool.tool_id.clone(),
+        input: Value::Object(tool.input.clone()),
+        deps,
+        config,
+        state: Value::Object(state.clone()),
+        host: host.map(HostLink::capabilities),
+        story: opts.story.clone(),
+    };
+    let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
+    line.push(b'\n');
+    line
+}
+
+/// A tool that cannot run, for `error_type` and `message`.
+fn not_run(skill: Option<&str>, error_type: ToolErrorType, message: String) -> NotRunnable {
+    NotRunnable {
+        skill: skill.map(str::to_string),
+        error: ToolError {
+            error_type,
+            message,
+            exit_code: None,
+            code: None,
+            recoverable: false,
+        },
+    }
+}
+
+/// `skill`'s settings as its scripts receive them: the player's own (their
+/// allowed `${VAR}`s filled in), the shipped ones, the defaults.
+fn settings(skill: &Skill, opts: &ExecutorOptions) -> Result<Value, NotRunnable> {
     let env_lookup = |k: &str| std::env::var(k).ok();
-    let config = PlayerSettings::for_skill(opts.settings_dir.as_deref(), &skill.name)
+    PlayerSettings::for_skill(opts.settings_dir.as_deref(), &skill.name)
         .and_then(|player| {
             crate::skills::config::resolve(
                 skill.config_schema.as_ref(),
@@ -108,70 +176,35 @@ pub(super) fn prepare(
                 ToolErrorType::ConfigInvalid,
                 format!("settings of skill {:?}: {e}", skill.name),
             )
-        })?;
-    let secrets = skill
-        .config_schema
-        .as_ref()
-        .map(|s| secret_values(s, &config))
-        .unwrap_or_default();
-    let request_id = plan.request_id.to_string();
-    let host = skill
-        .capabilities
-        .iter()
-        .any(|c| c == GENERATE)
-        .then(|| opts.host.clone());
-    let envelope = Envelope {
-        protocol: match host {
-            Some(_) => ProtocolVersion::V1_1.to_string(),
-            None => PROTOCOL.into(),
-        },
-        request_id: request_id.clone(),
-        tool_id: tool.tool_id.clone(),
-        input: Value::Object(tool.input.clone()),
-        deps,
-        config,
-        state: Value::Object(state.clone()),
-        host: host.as_ref().map(HostLink::capabilities),
-        story: opts.story.clone(),
-    };
-    let mut line = serde_json::to_vec(&envelope).expect("envelope serialises");
-    line.push(b'\n');
-    let env = vec![
+        })
+}
+
+/// The `NARRATORIA_*` variables `tool`'s script sees.
+fn script_env(
+    plan: &Plan,
+    tool: &ToolInvocation,
+    skill_dir: &Path,
+    data_dir: &Path,
+) -> Vec<(String, String)> {
+    vec![
         (
             "NARRATORIA_PROTOCOL".to_string(),
             PROTOCOL_VERSION.to_string(),
         ),
         (
             "NARRATORIA_SKILL_DIR".to_string(),
-            skill.dir.display().to_string(),
+            skill_dir.display().to_string(),
         ),
         (
             "NARRATORIA_DATA_DIR".to_string(),
             data_dir.display().to_string(),
         ),
-        ("NARRATORIA_REQUEST_ID".to_string(), request_id),
+        (
+            "NARRATORIA_REQUEST_ID".to_string(),
+            plan.request_id.to_string(),
+        ),
         ("NARRATORIA_TOOL_ID".to_string(), tool.tool_id.clone()),
-    ];
-    Ok(Job {
-        tool_id: tool.tool_id.clone(),
-        skill: skill.name.clone(),
-        program: script.path.clone(),
-        skill_dir: skill.dir.clone(),
-        data_dir,
-        timeout: skill.timeout(script),
-        retry: tool.retry_policy,
-        env,
-        envelope: line,
-        input: {
-            let mut input = Value::Object(tool.input.clone());
-            crate::skills::config::scrub(&mut input, &secrets);
-            input
-        },
-        secrets,
-        host,
-        script: script.name.clone(),
-        spans,
-    })
+    ]
 }
 
 /// The skill's writable data folder, created if missing: `<data_root>/<skill>`

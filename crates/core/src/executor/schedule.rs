@@ -26,7 +26,7 @@ type Running = Pin<Box<dyn Future<Output = (usize, ToolRun)> + Send>>;
 /// What the scheduler does after starting what may start.
 enum Next {
     /// Record this tool's run.
-    Finished(usize, ToolRun),
+    Finished(usize, Box<ToolRun>),
     /// Look again for what may start.
     Again,
     /// The plan is over (done, out of time or stopped).
@@ -89,12 +89,12 @@ impl<'a> Schedule<'a> {
     pub async fn run(mut self) -> ExecutionResult {
         loop {
             let next = match self.start_ready() {
-                Some((i, tool_run)) => Next::Finished(i, tool_run),
+                Some((i, tool_run)) => Next::Finished(i, Box::new(tool_run)),
                 None => self.next_finished().await,
             };
             match next {
                 Next::Finished(i, tool_run) => {
-                    self.run.finish_tool(i, tool_run);
+                    self.run.finish_tool(i, *tool_run);
                     self.queue.finish(i);
                 }
                 Next::Again => continue,
@@ -185,7 +185,7 @@ impl<'a> Schedule<'a> {
         match next {
             Some((i, tool_run)) => {
                 self.exclusive = false;
-                Next::Finished(i, tool_run)
+                Next::Finished(i, Box::new(tool_run))
             }
             None if self.opts.stop.is_stopped() => {
                 self.stopped = true;

@@ -261,7 +261,10 @@ impl<'a> Turn<'a> {
             let step = match p.replan.phase() {
                 Phase::Generating { attempt } => self.plan_attempt(attempt, &mut p).await,
                 Phase::Executing { attempt, .. } => self.run_attempt(attempt, &mut p, skills).await,
-                Phase::Replanning { .. } => Ok(p.replan.replan()),
+                Phase::Replanning { .. } => {
+                    p.replan.replan();
+                    Ok(())
+                }
                 Phase::Succeeded { .. } => return self.succeeded(p).await,
                 Phase::FellBack => {
                     let parent = p.replan.parent_plan_id();
