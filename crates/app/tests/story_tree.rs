@@ -290,6 +290,62 @@ async fn a_stopped_turn_keeps_what_was_decided_and_nothing_half_told() {
     );
 }
 
+/// The stop pressed while a turn still waits for the story's turn lock
+/// reaches it: its stop button is registered before it waits, so once its
+/// turn comes it ends at once, told by the fallback template, with
+/// nothing run.
+#[tokio::test]
+async fn a_stop_pressed_while_a_turn_waits_for_the_story_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = std::sync::Arc::new(app(dir.path()));
+    let session = app.new_session("Queued").unwrap().session.id;
+    let (a, b) = (app.clone(), app.clone());
+    let running = tokio::spawn(async move { a.play("slow attack gain 1", None).await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let waiting = tokio::spawn(async move { b.play("attack gain 2", None).await });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "the second turn waits for the first");
+    assert!(app.stop_turn(&session));
+    let running = running.await.unwrap().unwrap();
+    let waited = waiting.await.unwrap().unwrap();
+    assert!(running.turn.fallback, "the running turn stopped");
+    assert!(waited.turn.fallback, "the waiting turn heard the stop");
+    let english = narratoria_core::narration::Language::english();
+    assert_eq!(
+        waited.turn.narrative,
+        narratoria_core::turn::fallback_narration(&english, "attack gain 2"),
+        "told by the template alone"
+    );
+    assert_eq!(rolls(dir.path()), 1, "only the running turn rolled");
+    assert!(!app.stop_turn(&session), "no turn left to stop");
+}
+
+/// The same for a narration told again while a turn runs: the stop
+/// pressed while it waits ends it before its storyteller (slow to tell
+/// this turn) runs at all.
+#[tokio::test]
+async fn a_stop_pressed_while_a_retelling_waits_for_the_story_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = std::sync::Arc::new(app(dir.path()));
+    let session = app.new_session("Queued again").unwrap().session.id;
+    play(&app, "slow one gain 1").await;
+    let (a, b, id) = (app.clone(), app.clone(), session.clone());
+    let running = tokio::spawn(async move { a.play("slow two gain 2", None).await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let waiting = tokio::spawn(async move { b.regenerate_narration(&id, None).await });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "the retelling waits for the turn");
+    let stopped = std::time::Instant::now();
+    assert!(app.stop_turn(&session));
+    running.await.unwrap().unwrap();
+    waiting.await.unwrap().unwrap();
+    assert!(
+        stopped.elapsed() < std::time::Duration::from_millis(1400),
+        "the retelling's storyteller never ran: {:?}",
+        stopped.elapsed()
+    );
+}
+
 #[tokio::test]
 async fn a_turns_memory_follows_how_it_is_told() {
     let dir = tempfile::tempdir().unwrap();
