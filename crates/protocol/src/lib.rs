@@ -22,6 +22,7 @@ pub mod story;
 pub mod stream;
 pub mod version;
 pub mod violation;
+pub mod writer;
 
 pub use choices::{choices_at, named_choices_at, NamedChoice, CHOICES_KEYWORD};
 pub use depth::{nesting_depth, MAX_NESTING_DEPTH};
@@ -37,3 +38,4 @@ pub use story::StoryPlace;
 pub use stream::{StreamChecker, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STDOUT_BYTES, MAX_LINE_BYTES};
 pub use version::{ProtocolVersion, VersionError, PROTOCOL, PROTOCOL_VERSION};
 pub use violation::Violation;
+pub use writer::{AnswerLength, Guarding, WriterClass, WriterProfile};

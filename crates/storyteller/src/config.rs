@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 /// The default model's file name (fetched by scripts/fetch-model.sh).
-pub use narratoria_core::paths::DEFAULT_MODEL_FILE;
+pub use narratoria_folders::DEFAULT_MODEL_FILE;
 
 /// Who writes the prose.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -93,7 +93,7 @@ pub struct StoryConfig {
     pub api_key: Option<ApiKey>,
     pub style: Style,
     /// How long a large writer's prose is (docs/stories.md, "The writer's profile").
-    pub length: narratoria_core::narration::AnswerLength,
+    pub length: narratoria_protocol::writer::AnswerLength,
     pub temperature: f32,
     pub max_tokens: u32,
     pub model_path: Option<String>,
@@ -108,7 +108,7 @@ impl Default for StoryConfig {
             endpoint: None,
             api_key: None,
             style: Style::Vivid,
-            length: narratoria_core::narration::AnswerLength::Medium,
+            length: narratoria_protocol::writer::AnswerLength::Medium,
             temperature: 0.5,
             max_tokens: 1000,
             model_path: None,

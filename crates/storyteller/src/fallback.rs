@@ -7,7 +7,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use narratoria_core::narration::{ends_a_sentence, Language, WriterClass, WriterProfile};
+use narratoria_lexicon::{ends_a_sentence, Language};
+use narratoria_protocol::writer::{WriterClass, WriterProfile};
 use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 

@@ -7,7 +7,8 @@ use narratoria_skills_builtin::{Context, LogLevel, Outcome, ScriptSpec, SkillErr
 use serde::Deserialize;
 use serde_json::json;
 
-use narratoria_core::narration::{Language, WriterProfile, RECENT_TURNS};
+use narratoria_lexicon::Language;
+use narratoria_protocol::writer::WriterProfile;
 
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
@@ -121,16 +122,14 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             config.model_path.as_deref(),
             std::env::var("NARRATORIA_MODEL").ok().as_deref(),
             &ctx.skill_dir,
-            &narratoria_core::paths::user_data_dir(),
+            &narratoria_folders::user_data_dir(),
         ),
         deadline: started + LOCAL_BUDGET,
-        // The guards against repeats read the last few turns: the whole
-        // story would refuse every phrase a long story ever used.
         told_before: input
             .recent_turns
             .iter()
             .rev()
-            .take(RECENT_TURNS)
+            .take(crate::guards::repeats::TURNS_READ)
             .rev()
             .map(|t| t.narrator.clone())
             .collect(),

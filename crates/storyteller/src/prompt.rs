@@ -2,14 +2,15 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
-use narratoria_core::narration::{
+use narratoria_lexicon::{
     act, checked, ends_a_sentence, facts_of, sentence_case, sentence_ends, wondered, Fact, Verdict,
 };
 use narratoria_protocol::Role;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use narratoria_core::narration::{AnswerLength, Language, Lines, WriterClass, WriterProfile};
+use narratoria_lexicon::{Language, Lines};
+use narratoria_protocol::writer::{AnswerLength, WriterClass, WriterProfile};
 
 use crate::config::Style;
 use crate::guards::{adds_nothing::without_idle_clauses, words::own_words};

@@ -5,7 +5,7 @@
 //! guard refuses, or at a clause one cuts. A quotation left open when the
 //! prose ends is closed (docs/storyteller.md, "What the model may tell").
 
-use narratoria_core::narration::{ended_at, open_quote, sentence_ends, sentences_of, trails_off};
+use narratoria_lexicon::{ended_at, open_quote, sentence_ends, sentences_of, trails_off};
 
 use crate::guards::{Asked, Candidate, Policy, Story};
 
@@ -212,7 +212,7 @@ fn releasable_end(held: &str, at_end: bool) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::Language;
+    use narratoria_lexicon::Language;
 
     use super::*;
     use crate::guards::testing::{every_guard, full, grounded, opened, small};

@@ -6,7 +6,8 @@
 //! give way several at a time to a summary, and the kept turns are moved in
 //! the cache rather than read again.
 
-use narratoria_core::narration::{sentence_ends, WriterProfile};
+use narratoria_lexicon::sentence_ends;
+use narratoria_protocol::writer::WriterProfile;
 
 use crate::prompt::RecentTurn;
 
@@ -164,7 +165,7 @@ fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use narratoria_core::narration::{AnswerLength, WriterProfile};
+    use narratoria_protocol::writer::{AnswerLength, WriterProfile};
 
     fn turns(n: usize) -> Vec<RecentTurn> {
         (0..n)

@@ -2,7 +2,7 @@
 //! in the story's language — no model, no network, always an answer, and
 //! the same answer for the same input.
 
-use narratoria_core::narration::{told_in, Language, Lines};
+use narratoria_lexicon::{told_in, Language, Lines};
 use serde_json::{Map, Value};
 
 use crate::config::Style;

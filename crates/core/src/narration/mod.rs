@@ -6,7 +6,6 @@
 //! The words themselves are the lexicon's (`narratoria_lexicon`); the
 //! engine keeps here what it tells the narration of the story.
 
-pub mod profile;
 pub mod story;
 
 // `checked` and `deed` name both a module and its function: one import
@@ -17,7 +16,8 @@ pub use narratoria_lexicon::{
     wondered, Fact, Language, Lines, Verdict, CLOSERS, JOINING_WORDS, SENTENCE_ENDS, TITLES,
 };
 pub use narratoria_lexicon::{facts, language, lines, question, sentence, template};
-pub use profile::{AnswerLength, Guarding, WriterClass, WriterProfile};
+// A writer's profile is read from the host's model offer, on the wire.
+pub use narratoria_protocol::writer::{AnswerLength, Guarding, WriterClass, WriterProfile};
 pub use story::{StoryTold, AUTHOR_NOTE_CHARS, STORY_CHARS, STORY_TURNS};
 // The turn's narration step lives with the turn (`crate::turn`); these
 // paths stay for the crates that name them here.

@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use narratoria_core::narration::{ended_at, has_negation, sentences_of};
+use narratoria_lexicon::{ended_at, has_negation, sentences_of};
 
 use super::read::{clause_words, words_of};
 use super::words::{english, Words};
@@ -109,7 +109,7 @@ pub(crate) fn without_idle_clauses(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::Verdict;
+    use narratoria_lexicon::Verdict;
 
     use super::*;
     use crate::guards::testing::{asked, every_guard, full, grounded, opened};

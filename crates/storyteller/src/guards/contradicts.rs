@@ -7,7 +7,7 @@
 //! will not give, and a great storm of flames erupts."); a critical outcome
 //! allows one. The rules decided; the prose only tells it.
 
-use narratoria_core::narration::{contradicts, escalates};
+use narratoria_lexicon::{contradicts, escalates};
 
 use super::{Candidate, Guard, Words};
 
@@ -36,7 +36,8 @@ impl Guard for Contradicts {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::{Language, Verdict, WriterProfile};
+    use narratoria_lexicon::{Language, Verdict};
+    use narratoria_protocol::writer::WriterProfile;
 
     use crate::guards::testing::{full, opened};
     use crate::guards::Policy;

@@ -4,7 +4,7 @@
 //! answer stops at some (`providers::host::stop_texts`); a hosted model's
 //! has no such stop.
 
-use narratoria_core::scenario::telling::SCENE_LABELS;
+use narratoria_lexicon::labels::SCENE_LABELS;
 
 use super::{Candidate, Guard};
 
@@ -52,7 +52,7 @@ fn contains_ignoring_case(text: &str, label: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::Language;
+    use narratoria_lexicon::Language;
 
     use crate::guards::testing::{small, told};
     use crate::guards::Policy;

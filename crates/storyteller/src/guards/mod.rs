@@ -3,7 +3,7 @@
 //! those that read a writer's prose; the stream (`crate::sentences`) ends
 //! the answer before a sentence one refuses, or at a clause one cuts.
 
-use narratoria_core::narration::{open_quote, Verdict};
+use narratoria_lexicon::{open_quote, Verdict};
 
 pub mod acts_for_player;
 pub mod adds_nothing;
@@ -111,7 +111,8 @@ impl Candidate<'_> {
 
 #[cfg(test)]
 pub(crate) mod testing {
-    use narratoria_core::narration::{AnswerLength, Language, WriterProfile};
+    use narratoria_lexicon::Language;
+    use narratoria_protocol::writer::{AnswerLength, WriterProfile};
 
     use super::{Asked, Policy, Story};
     use crate::sentences::SentenceStream;

@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use narratoria_core::narration::{Guarding, Language, WriterProfile};
+use narratoria_lexicon::Language;
+use narratoria_protocol::writer::{Guarding, WriterProfile};
 
 use super::*;
 
@@ -66,7 +67,7 @@ impl Policy {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::AnswerLength;
+    use narratoria_protocol::writer::AnswerLength;
 
     use super::*;
 

@@ -13,10 +13,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use narratoria_core::narration::sentences_of;
+use narratoria_lexicon::sentences_of;
 
 use super::read::{clause_words, clauses, words_of};
 use super::{Candidate, Guard, Story, Words};
+
+/// How many earlier turns the guard reads: the whole story would refuse
+/// every phrase a long story ever used. (As many as the planner is told,
+/// by choice rather than by rule: the two may part.)
+pub const TURNS_READ: usize = 6;
 
 /// How many first words make two sentences start alike.
 const SAME_START_WORDS: usize = 5;
@@ -156,7 +161,8 @@ fn earlier(w: &Words, story: &Story) -> Earlier {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::{Language, WriterProfile};
+    use narratoria_lexicon::Language;
+    use narratoria_protocol::writer::WriterProfile;
 
     use super::*;
     use crate::guards::testing::{asked, full, opened, small, told};

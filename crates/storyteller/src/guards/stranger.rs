@@ -48,7 +48,8 @@ impl Guard for Stranger {
 
 #[cfg(test)]
 mod tests {
-    use narratoria_core::narration::{Language, WriterProfile};
+    use narratoria_lexicon::Language;
+    use narratoria_protocol::writer::WriterProfile;
 
     use super::*;
     use crate::guards::testing::{every_guard, opened};

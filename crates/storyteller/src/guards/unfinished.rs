@@ -7,7 +7,7 @@
 //! (A last sentence trailing off in an ellipsis, or cut off with no
 //! sentence end, is the stream's to drop: `crate::sentences`.)
 
-use narratoria_core::narration::{CLOSERS, JOINING_WORDS, SENTENCE_ENDS};
+use narratoria_lexicon::{CLOSERS, JOINING_WORDS, SENTENCE_ENDS};
 
 use super::read::QuotedWord;
 use super::{Candidate, Guard, Words};

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use narratoria_core::narration::{has_negation, Language};
+use narratoria_lexicon::{has_negation, Language};
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Deserialize;
 

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use narratoria_core::narration::{sentence_case, Verdict};
+use narratoria_lexicon::{sentence_case, Verdict};
 use narratoria_protocol::{FailureCode, GenerateRequest, HostModel, Message, Role};
 use narratoria_skills_builtin::host::{ask, AskError};
 use narratoria_skills_builtin::Events;

@@ -3,6 +3,10 @@
 //! prompt holds, how long it writes and which guards read its sentences.
 //! A small model keeps the close guarding it needs; a larger one writes at
 //! the length the player chose under the guards every model shares.
+//!
+//! It lives with the protocol because both ends read it from the same
+//! wire data: the host's model offer ([`crate::HostModel`]: its parameters
+//! and context) and the player's length setting in the skill's config.
 
 use serde::{Deserialize, Serialize};
 
