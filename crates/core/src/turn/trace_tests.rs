@@ -69,12 +69,27 @@ fn parent<'a>(trace: &'a TraceRecord, span: &Span) -> &'a Span {
         .unwrap_or_else(|| panic!("{}'s parent {id} is in the trace", span.name))
 }
 
-#[tokio::test]
-async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
-    let (out, _dir) = traced_turn().await;
+/// The turn's spans, checked on a turn with a replan, a retried narration,
+/// a host generation and the turn's memory.
+async fn traced() -> (TurnOutcome, TraceRecord, tempfile::TempDir) {
+    let (out, dir) = traced_turn().await;
     assert!(out.result.success, "{:?}", out.result.failure_message);
     assert_eq!(out.turn.attempts.len(), 2, "the dice were replanned away");
     let trace = out.turn.trace.clone().expect("the turn keeps its trace");
+    (out, trace, dir)
+}
+
+/// The storyteller's script runs, in order.
+fn narrations(trace: &TraceRecord) -> Vec<&Span> {
+    of_kind(trace, SpanKind::Script)
+        .into_iter()
+        .filter(|s| s.attributes["skill"] == "storyteller")
+        .collect()
+}
+
+#[tokio::test]
+async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
+    let (_out, trace, _dir) = traced().await;
     assert_eq!(trace.trace_id.len(), 32);
     assert!(trace.started_at_unix_ms > 1_600_000_000_000);
 
@@ -99,20 +114,28 @@ async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
             p.start_ms,
             p.end_ms
         );
-        let expected_parent = match s.kind {
-            SpanKind::Attempt | SpanKind::Memory => SpanKind::Turn,
-            SpanKind::Planning => SpanKind::Attempt,
-            SpanKind::Execution => p.kind, // an attempt's, or the memory's
-            SpanKind::Tool => SpanKind::Execution,
-            SpanKind::Script => SpanKind::Tool,
-            SpanKind::Generate => SpanKind::Script,
-            SpanKind::Turn => unreachable!("one root"),
-        };
-        assert_eq!(p.kind, expected_parent, "{}'s parent", s.name);
+        assert_eq!(p.kind, parent_kind(s, p), "{}'s parent", s.name);
     }
     let ids: std::collections::HashSet<_> = trace.spans.iter().map(|s| &s.span_id).collect();
     assert_eq!(ids.len(), trace.spans.len(), "span ids are unique");
+}
 
+/// The kind of span `s`'s parent `p` must be.
+fn parent_kind(s: &Span, p: &Span) -> SpanKind {
+    match s.kind {
+        SpanKind::Attempt | SpanKind::Memory => SpanKind::Turn,
+        SpanKind::Planning => SpanKind::Attempt,
+        SpanKind::Execution => p.kind, // an attempt's, or the memory's
+        SpanKind::Tool => SpanKind::Execution,
+        SpanKind::Script => SpanKind::Tool,
+        SpanKind::Generate => SpanKind::Script,
+        SpanKind::Turn => unreachable!("one root"),
+    }
+}
+
+#[tokio::test]
+async fn each_attempt_is_planned_then_run_and_a_retried_script_is_two_runs() {
+    let (_out, trace, _dir) = traced().await;
     // Two attempts, each planned then run; the first failed.
     let attempts = of_kind(&trace, SpanKind::Attempt);
     assert_eq!(attempts.len(), 2);
@@ -134,10 +157,7 @@ async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
 
     // The narration: one tool, two script runs (the first failed), the
     // second asked the host to write.
-    let narrate: Vec<_> = of_kind(&trace, SpanKind::Script)
-        .into_iter()
-        .filter(|s| s.attributes["skill"] == "storyteller")
-        .collect();
+    let narrate = narrations(&trace);
     assert_eq!(narrate.len(), 2, "a retried script is two runs");
     assert_eq!(
         narrate[0].parent_span_id, narrate[1].parent_span_id,
@@ -155,8 +175,14 @@ async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
     assert_eq!(generated[0].attributes["id"], "g1");
     let tool = parent(&trace, narrate[0]);
     assert_eq!(tool.attributes["retryCount"], 1);
+}
 
-    // The memory comes after the narration, on the same clock.
+/// The turn's memory is kept in the turn's trace, after its narration, on
+/// the same clock (docs/observability.md, "A turn's trace").
+#[tokio::test]
+async fn the_turns_memory_is_kept_after_its_narration_on_the_turns_clock() {
+    let (out, trace, _dir) = traced().await;
+    let narrate = narrations(&trace);
     let memory = of_kind(&trace, SpanKind::Memory);
     assert_eq!(memory.len(), 1);
     assert!(
@@ -182,8 +208,11 @@ async fn a_turn_is_one_trace_whose_spans_nest_on_one_clock() {
         told.started_at_ms,
         told.execution_time_ms
     );
+}
 
-    // Every tool entry and every kept event names its trace and span.
+#[tokio::test]
+async fn every_tool_entry_and_kept_event_names_its_trace_and_span() {
+    let (out, trace, _dir) = traced().await;
     assert_eq!(out.result.trace.as_ref().unwrap().trace_id, trace.trace_id);
     for attempt in &out.turn.attempts {
         let result = attempt.result.as_ref().unwrap();
