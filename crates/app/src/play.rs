@@ -33,6 +33,15 @@ pub(crate) enum Placing {
     InsteadOf(u32),
 }
 
+/// A turn placed in its story: where it goes, the state it starts from,
+/// the planner's recent turns and the story as the narration is told it.
+struct Placed {
+    place: TurnPlace,
+    state: Map<String, Value>,
+    recent: Vec<TurnSummary>,
+    told: StoryTold,
+}
+
 /// Where a turn at `place` acts, as its scripts are told.
 pub(crate) fn story_place(place: &TurnPlace) -> StoryPlace {
     StoryPlace {
@@ -105,7 +114,12 @@ impl App {
         // Stoppable from now on, while it waits for the story too.
         let stopping = self.running.begin(session);
         let _held = self.turn_locks.hold(session).await;
-        let (place, state, recent, told) = self.place_turn(session, input, placing)?;
+        let Placed {
+            place,
+            state,
+            recent,
+            told,
+        } = self.place_turn(session, input, placing)?;
         let mut skills = self.registry.state();
         let health_before = skills.health.clone();
         let mut options = TurnOptions {
@@ -136,15 +150,9 @@ impl App {
         })
     }
 
-    /// Where a turn of `session` at `placing` goes (a branch made for an
-    /// edit), the state it starts from, the planner's recent turns and the
-    /// story as the narration is told it. The caller holds the turn lock.
-    fn place_turn(
-        &self,
-        session: &str,
-        input: &str,
-        placing: Placing,
-    ) -> Result<(TurnPlace, Map<String, Value>, Vec<TurnSummary>, StoryTold), AppError> {
+    /// The turn of `session` at `placing` placed (a branch made for an
+    /// edit). The caller holds the turn lock.
+    fn place_turn(&self, session: &str, input: &str, placing: Placing) -> Result<Placed, AppError> {
         let mut store = sync::lock(&self.store);
         let place = match placing {
             Placing::Next => store.place_next(session)?,
@@ -156,7 +164,12 @@ impl App {
         };
         let state = store.state_for(&place)?;
         let (recent, told) = crate::steer::told_at(&store, &place, input)?;
-        Ok((place, state, recent, told))
+        Ok(Placed {
+            place,
+            state,
+            recent,
+            told,
+        })
     }
 
     /// Writes the health a turn changed from `before` to `after`, and only
