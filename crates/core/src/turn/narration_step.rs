@@ -80,7 +80,7 @@ pub fn opening_told<'a>(state: &'a Map<String, Value>, recent: &[TurnSummary]) -
 pub fn can_narrate(catalog: &Catalog, disabled: &[String]) -> bool {
     catalog
         .usable(disabled)
-        .any(|s| s.name == STORYTELLER && s.script(NARRATE).is_some())
+        .any(|skill| skill.scripts.iter().any(|s| is_narration(skill, s)))
 }
 
 /// The one rule that says which script narrates a turn, by the names of
