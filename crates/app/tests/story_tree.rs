@@ -304,7 +304,10 @@ async fn a_stop_pressed_while_a_turn_waits_for_the_story_stops_it() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let waiting = tokio::spawn(async move { b.play("attack gain 2", None).await });
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    assert!(!waiting.is_finished(), "the second turn waits for the first");
+    assert!(
+        !waiting.is_finished(),
+        "the second turn waits for the first"
+    );
     assert!(app.stop_turn(&session));
     let running = running.await.unwrap().unwrap();
     let waited = waiting.await.unwrap().unwrap();
