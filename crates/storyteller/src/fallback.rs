@@ -12,7 +12,7 @@ use narratoria_protocol::writer::{WriterClass, WriterProfile};
 use narratoria_skills_builtin::{Events, LogLevel, SkillError};
 use serde_json::json;
 
-use crate::config::{ApiKey, Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
+use crate::config::{Provider, StoryConfig, DEFAULT_OPENAI_ENDPOINT};
 use crate::error::{BadAnswer, ProviderError};
 use crate::guards::{Asked, Policy, Story};
 use crate::prompt::Prompt;
@@ -132,8 +132,6 @@ pub fn run(
     sink: &mut dyn Sink,
     mut host: Option<&mut dyn Host>,
 ) -> Answer {
-    let key = config.key();
-    let scrub = |t: &str| key.map(|k| k.scrub(t)).unwrap_or_else(|| t.to_string());
     let chain = steps(config.provider, host.is_some());
     for (i, &step) in chain.iter().enumerate() {
         if step == Step::Template {
@@ -142,76 +140,59 @@ pub fn run(
         // The host's model writes on from the rules' opening: it is shown at
         // once, before the model's first word (docs/storyteller.md).
         let opening = job.prompt.opening.as_str();
-        let opens = step == Step::Host && !opening.trim().is_empty();
-        if opens {
+        let writer = Writer {
+            step,
+            opens: step == Step::Host && !opening.trim().is_empty(),
+            config,
+            job,
+        };
+        if writer.opens {
             sink.delta(opening.trim_start());
         }
-        // A model that stopped at once, or whose first sentence was refused,
-        // with no sentence shown, is asked again, up to `TRIES_WHEN_BARE` times in all
-        // (and once more when the last try stopped at once).
-        // A hosted writer is large; the host's or the script's own model is
-        // what its profile says.
-        let profile = match step {
-            Step::OpenAi | Step::Anthropic => {
-                WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length)
-            }
-            Step::Host | Step::Local | Step::Template => job.profile,
-        };
-        let policy = Policy::for_writer(&profile, &job.language);
-        let story = Story {
-            earlier: job.told_before.clone(),
-            decided: job.prompt.decided.clone(),
-            text: job.prompt.story.clone(),
-            check: job.prompt.check.clone(),
-            opening: String::from(if opens { opening } else { "" }),
-        };
+        let (stream, result) = writer.tell(sink, host.as_deref_mut());
+        match writer.answer(&stream, result) {
+            Ok(answer) => return answer,
+            Err(error) => step_down(&writer, chain[i + 1], error, &stream, sink),
+        }
+    }
+    sink.delta(&job.template);
+    Answer {
+        narrative: job.template.clone(),
+        provider: Step::Template.name(),
+    }
+}
+
+/// One step of the chain, asked to write.
+struct Writer<'a> {
+    step: Step,
+    /// Whether the rules' opening was shown before the model's words.
+    opens: bool,
+    config: &'a StoryConfig,
+    job: &'a Job<'a>,
+}
+
+impl Writer<'_> {
+    /// Asks the writer until it tells a sentence, fails, or runs out of
+    /// tries: a model that stopped at once, or whose first sentence was
+    /// refused, with no sentence shown, is asked again, up to
+    /// [`TRIES_WHEN_BARE`] times in all (and once more when the last try
+    /// stopped at once).
+    fn tell<'h>(
+        &self,
+        sink: &mut dyn Sink,
+        mut host: Option<&mut (dyn Host + 'h)>,
+    ) -> (SentenceStream, Result<(), ProviderError>) {
+        let (policy, story) = self.guarded_story();
         let mut tries = 0;
-        let (stream, result) = loop {
+        loop {
             tries += 1;
             let asked = match tries {
                 1 => Asked::First,
                 t if is_last_try(t) => Asked::Last,
                 _ => Asked::Again,
             };
-            let mut stream = SentenceStream::new(policy.clone(), story.clone(), asked);
-            // The answer repeats the opening first; the stream already has it.
-            let skip = if opens { opening.len() } else { 0 };
-            let mut written = String::new();
-            // A retry after the rules' opening is steered to tell the world
-            // ("…, and the"): the small model's answers asked again alike
-            // mostly went back to the same words about "you".
-            let steered_prompt = steered(opens, opening, tries).map(|opening| Prompt {
-                opening,
-                ..job.prompt.clone()
-            });
-            let prompt = steered_prompt.as_ref().unwrap_or(job.prompt);
-            let result = {
-                let mut on_piece = |piece: &str| {
-                    let from = written.len().max(skip);
-                    written.push_str(piece);
-                    let shown = written
-                        .get(from..)
-                        .map_or(String::new(), |new| stream.push(new));
-                    if !shown.is_empty() {
-                        sink.delta(&shown);
-                    }
-                };
-                attempt(
-                    step,
-                    config,
-                    key,
-                    job,
-                    prompt,
-                    host.as_deref_mut(),
-                    tries > 1,
-                    &mut on_piece,
-                )
-            };
-            // The host's answer starts with the opening, verbatim (host::generate).
-            debug_assert!(!opens || written.is_empty() || written.starts_with(opening));
-            // The model's own words: past the opening this try gave it.
-            let given = prompt.opening.as_str();
-            let result = result.and_then(|()| says_something(&written, given, step));
+            let stream = SentenceStream::new(policy.clone(), story.clone(), asked);
+            let (mut stream, result) = self.one_try(tries, stream, sink, host.as_deref_mut());
             // An answer that said nothing at all is asked again too: a
             // writer with no opening to go on from (a story in another
             // language) sometimes ends its turn at once.
@@ -228,74 +209,167 @@ pub fn run(
                     sink.delta(&last);
                 }
             }
-            // Which guards refused what, for a bench to count.
-            for refusal in stream.refusals() {
-                let text: String = refusal.text.chars().take(60).collect();
-                sink.log(
-                    LogLevel::Debug,
-                    &format!("guard {} refused: {text}", refusal.guard),
-                );
-            }
+            log_refusals(&stream, sink);
             let refused = result.is_ok() && stream.turned_down();
             // A last try that stopped at once is one more draw of the same
             // last chance (the small model did, after three refused tries).
             let tries_left = tries < TRIES_WHEN_BARE || (bare && tries == TRIES_WHEN_BARE);
             if !((bare || refused) && stream.no_sentence_yet() && tries_left) {
-                break (stream, result);
+                return (stream, result);
             }
+        }
+    }
+
+    /// The guards for this writer and the story they read. A hosted writer
+    /// is large; the host's or the script's own model is what its profile
+    /// says.
+    fn guarded_story(&self) -> (Policy, Story) {
+        let job = self.job;
+        let profile = match self.step {
+            Step::OpenAi | Step::Anthropic => {
+                WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, self.config.length)
+            }
+            Step::Host | Step::Local | Step::Template => job.profile,
         };
+        let policy = Policy::for_writer(&profile, &job.language);
+        let opening = job.prompt.opening.as_str();
+        let story = Story {
+            earlier: job.told_before.clone(),
+            decided: job.prompt.decided.clone(),
+            text: job.prompt.story.clone(),
+            check: job.prompt.check.clone(),
+            opening: String::from(if self.opens { opening } else { "" }),
+        };
+        (policy, story)
+    }
+
+    /// Try number `tries`: the model's pieces go through `stream`, and what
+    /// it lets through is shown at once.
+    fn one_try<'h>(
+        &self,
+        tries: u32,
+        mut stream: SentenceStream,
+        sink: &mut dyn Sink,
+        host: Option<&mut (dyn Host + 'h)>,
+    ) -> (SentenceStream, Result<(), ProviderError>) {
+        let opening = self.job.prompt.opening.as_str();
+        // The answer repeats the opening first; the stream already has it.
+        let skip = if self.opens { opening.len() } else { 0 };
+        let mut written = String::new();
+        // A retry after the rules' opening is steered to tell the world
+        // ("…, and the"): the small model's answers asked again alike
+        // mostly went back to the same words about "you".
+        let steered_prompt = steered(self.opens, opening, tries).map(|opening| Prompt {
+            opening,
+            ..self.job.prompt.clone()
+        });
+        let prompt = steered_prompt.as_ref().unwrap_or(self.job.prompt);
+        let result = {
+            let mut on_piece = |piece: &str| {
+                let from = written.len().max(skip);
+                written.push_str(piece);
+                let shown = written
+                    .get(from..)
+                    .map_or(String::new(), |new| stream.push(new));
+                if !shown.is_empty() {
+                    sink.delta(&shown);
+                }
+            };
+            attempt(
+                self.step,
+                self.config,
+                self.job,
+                prompt,
+                host,
+                tries > 1,
+                &mut on_piece,
+            )
+        };
+        // The host's answer starts with the opening, verbatim (host::generate).
+        debug_assert!(!self.opens || written.is_empty() || written.starts_with(opening));
+        // The model's own words: past the opening this try gave it.
+        let given = prompt.opening.as_str();
+        let result = result.and_then(|()| says_something(&written, given, self.step));
+        (stream, result)
+    }
+
+    /// The answer the writer's last try gives, or why it gives none.
+    fn answer(
+        &self,
+        stream: &SentenceStream,
+        result: Result<(), ProviderError>,
+    ) -> Result<Answer, ProviderError> {
+        let step = self.step;
+        let opening = self.job.prompt.opening.as_str();
         // An opening that is a whole answer by itself (a memory recalled:
         // "… You think back: you greet Senna by the well.") is told alone
         // when the model adds nothing that may be told.
-        if opens && stream.no_sentence_yet() && ends_a_sentence(opening) {
-            return Answer {
+        if self.opens && stream.no_sentence_yet() && ends_a_sentence(opening) {
+            return Ok(Answer {
                 narrative: opening.trim().to_string(),
                 provider: step.name(),
-            };
+            });
         }
-        let error = match result {
-            Ok(()) if !stream.no_sentence_yet() => {
-                return Answer {
-                    narrative: stream.text().to_string(),
-                    provider: step.name(),
-                }
-            }
-            Ok(()) => ProviderError::BadAnswer {
+        match result {
+            Ok(()) if !stream.no_sentence_yet() => Ok(Answer {
+                narrative: stream.text().to_string(),
+                provider: step.name(),
+            }),
+            Ok(()) => Err(ProviderError::BadAnswer {
                 provider: step.name(),
                 reason: if stream.turned_down() {
                     BadAnswer::Refused
                 } else {
                     BadAnswer::Empty
                 },
-            },
-            Err(e) => e,
-        };
-        let next = chain[i + 1];
-        let failure = error.to_skill_error(step.name(), &scrub);
-        sink.failure(&failure);
-        if !stream.text().is_empty() {
-            sink.reset(&format!(
-                "{} stopped; {} starts over",
-                step.name(),
-                next.describe()
-            ));
+            }),
+            Err(e) => Err(e),
         }
+    }
+}
+
+/// Which guards refused what, logged for a bench to count.
+fn log_refusals(stream: &SentenceStream, sink: &mut dyn Sink) {
+    for refusal in stream.refusals() {
+        let text: String = refusal.text.chars().take(60).collect();
         sink.log(
-            LogLevel::Warn,
-            &format!(
-                "{} gave no narrative ({}: {}); falling back to {}",
-                step.name(),
-                code_name(&failure),
-                failure.message,
-                next.describe()
-            ),
+            LogLevel::Debug,
+            &format!("guard {} refused: {text}", refusal.guard),
         );
     }
-    sink.delta(&job.template);
-    Answer {
-        narrative: job.template.clone(),
-        provider: Step::Template.name(),
+}
+
+/// Tells why `writer` gave no narrative and that `next` answers instead:
+/// the failure, a reset of the prose shown, a warning (the key scrubbed).
+fn step_down(
+    writer: &Writer,
+    next: Step,
+    error: ProviderError,
+    stream: &SentenceStream,
+    sink: &mut dyn Sink,
+) {
+    let step = writer.step;
+    let key = writer.config.key();
+    let scrub = |t: &str| key.map(|k| k.scrub(t)).unwrap_or_else(|| t.to_string());
+    let failure = error.to_skill_error(step.name(), &scrub);
+    sink.failure(&failure);
+    if !stream.text().is_empty() {
+        sink.reset(&format!(
+            "{} stopped; {} starts over",
+            step.name(),
+            next.describe()
+        ));
     }
+    sink.log(
+        LogLevel::Warn,
+        &format!(
+            "{} gave no narrative ({}: {}); falling back to {}",
+            step.name(),
+            code_name(&failure),
+            failure.message,
+            next.describe()
+        ),
+    );
 }
 
 /// The opening try number `tries` (from 1) gives the model: on the tries
@@ -369,11 +443,9 @@ fn code_name(e: &SkillError) -> String {
 }
 
 /// One provider's try, with `prompt` (the job's, or its steered retry).
-#[allow(clippy::too_many_arguments)]
 fn attempt<'h>(
     step: Step,
     config: &StoryConfig,
-    key: Option<&ApiKey>,
     job: &Job,
     prompt: &Prompt,
     host: Option<&mut (dyn Host + 'h)>,
@@ -389,42 +461,8 @@ fn attempt<'h>(
         max_tokens
     };
     match step {
-        Step::OpenAi | Step::Anthropic => {
-            let provider = if step == Step::OpenAi {
-                Provider::OpenAi
-            } else {
-                Provider::Anthropic
-            };
-            let endpoint = config.endpoint_for(provider);
-            if step == Step::OpenAi && key.is_none() && endpoint == DEFAULT_OPENAI_ENDPOINT {
-                return Err(ProviderError::Unauthorized {
-                    provider: openai::NAME,
-                    reason: "no API key is set (apiKey, e.g. ${OPENAI_API_KEY})".into(),
-                });
-            }
-            let left = job.deadline.saturating_duration_since(Instant::now());
-            let req = HostedRequest {
-                endpoint,
-                model: config.model_for(provider),
-                key,
-                prompt,
-                temperature,
-                // The player's length for a hosted (large) writer, within the setting's most.
-                max_tokens: max_tokens.min(
-                    WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length)
-                        .answer_tokens,
-                ),
-                // Leave the local model time to answer after a hosted failure.
-                timeout: Duration::from_secs(config.timeout_seconds.max(1))
-                    .min(left.saturating_sub(Duration::from_secs(30)))
-                    .max(Duration::from_secs(1)),
-            };
-            if step == Step::OpenAi {
-                openai::stream(&req, on_piece)
-            } else {
-                anthropic::stream(&req, on_piece)
-            }
-        }
+        Step::OpenAi => hosted_attempt(Provider::OpenAi, config, job, prompt, on_piece),
+        Step::Anthropic => hosted_attempt(Provider::Anthropic, config, job, prompt, on_piece),
         Step::Host => match host {
             Some(host) => host::generate(
                 host,
@@ -439,28 +477,77 @@ fn attempt<'h>(
             )),
         },
         Step::Local if !local::AVAILABLE => Err(ProviderError::NoOwnModel),
-        Step::Local => {
-            let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
-                ProviderError::ModelMissing(format!(
-                    "no model file at {} (run scripts/fetch-model.sh, or set modelPath)",
-                    tried
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?;
-            local::generate(
-                &path,
-                prompt,
-                temperature,
-                small_max_tokens,
-                job.deadline,
-                on_piece,
-            )
-        }
+        Step::Local => local_attempt(job, prompt, temperature, small_max_tokens, on_piece),
         Step::Template => Ok(()),
     }
+}
+
+/// A try of the hosted `provider` (OpenAI-compatible or Anthropic).
+fn hosted_attempt(
+    provider: Provider,
+    config: &StoryConfig,
+    job: &Job,
+    prompt: &Prompt,
+    on_piece: &mut dyn FnMut(&str),
+) -> Result<(), ProviderError> {
+    let key = config.key();
+    let endpoint = config.endpoint_for(provider);
+    if provider == Provider::OpenAi && key.is_none() && endpoint == DEFAULT_OPENAI_ENDPOINT {
+        return Err(ProviderError::Unauthorized {
+            provider: openai::NAME,
+            reason: "no API key is set (apiKey, e.g. ${OPENAI_API_KEY})".into(),
+        });
+    }
+    let left = job.deadline.saturating_duration_since(Instant::now());
+    let req = HostedRequest {
+        endpoint,
+        model: config.model_for(provider),
+        key,
+        prompt,
+        temperature: config.temperature.clamp(0.0, 2.0),
+        // The player's length for a hosted (large) writer, within the setting's most.
+        max_tokens: config.max_tokens.clamp(1, 4096).min(
+            WriterProfile::hosted(crate::narrate::HOSTED_CONTEXT_TOKENS, config.length)
+                .answer_tokens,
+        ),
+        // Leave the local model time to answer after a hosted failure.
+        timeout: Duration::from_secs(config.timeout_seconds.max(1))
+            .min(left.saturating_sub(Duration::from_secs(30)))
+            .max(Duration::from_secs(1)),
+    };
+    if provider == Provider::OpenAi {
+        openai::stream(&req, on_piece)
+    } else {
+        anthropic::stream(&req, on_piece)
+    }
+}
+
+/// A try of the script's own model, found among the job's candidates.
+fn local_attempt(
+    job: &Job,
+    prompt: &Prompt,
+    temperature: f32,
+    max_tokens: u32,
+    on_piece: &mut dyn FnMut(&str),
+) -> Result<(), ProviderError> {
+    let path = crate::config::find_model(&job.model_candidates).map_err(|tried| {
+        ProviderError::ModelMissing(format!(
+            "no model file at {} (run scripts/fetch-model.sh, or set modelPath)",
+            tried
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    local::generate(
+        &path,
+        prompt,
+        temperature,
+        max_tokens,
+        job.deadline,
+        on_piece,
+    )
 }
 
 #[cfg(test)]

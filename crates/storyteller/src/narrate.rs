@@ -9,6 +9,7 @@ use serde_json::json;
 
 use narratoria_lexicon::Language;
 use narratoria_protocol::writer::WriterProfile;
+use narratoria_protocol::HostModel;
 
 use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
@@ -62,13 +63,7 @@ pub struct NarrateInput {
 /// provider failure steps down the chain instead of failing the tool.
 pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let started = Instant::now();
-    let config: StoryConfig = ctx.config()?;
-    let input: NarrateInput = ctx.input()?;
-    if input.player_input.trim().is_empty() {
-        return Err(SkillError::validation(
-            "input.playerInput: the player's action is empty",
-        ));
-    }
+    let (config, input) = read_turn(ctx)?;
     let style = input.style.unwrap_or(config.style);
     let deps = &ctx.envelope.deps;
     let state = ctx.envelope.state.clone();
@@ -84,32 +79,13 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         state: &state,
     };
     let offered = narratoria_skills_builtin::host::offered(&ctx.envelope).cloned();
-    // The host's model when it lends one; else the model this script loads
-    // (the bundled small one unless the settings name another).
-    let profile = match &offered {
-        Some(m) => WriterProfile::local(m.parameters, m.context_tokens, config.length),
-        None => WriterProfile::local(None, LOCAL_CONTEXT_TOKENS, config.length),
+    let (profile, first) = writers(offered.as_ref(), &config);
+    let asked = prompt::Asked {
+        style,
+        profile: &first,
+        length: config.length,
     };
-    // A hosted writer first, the host's after it: the story told as the
-    // smaller of the two may hold, so the fallback's prompt fits too.
-    let first = match config.provider {
-        Provider::Local => profile,
-        _ => {
-            let hosted = WriterProfile::hosted(HOSTED_CONTEXT_TOKENS, config.length);
-            WriterProfile {
-                story_tokens: hosted.story_tokens.min(profile.story_tokens),
-                ..hosted
-            }
-        }
-    };
-    let prompt = prompt::build(
-        &facts,
-        prompt::Asked {
-            style,
-            profile: &first,
-            length: config.length,
-        },
-    );
+    let prompt = prompt::build(&facts, asked);
     let job = Job {
         prompt: &prompt,
         template: template::narrate(
@@ -125,14 +101,7 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
             &narratoria_folders::user_data_dir(),
         ),
         deadline: started + LOCAL_BUDGET,
-        told_before: input
-            .recent_turns
-            .iter()
-            .rev()
-            .take(crate::guards::repeats::TURNS_READ)
-            .rev()
-            .map(|t| t.narrator.clone())
-            .collect(),
+        told_before: told_before(&input.recent_turns),
         profile,
         language: language.clone(),
     };
@@ -144,15 +113,67 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         &mut *ctx.events,
         stdio.as_mut().map(|h| h as &mut dyn host::Host),
     );
-    let words = answer.narrative.split_whitespace().count();
-    Ok(Outcome {
-        output: json!({"narrative": answer.narrative, "provider": answer.provider}),
+    Ok(outcome(&answer.narrative, answer.provider, started))
+}
+
+/// The skill's settings and the turn's input; an empty action is a
+/// validation error.
+fn read_turn(ctx: &Context) -> Result<(StoryConfig, NarrateInput), SkillError> {
+    let config: StoryConfig = ctx.config()?;
+    let input: NarrateInput = ctx.input()?;
+    if input.player_input.trim().is_empty() {
+        return Err(SkillError::validation(
+            "input.playerInput: the player's action is empty",
+        ));
+    }
+    Ok((config, input))
+}
+
+/// The profile of the writer that answers when the configured one fails
+/// (the host's model when it lends one, else the model this script loads:
+/// the bundled small one unless the settings name another), and the
+/// profile the prompt is built for: a hosted writer first, the host's after
+/// it, the story told as the smaller of the two may hold, so the fallback's
+/// prompt fits too.
+fn writers(offered: Option<&HostModel>, config: &StoryConfig) -> (WriterProfile, WriterProfile) {
+    let profile = match offered {
+        Some(m) => WriterProfile::local(m.parameters, m.context_tokens, config.length),
+        None => WriterProfile::local(None, LOCAL_CONTEXT_TOKENS, config.length),
+    };
+    let first = match config.provider {
+        Provider::Local => profile,
+        _ => {
+            let hosted = WriterProfile::hosted(HOSTED_CONTEXT_TOKENS, config.length);
+            WriterProfile {
+                story_tokens: hosted.story_tokens.min(profile.story_tokens),
+                ..hosted
+            }
+        }
+    };
+    (profile, first)
+}
+
+/// The narration of the last turns the repeats guard reads, oldest first.
+fn told_before(recent: &[RecentTurn]) -> Vec<String> {
+    recent
+        .iter()
+        .rev()
+        .take(crate::guards::repeats::TURNS_READ)
+        .rev()
+        .map(|t| t.narrator.clone())
+        .collect()
+}
+
+/// The tool's outcome: the narrative, who told it, and a summary line.
+fn outcome(narrative: &str, provider: &str, started: Instant) -> Outcome {
+    let words = narrative.split_whitespace().count();
+    Outcome {
+        output: json!({"narrative": narrative, "provider": provider}),
         summary: Some(format!(
-            "{words} words from {} in {} ms",
-            answer.provider,
+            "{words} words from {provider} in {} ms",
             started.elapsed().as_millis()
         )),
-    })
+    }
 }
 
 /// What the run will try first, without the key.

@@ -326,6 +326,72 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         length,
     } = asked;
     let language = facts.language;
+    let scenario = scenario_told(facts, profile);
+    let system = system_message(language, scenario.as_deref(), style, profile, length);
+    let mut story = scenario.unwrap_or_default();
+
+    let so_far = StorySoFar::of(facts.recent, profile);
+    story.push('\n');
+    story.push_str(&so_far.text());
+
+    // Memories that are the story so far's own turns are in the story
+    // already: neither what was decided nor the opening tells them again.
+    let fresh = without_recent_accounts(facts.deps, facts.recent);
+    let decided = decided(&fresh, facts.action, language);
+    let mut user = turn_message(facts, &decided);
+    let verdict = first_verdict(facts.deps);
+    let done = act(facts.action);
+    let check = verdict.map(|v| {
+        let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
+        (deed, v)
+    });
+    // The rules' opening is English words: another language's prose is the
+    // model's from its first word (the outcome is under "What happened").
+    let opening = if language.is_english() {
+        opening(&fresh, facts.action)
+    } else {
+        String::new()
+    };
+    story.push('\n');
+    story.push_str(&user);
+    story.push('\n');
+    story.push_str(&opening);
+    ask_to_narrate(&mut user, facts);
+    Prompt {
+        system,
+        so_far,
+        // Worked turns are English and shaped for a small model's two sentences.
+        worked: profile.class == WriterClass::Small && language.is_english(),
+        user,
+        story,
+        opening,
+        check,
+        decided,
+    }
+}
+
+/// The story's premise on one line, within what the writer's class reads.
+fn scenario_told(facts: &Facts, profile: &WriterProfile) -> Option<String> {
+    let scenario_chars = match profile.class {
+        WriterClass::Small => SCENARIO_CHARS,
+        _ => LARGE_SCENARIO_CHARS,
+    };
+    facts
+        .scenario
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|sc| one_line(sc, scenario_chars))
+}
+
+/// The system message: how to narrate, in which language and person, the
+/// story's premise, the style and the length asked.
+fn system_message(
+    language: &Language,
+    scenario: Option<&str>,
+    style: Style,
+    profile: &WriterProfile,
+    length: AnswerLength,
+) -> String {
     let mut system = String::from(
         "You are the narrator of an interactive story told to \"you\", its hero, who has just acted (\"Action\"); write what happens next.\n",
     );
@@ -348,34 +414,24 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
          - Say something new: do not repeat the action's words or earlier narration.\n\
          - Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
     );
-    let mut story = String::new();
-    let scenario_chars = match profile.class {
-        WriterClass::Small => SCENARIO_CHARS,
-        _ => LARGE_SCENARIO_CHARS,
-    };
-    if let Some(sc) = facts.scenario.map(str::trim).filter(|s| !s.is_empty()) {
-        let sc = one_line(sc, scenario_chars);
+    if let Some(sc) = scenario {
         system.push_str(&format!("The story: {sc}\n"));
-        story.push_str(&sc);
     }
     system.push_str(&format!(
         "Style: {}.\nLength: {}.",
         style_guide(style),
         profile.length_asked(length)
     ));
+    system
+}
 
-    let so_far = StorySoFar::of(facts.recent, profile);
-    story.push('\n');
-    story.push_str(&so_far.text());
-
+/// The user message's account of the turn: the action, what was
+/// `decided`, what to keep in mind and the story's state.
+fn turn_message(facts: &Facts, decided: &[String]) -> String {
     let mut user = format!("Action: {}\n", one_line(facts.action, 2000));
-    // Memories that are the story so far's own turns are in the story
-    // already: neither what was decided nor the opening tells them again.
-    let fresh = without_recent_accounts(facts.deps, facts.recent);
-    let decided = decided(&fresh, facts.action, language);
     if !decided.is_empty() {
         user.push_str("What happened:\n");
-        for line in &decided {
+        for line in decided {
             user.push_str(&format!("- {line}\n"));
         }
     }
@@ -385,24 +441,14 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     if let Some(state) = state_line(facts.state) {
         user.push_str(&format!("Story state: {state}\n"));
     }
-    let verdict = first_verdict(facts.deps);
-    let done = act(facts.action);
-    let check = verdict.map(|v| {
-        let deed = done.clone().unwrap_or_else(|| facts.action.to_string());
-        (deed, v)
-    });
-    // The rules' opening is English words: another language's prose is the
-    // model's from its first word (the outcome is under "What happened").
-    let opening = if language.is_english() {
-        opening(&fresh, facts.action)
-    } else {
-        String::new()
-    };
-    story.push('\n');
-    story.push_str(&user);
-    story.push('\n');
-    story.push_str(&opening);
-    // The player's steer comes last but one, where it weighs most.
+    user
+}
+
+/// The user message's end: the player's steer last but one, where it
+/// weighs most, then the ask to narrate (in the story's language, calling
+/// the player by its "you").
+fn ask_to_narrate(user: &mut String, facts: &Facts) {
+    let language = facts.language;
     if let Some(note) = facts.author_note.map(str::trim).filter(|n| !n.is_empty()) {
         user.push_str(&format!("Author's note: {}\n", one_line(note, NOTE_CHARS)));
     }
@@ -418,17 +464,6 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
             "Narrate what happens next, in {}{you}.",
             language.name()
         ));
-    }
-    Prompt {
-        system,
-        so_far,
-        // Worked turns are English and shaped for a small model's two sentences.
-        worked: profile.class == WriterClass::Small && language.is_english(),
-        user,
-        story,
-        opening,
-        check,
-        decided,
     }
 }
 
