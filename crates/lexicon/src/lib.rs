@@ -25,4 +25,4 @@ pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
     SENTENCE_ENDS, TITLES,
 };
-pub use template::{told, told_in};
+pub use template::{no_plan, told, told_in, told_with_flavour};

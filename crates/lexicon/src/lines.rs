@@ -89,6 +89,18 @@ pub struct Flavour {
     pub poetic: Vec<String>,
 }
 
+impl Flavour {
+    /// The lines of a narration `style` ("terse", "vivid", "poetic");
+    /// another style reads as "vivid".
+    pub fn of_style(&self, style: &str) -> &[String] {
+        match style {
+            "terse" => &self.terse,
+            "poetic" => &self.poetic,
+            _ => &self.vivid,
+        }
+    }
+}
+
 static SHIPPED: LazyLock<HashMap<&'static str, Lines>> = LazyLock::new(|| {
     [
         ("en", include_str!("../lines/en.json")),

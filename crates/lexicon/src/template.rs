@@ -1,6 +1,8 @@
 //! A turn told without a model: the player's deed, then what the rules
 //! decided — a sentence per outcome, never the raw numbers — in the story's
-//! language (`super::lines`).
+//! language (`super::lines`). The one template set: the engine's turn told
+//! when no narration came ([`told_in`]), the storyteller's last step
+//! ([`told_with_flavour`]) and the turn with no plan at all ([`no_plan`]).
 
 use serde_json::Value;
 
@@ -57,6 +59,47 @@ pub fn told_in<'a>(
         });
     }
     told.join(" ")
+}
+
+/// The turn told ([`told_in`]) and closed by a flavour line of `style`
+/// ("terse", "vivid" or "poetic"; another reads as "vivid"), picked by a
+/// stable hash of the action and style. Promises a non-empty text —
+/// starting with "You" in English — the same for the same action, style and
+/// outputs, and what [`told_in`] promises. The closing line names no place,
+/// weather or object: the template knows nothing of the scene.
+pub fn told_with_flavour<'a>(
+    language: &Language,
+    action: &str,
+    style: &str,
+    outputs: impl IntoIterator<Item = &'a Value>,
+) -> String {
+    let flavours = Lines::of(language).flavour.of_style(style);
+    let key = format!("{}|{style}", action.trim().to_lowercase());
+    let flavour = &flavours[(fnv1a(key.as_bytes()) % flavours.len() as u64) as usize];
+    let told = told_in(language, action, outputs);
+    format!("{told} {flavour}").trim_start().to_string()
+}
+
+/// What a turn says when no plan came out at all, in `language`'s lines
+/// (English where it has none), the player's `input` trimmed into it. The
+/// same input always gets the same line.
+pub fn no_plan(language: &Language, input: &str) -> String {
+    let templates = &Lines::of(language).no_plan;
+    let pick = input
+        .bytes()
+        .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
+        % templates.len();
+    templates[pick].replace("{input}", input.trim())
+}
+
+/// FNV-1a: a stable hash (the standard library's is not stable across builds).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
 }
 
 #[cfg(test)]
@@ -131,5 +174,67 @@ mod tests {
             told_in(&welsh, "Rwy'n agor y drws", [&roll]),
             "You try, but it does not work."
         );
+    }
+
+    fn none() -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn flavour(style: &str) -> Vec<String> {
+        Lines::english().flavour.of_style(style).to_vec()
+    }
+
+    #[test]
+    fn a_flavoured_telling_is_deterministic_and_follows_the_style() {
+        let en = Language::english();
+        let a = told_with_flavour(&en, "I open the door", "vivid", &none());
+        assert_eq!(
+            a,
+            told_with_flavour(&en, "I open the door", "vivid", &none())
+        );
+        assert!(a.starts_with("You open the door. "), "{a}");
+        assert!(flavour("vivid").iter().any(|f| a.ends_with(f)), "{a}");
+        let t = told_with_flavour(&en, "I open the door", "terse", &none());
+        assert!(flavour("terse").iter().any(|f| t.ends_with(f)), "{t}");
+        let p = told_with_flavour(&en, "I open the door", "poetic", &none());
+        assert!(flavour("poetic").iter().any(|f| p.ends_with(f)), "{p}");
+    }
+
+    #[test]
+    fn a_flavoured_telling_tells_the_outcome_of_a_check_without_its_numbers() {
+        let roll = json!({"formula": "1d20", "rolls": [3], "total": 3, "dc": 15,
+                          "outcome": "failure", "margin": -12});
+        let t = told_with_flavour(&Language::english(), "I attack", "terse", [&roll]);
+        assert!(t.starts_with("You try to attack, but you miss. "), "{t}");
+        assert!(!t.chars().any(|c| c.is_ascii_digit()), "{t}");
+    }
+
+    #[test]
+    fn a_french_story_falls_back_on_french_words() {
+        let roll = json!({"formula": "1d20", "rolls": [20], "total": 20, "dc": 15,
+                          "outcome": "criticalSuccess", "margin": 5});
+        let fr = Language::parse("fr").unwrap();
+        let t = told_with_flavour(&fr, "J'escalade la falaise", "vivid", [&roll]);
+        assert!(
+            t.starts_with("Cela se passe mieux que vous n'osiez l'espérer. "),
+            "{t}"
+        );
+        let f = &Lines::of(&fr).flavour.vivid;
+        assert!(f.iter().any(|line| t.ends_with(line.as_str())), "{t}");
+    }
+
+    #[test]
+    fn the_same_input_gets_the_same_no_plan_line_with_the_input_trimmed() {
+        let en = Language::english();
+        let told = no_plan(&en, "  I sing ");
+        assert_eq!(told, no_plan(&en, "  I sing "));
+        assert!(Lines::english()
+            .no_plan
+            .iter()
+            .any(|t| told == t.replace("{input}", "I sing")));
+        let fr = Language::parse("fr").unwrap();
+        assert!(Lines::of(&fr)
+            .no_plan
+            .contains(&no_plan(&fr, "Je chante").replace("Je chante", "{input}")));
     }
 }

@@ -21,7 +21,6 @@ pub mod prompt;
 pub mod providers;
 pub mod sentences;
 pub mod story_so_far;
-pub mod template;
 
 pub use config::{ApiKey, Provider, StoryConfig, Style};
 pub use error::ProviderError;

@@ -15,7 +15,6 @@ use crate::config::{model_candidates, Provider, StoryConfig, Style};
 use crate::fallback::{self, Job};
 use crate::prompt::{self, Facts, RecentTurn};
 use crate::providers::host;
-use crate::template;
 
 /// The script as its skill declares it (schemas compiled in).
 pub const SPEC: ScriptSpec = ScriptSpec {
@@ -88,11 +87,11 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
     let prompt = prompt::build(&facts, asked);
     let job = Job {
         prompt: &prompt,
-        template: template::narrate(
-            &input.player_input,
-            style,
+        template: narratoria_lexicon::told_with_flavour(
             &language,
-            &prompt::without_recent_accounts(deps, &input.recent_turns),
+            &input.player_input,
+            style.name(),
+            prompt::without_recent_accounts(deps, &input.recent_turns).values(),
         ),
         model_candidates: model_candidates(
             config.model_path.as_deref(),

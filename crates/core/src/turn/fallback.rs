@@ -4,19 +4,15 @@
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::narration::{Language, Lines};
+use crate::narration::Language;
 use crate::result::ExecutionResult;
 
 /// The template narration used when every plan failed, in `language`'s
-/// lines (English where it has none). The same input always gets the same
+/// lines (English where it has none): the lexicon's one template set
+/// ([`narratoria_lexicon::no_plan`]). The same input always gets the same
 /// template.
 pub fn fallback_narration(language: &Language, input: &str) -> String {
-    let templates = &Lines::of(language).no_plan;
-    let pick = input
-        .bytes()
-        .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
-        % templates.len();
-    templates[pick].replace("{input}", input.trim())
+    narratoria_lexicon::no_plan(language, input)
 }
 
 /// The result of a turn that fell back: the last plan's result if one ran
@@ -50,21 +46,6 @@ pub(super) fn fallback_result(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_same_input_gets_the_same_template_with_the_input_trimmed() {
-        let en = Language::english();
-        let told = fallback_narration(&en, "  I sing ");
-        assert_eq!(told, fallback_narration(&en, "  I sing "));
-        assert!(Lines::english()
-            .no_plan
-            .iter()
-            .any(|t| told == t.replace("{input}", "I sing")));
-        let fr = Language::parse("fr").unwrap();
-        assert!(Lines::of(&fr)
-            .no_plan
-            .contains(&fallback_narration(&fr, "Je chante").replace("Je chante", "{input}")));
-    }
 
     #[test]
     fn without_any_plan_the_result_says_none_came_and_keeps_the_state() {
