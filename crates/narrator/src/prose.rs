@@ -10,8 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
+use crate::decode_loop::{draw, write_tokens, Ending, Writing};
 use crate::echo::EchoGuard;
 use crate::echo_words::WordEcho;
 use crate::error::NarratorError;
@@ -130,19 +132,9 @@ impl Engine<'_> {
     /// echo guard forbids is written, and the answer ends before a run of
     /// words copied in another spelling; a passed deadline or a cancellation
     /// ends it with the text so far (not an error).
-    pub(crate) fn write_prose(&mut self, mut job: ProseJob) -> Result<Prose, NarratorError> {
+    pub(crate) fn write_prose(&mut self, job: ProseJob) -> Result<Prose, NarratorError> {
         let start = Instant::now();
-        if job.tokens.is_empty() {
-            return Err(NarratorError::InvalidOutput("empty prompt".into()));
-        }
-        let n_ctx = self.ctx.n_ctx() as usize;
-        let max_tokens = job.max_tokens.max(1);
-        if job.tokens.len() + max_tokens > n_ctx {
-            return Err(NarratorError::PromptTooLong {
-                needed: job.tokens.len() + max_tokens,
-                available: n_ctx,
-            });
-        }
+        let max_tokens = self.check_fits(&job)?;
         let reuse = self.arrange(&job.tokens);
         let mut batch = LlamaBatch::new(crate::worker::MAX_CHUNK, 1);
         let mut prose = Prose {
@@ -154,39 +146,106 @@ impl Engine<'_> {
             first_token: None,
             total: Duration::ZERO,
         };
-        let mut logits_at =
-            match self.read_spans(&mut batch, &job.tokens, &reuse.read, job.deadline) {
-                Ok(at) => at,
-                Err(NarratorError::Deadline) => {
-                    prose.finish = Finish::Deadline;
-                    prose.total = start.elapsed();
-                    return Ok(prose);
-                }
-                Err(e) => return Err(e),
-            };
-
-        let mut chain = sampler_chain(self.model, &job.sampling.settings(job.grammar.as_deref()))?;
-        let vocab = self.model.vocab();
-        let mut stops = StopScanner::new(&job.stops);
-        let mut written: Vec<i32> = job.answer_start.clone();
-        let mut pending: Vec<u8> = Vec::new();
-        let send = |text: String, prose: &mut Prose| {
-            if !text.is_empty() {
-                prose.text.push_str(&text);
-                let _ = job.events.send(ProseEvent::Delta(text));
-            }
-        };
-        while prose.completion_tokens < max_tokens {
-            if job.cancel.load(Ordering::Relaxed) {
-                prose.finish = Finish::Cancelled;
-                break;
-            }
-            if Instant::now() >= job.deadline {
+        let logits_at = match self.read_spans(&mut batch, &job.tokens, &reuse.read, job.deadline) {
+            Ok(at) => at,
+            Err(NarratorError::Deadline) => {
                 prose.finish = Finish::Deadline;
-                break;
+                prose.total = start.elapsed();
+                return Ok(prose);
             }
-            let mut candidates = self.ctx.token_data_array_ith(logits_at);
-            for banned in job.echo.banned(&written) {
+            Err(e) => return Err(e),
+        };
+        let mut answer = ProseAnswer {
+            chain: sampler_chain(self.model, &job.sampling.settings(job.grammar.as_deref()))?,
+            stops: StopScanner::new(&job.stops),
+            written: job.answer_start.clone(),
+            max_tokens,
+            prose,
+            job,
+        };
+        let written = write_tokens(self, &mut batch, logits_at, &mut answer)?;
+        if written.ending == Ending::EndOfGeneration {
+            answer.prose.finish = Finish::Stop;
+        }
+        answer.prose.first_token = written.first_token.map(|t| t.duration_since(start));
+        answer.finish(&written.pending);
+        answer.prose.total = start.elapsed();
+        Ok(answer.prose)
+    }
+
+    /// The answer's token budget, once the prompt and it fit the context.
+    fn check_fits(&self, job: &ProseJob) -> Result<usize, NarratorError> {
+        if job.tokens.is_empty() {
+            return Err(NarratorError::InvalidOutput("empty prompt".into()));
+        }
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let max_tokens = job.max_tokens.max(1);
+        if job.tokens.len() + max_tokens > n_ctx {
+            return Err(NarratorError::PromptTooLong {
+                needed: job.tokens.len() + max_tokens,
+                available: n_ctx,
+            });
+        }
+        Ok(max_tokens)
+    }
+}
+
+/// Prose as it is written: its own rules for the decode loop (the echo
+/// guards, stop sequences, the budget, the deadline and cancellation).
+struct ProseAnswer {
+    job: ProseJob,
+    chain: LlamaSampler,
+    stops: StopScanner,
+    /// The answer's tokens so far, its given start included.
+    written: Vec<i32>,
+    max_tokens: usize,
+    prose: Prose,
+}
+
+impl ProseAnswer {
+    /// Sends `text` on and adds it to the answer.
+    fn send(&mut self, text: String) {
+        if !text.is_empty() {
+            self.prose.text.push_str(&text);
+            let _ = self.job.events.send(ProseEvent::Delta(text));
+        }
+    }
+
+    /// Sends what the stop scanner and the word guard still hold, with an
+    /// unfinished character's bytes, unless the answer was stopped.
+    fn finish(&mut self, pending: &[u8]) {
+        if !self.stops.stopped() && !self.job.echo_words.stopped() {
+            let rest = String::from_utf8_lossy(pending).into_owned();
+            let mut tail = self.stops.push(&rest);
+            tail.push_str(&self.stops.finish());
+            let mut clear = self.job.echo_words.push(&tail);
+            clear.push_str(&self.job.echo_words.finish());
+            self.send(clear);
+        } else if self.stops.stopped() {
+            // What the word guard still holds came before the stop sequence.
+            let held = self.job.echo_words.finish();
+            self.send(held);
+        }
+    }
+}
+
+impl Writing for ProseAnswer {
+    fn halt(&mut self) -> Result<bool, NarratorError> {
+        if self.job.cancel.load(Ordering::Relaxed) {
+            self.prose.finish = Finish::Cancelled;
+            return Ok(true);
+        }
+        if Instant::now() >= self.job.deadline {
+            self.prose.finish = Finish::Deadline;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn pick(&mut self, engine: &mut Engine<'_>, at: i32) -> Result<LlamaToken, NarratorError> {
+        let (echo, written) = (&self.job.echo, &self.written);
+        draw(engine, at, &mut self.chain, |candidates| {
+            for banned in echo.banned(written) {
                 // The candidates come in token order, so the id is the index.
                 let slot = match candidates.data.get(banned as usize) {
                     Some(d) if d.id().0 == banned => Some(banned as usize),
@@ -196,50 +255,24 @@ impl Engine<'_> {
                     candidates.data[i].set_logit(f32::NEG_INFINITY);
                 }
             }
-            candidates.apply_sampler(&mut chain);
-            let token = candidates
-                .selected_token()
-                .ok_or_else(|| NarratorError::Decode("the sampler selected no token".into()))?;
-            prose.first_token.get_or_insert_with(|| start.elapsed());
-            if vocab.is_eog(token) {
-                prose.finish = Finish::Stop;
-                break;
-            }
-            chain.accept(token);
-            written.push(token.0);
-            prose.completion_tokens += 1;
-            pending.extend(vocab.token_to_piece(token, false, None));
-            let piece = crate::decode_loop::take_utf8(&mut pending);
-            let clear = stops.push(&piece);
-            send(job.echo_words.push(&clear), &mut prose);
-            if stops.stopped() || job.echo_words.stopped() {
-                prose.finish = Finish::Stop;
-                break;
-            }
-            if prose.completion_tokens >= max_tokens {
-                break;
-            }
-            batch.clear();
-            batch
-                .add(token, self.cached.len() as i32, &[0], true)
-                .map_err(|e| NarratorError::Decode(e.to_string()))?;
-            self.decode(&mut batch)?;
-            self.cached.push(token);
-            logits_at = 0;
+        })
+    }
+
+    fn accept(&mut self, token: LlamaToken) -> Result<(), NarratorError> {
+        self.chain.accept(token);
+        self.written.push(token.0);
+        self.prose.completion_tokens += 1;
+        Ok(())
+    }
+
+    fn take(&mut self, piece: &str) -> Result<bool, NarratorError> {
+        let clear = self.stops.push(piece);
+        let text = self.job.echo_words.push(&clear);
+        self.send(text);
+        if self.stops.stopped() || self.job.echo_words.stopped() {
+            self.prose.finish = Finish::Stop;
+            return Ok(false);
         }
-        if !stops.stopped() && !job.echo_words.stopped() {
-            let rest = String::from_utf8_lossy(&pending).into_owned();
-            let mut tail = stops.push(&rest);
-            tail.push_str(&stops.finish());
-            let mut clear = job.echo_words.push(&tail);
-            clear.push_str(&job.echo_words.finish());
-            send(clear, &mut prose);
-        } else if stops.stopped() {
-            // What the word guard still holds came before the stop sequence.
-            let held = job.echo_words.finish();
-            send(held, &mut prose);
-        }
-        prose.total = start.elapsed();
-        Ok(prose)
+        Ok(self.prose.completion_tokens < self.max_tokens)
     }
 }
