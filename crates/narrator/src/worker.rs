@@ -17,6 +17,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::cache_reuse::{self, Reuse};
+use crate::decode_loop::{write_tokens, Ending, Writing, Written};
 use crate::error::NarratorError;
 use crate::sampler_chain::{sampler_chain, SamplerSettings};
 use crate::stream::{NarrativeScanner, ValueEnd};
@@ -414,26 +415,53 @@ impl<'m> Engine<'m> {
         })
     }
 
+    /// Serves one plan job: reads its prompt (keeping what the cache holds)
+    /// and writes its answer segment by segment.
     fn run(&mut self, mut job: Job) -> Result<Generated, NarratorError> {
         let start = Instant::now();
         if job.forget {
             self.forget();
             if job.tokens.is_empty() {
-                return Ok(Generated {
-                    text: String::new(),
-                    prompt_tokens: 0,
-                    cached_tokens: 0,
-                    completion_tokens: 0,
-                    forced_tokens: 0,
-                    prompt_time: Duration::ZERO,
-                    first_token: None,
-                    total: Duration::ZERO,
-                });
+                return Ok(Generated::default());
             }
         }
         if start >= job.deadline {
             return Err(NarratorError::Deadline);
         }
+        let tokens = self.plan_prompt(&mut job)?;
+        // A read with nothing to write (a warm-up) that the cache already
+        // starts with leaves the cache as it is: what follows (the last
+        // plan's recent turns) is what the next plan moves back.
+        if job.max_new_tokens == 0 && self.cached.starts_with(&tokens) {
+            return Ok(Generated {
+                prompt_tokens: tokens.len(),
+                cached_tokens: tokens.len(),
+                ..Generated::default()
+            });
+        }
+        // The cached prefix is kept and the recent turns the prompt holds
+        // again are moved back over those that gave way (crate::cache_reuse),
+        // as for prose; the last token is always read for fresh logits.
+        let mut batch = LlamaBatch::new(MAX_CHUNK, 1);
+        let (cached_tokens, logits_at) = self.read_prompt(&mut batch, &tokens, job.deadline)?;
+        let prompt_time = start.elapsed();
+        let done = Generated {
+            text: job.first.forced.clone(),
+            prompt_tokens: tokens.len(),
+            cached_tokens,
+            prompt_time,
+            total: prompt_time,
+            ..Generated::default()
+        };
+        if job.max_new_tokens == 0 || job.first.grammar.is_empty() {
+            return Ok(done);
+        }
+        self.write_plan(job, &mut batch, logits_at, done, start)
+    }
+
+    /// The job's prompt with the first segment's forced text, checked to
+    /// leave room for `max_new_tokens`.
+    fn plan_prompt(&self, job: &mut Job) -> Result<Vec<LlamaToken>, NarratorError> {
         let n_ctx = self.ctx.n_ctx() as usize;
         let mut tokens = std::mem::take(&mut job.tokens);
         tokens.extend(self.tokenize(&job.first.forced));
@@ -446,172 +474,86 @@ impl<'m> Engine<'m> {
                 available: n_ctx,
             });
         }
+        Ok(tokens)
+    }
 
-        // A read with nothing to write (a warm-up) that the cache already
-        // starts with leaves the cache as it is: what follows (the last
-        // plan's recent turns) is what the next plan moves back.
-        if job.max_new_tokens == 0 && self.cached.starts_with(&tokens) {
-            return Ok(Generated {
-                text: String::new(),
-                prompt_tokens: tokens.len(),
-                cached_tokens: tokens.len(),
-                completion_tokens: 0,
-                forced_tokens: 0,
-                prompt_time: Duration::ZERO,
-                first_token: None,
-                total: Duration::ZERO,
-            });
-        }
-        // The cached prefix is kept and the recent turns the prompt holds
-        // again are moved back over those that gave way (crate::cache_reuse),
-        // as for prose; the last token is always read for fresh logits.
-        let reuse = self.arrange(&tokens);
-        let cached_tokens = reuse.served();
-        let mut batch = LlamaBatch::new(MAX_CHUNK, 1);
-        let mut logits_at = self.read_spans(&mut batch, &tokens, &reuse.read, job.deadline)?;
-        let prompt_time = start.elapsed();
-        let mut done = Generated {
-            text: job.first.forced.clone(),
-            prompt_tokens: tokens.len(),
-            cached_tokens,
-            completion_tokens: 0,
-            forced_tokens: 0,
-            prompt_time,
-            first_token: None,
-            total: prompt_time,
+    /// Writes the plan's segments after its prompt (whose last logits are at
+    /// `logits_at`): the host's text read, the model's under each grammar,
+    /// until the job's continuation finishes the answer.
+    fn write_plan(
+        &mut self,
+        mut job: Job,
+        batch: &mut LlamaBatch,
+        mut logits_at: i32,
+        done: Generated,
+        start: Instant,
+    ) -> Result<Generated, NarratorError> {
+        let mut plan = PlanAnswer {
+            chain: sampler_chain(self.model, &job.sampling.settings())?,
+            scanner: NarrativeScanner::new(),
+            done,
+            sampling: job.sampling,
+            max_new_tokens: job.max_new_tokens,
+            deadline: job.deadline,
+            events: job.events.clone(),
+            sample_time: Duration::ZERO,
+            decode_time: Duration::ZERO,
         };
-        if job.max_new_tokens == 0 || job.first.grammar.is_empty() {
-            return Ok(done);
-        }
-
-        let s = job.sampling;
-        // The grammar is checked apart from the chain (sample-then-check).
-        let mut chain = sampler_chain(self.model, &s.settings())?;
-        let vocab = self.model.vocab();
-        let mut scanner = NarrativeScanner::new();
-        self.emit(&mut scanner, &job.first.forced, &job.events)?;
+        plan.emit(&job.first.forced)?;
         let mut segment = job.first.clone();
-        let mut first_segment = true;
-        let mut sample_time = Duration::ZERO;
-        let mut decode_time = Duration::ZERO;
         // The token that completed the previous segment, sampled but not yet read.
         let mut unread: Option<LlamaToken> = None;
+        let mut first_segment = true;
         loop {
             if !first_segment {
-                let forced = self.tokenize(&segment.forced);
-                let tokens: Vec<LlamaToken> = unread
-                    .take()
-                    .into_iter()
-                    .chain(forced.iter().copied())
-                    .collect();
-                if !tokens.is_empty() {
-                    logits_at = self.read(&mut batch, &tokens, job.deadline)?;
-                }
-                done.forced_tokens += forced.len();
-                done.text.push_str(&segment.forced);
-                self.emit(&mut scanner, &segment.forced, &job.events)?;
+                logits_at =
+                    self.read_forced(batch, unread.take(), &segment, &mut plan, logits_at)?;
             }
             first_segment = false;
-            let mut end = ValueEnd::new();
-            end.push(&segment.grammar_start);
-            let mut grammar = LlamaSampler::grammar(self.model, &segment.grammar, "root")
-                .map_err(|e| NarratorError::Grammar(e.to_string()))?;
-            for t in self.tokenize(&segment.grammar_start) {
-                grammar.try_accept(t).map_err(|e| {
-                    NarratorError::Grammar(format!(
-                        "the grammar rejects the host's text {:?}: {e}",
-                        segment.grammar_start
-                    ))
-                })?;
-            }
-            let mut pending: Vec<u8> = Vec::new();
-            loop {
-                if Instant::now() >= job.deadline {
-                    return Err(NarratorError::Deadline);
-                }
-                if done.completion_tokens >= job.max_new_tokens {
-                    return Err(NarratorError::InvalidOutput(format!(
-                        "no complete plan within {} tokens: {}",
-                        job.max_new_tokens, done.text
-                    )));
-                }
-                let t0 = Instant::now();
-                let token = self.sample(
-                    logits_at,
-                    &mut grammar,
-                    &mut chain,
-                    s.sample_then_check,
-                    s.top_k,
-                )?;
-                sample_time += t0.elapsed();
-                done.first_token.get_or_insert_with(|| start.elapsed());
-                if vocab.is_eog(token) {
-                    break;
-                }
-                grammar.try_accept(token).map_err(|e| {
-                    NarratorError::InvalidOutput(format!("grammar rejected a sampled token: {e}"))
-                })?;
-                chain.accept(token);
-                done.completion_tokens += 1;
-
-                pending.extend(vocab.token_to_piece(token, false, None));
-                let valid = match std::str::from_utf8(&pending) {
-                    Ok(s) => s.len(),
-                    Err(e) if e.error_len().is_some() => {
-                        // Invalid bytes: replace and move on.
-                        let text = String::from_utf8_lossy(&pending).into_owned();
-                        pending.clear();
-                        pending.extend(text.into_bytes());
-                        pending.len()
-                    }
-                    Err(e) => e.valid_up_to(),
-                };
-                let piece: String = String::from_utf8_lossy(&pending[..valid]).into_owned();
-                pending.drain(..valid);
-                if !piece.is_empty() {
-                    done.text.push_str(&piece);
-                    self.emit(&mut scanner, &piece, &job.events)?;
-                    end.push(&piece);
-                }
-                if end.is_complete() || scanner.is_complete() {
-                    // The grammar allows nothing more: no need to read the token now.
-                    unread = Some(token);
-                    break;
-                }
-
-                batch.clear();
-                batch
-                    .add(token, self.cached.len() as i32, &[0], true)
-                    .map_err(|e| NarratorError::Decode(e.to_string()))?;
-                let t0 = Instant::now();
-                self.decode(&mut batch)?;
-                decode_time += t0.elapsed();
-                self.cached.push(token);
-                logits_at = 0;
-            }
-            if !pending.is_empty() {
-                let rest = String::from_utf8_lossy(&pending).into_owned();
-                done.text.push_str(&rest);
-                self.emit(&mut scanner, &rest, &job.events)?;
-            }
-            match (job.next)(&done.text)? {
+            let mut writing = plan.segment(self, &segment)?;
+            let written = write_tokens(self, batch, logits_at, &mut writing)?;
+            unread = plan.ended(written, start)?;
+            match (job.next)(&plan.done.text)? {
                 Next::Segment(next) => segment = next,
                 Next::Finish(suffix) => {
-                    done.text.push_str(&suffix);
-                    self.emit(&mut scanner, &suffix, &job.events)?;
+                    plan.done.text.push_str(&suffix);
+                    plan.emit(&suffix)?;
                     break;
                 }
             }
         }
-        done.total = start.elapsed();
+        plan.done.total = start.elapsed();
         tracing::debug!(
-            ?sample_time,
-            ?decode_time,
-            tokens = done.completion_tokens,
-            forced = done.forced_tokens,
+            sample_time = ?plan.sample_time,
+            decode_time = ?plan.decode_time,
+            tokens = plan.done.completion_tokens,
+            forced = plan.done.forced_tokens,
             "generation timings"
         );
-        Ok(done)
+        Ok(plan.done)
+    }
+
+    /// Reads the token that ended the last segment and the host's text
+    /// that starts `segment`; returns where the next logits are.
+    fn read_forced(
+        &mut self,
+        batch: &mut LlamaBatch,
+        unread: Option<LlamaToken>,
+        segment: &Segment,
+        plan: &mut PlanAnswer,
+        logits_at: i32,
+    ) -> Result<i32, NarratorError> {
+        let forced = self.tokenize(&segment.forced);
+        let tokens: Vec<LlamaToken> = unread.into_iter().chain(forced.iter().copied()).collect();
+        let logits_at = if tokens.is_empty() {
+            logits_at
+        } else {
+            self.read(batch, &tokens, plan.deadline)?
+        };
+        plan.done.forced_tokens += forced.len();
+        plan.done.text.push_str(&segment.forced);
+        plan.emit(&segment.forced)?;
+        Ok(logits_at)
     }
 
     fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
@@ -658,21 +600,6 @@ impl<'m> Engine<'m> {
             at += chunk.len();
         }
         Ok(logits_at)
-    }
-
-    /// Feeds answer text to the scanner and sends the narrative part on.
-    fn emit(
-        &self,
-        scanner: &mut NarrativeScanner,
-        text: &str,
-        events: &Sender<Event>,
-    ) -> Result<(), NarratorError> {
-        let narrative = scanner.push(text);
-        if !narrative.is_empty() && events.send(Event::Narrative(narrative)).is_err() {
-            // Nobody is waiting any more.
-            return Err(NarratorError::Deadline);
-        }
-        Ok(())
     }
 
     /// One token from the logits at batch index `at`, allowed by `grammar`.
@@ -726,5 +653,137 @@ impl<'m> Engine<'m> {
         cur.apply_sampler(chain);
         cur.selected_token()
             .ok_or_else(|| NarratorError::Decode("the sampler selected no token".into()))
+    }
+}
+
+/// A plan as it is written, across its segments.
+struct PlanAnswer {
+    /// The chain without the grammar (sample-then-check).
+    chain: LlamaSampler,
+    scanner: NarrativeScanner,
+    done: Generated,
+    sampling: Sampling,
+    max_new_tokens: usize,
+    deadline: Instant,
+    events: Sender<Event>,
+    sample_time: Duration,
+    decode_time: Duration,
+}
+
+/// One segment of a plan as the model writes it: the plan's own rules for
+/// the decode loop (the segment's grammar checked after sampling, the
+/// narrative streamed, the deadline and the token budget errors, the
+/// segment ended when its value closes).
+struct SegmentAnswer<'p> {
+    plan: &'p mut PlanAnswer,
+    grammar: LlamaSampler,
+    /// Where the segment's value closes.
+    end: ValueEnd,
+}
+
+impl PlanAnswer {
+    /// Feeds answer text to the scanner and sends the narrative part on.
+    fn emit(&mut self, text: &str) -> Result<(), NarratorError> {
+        let narrative = self.scanner.push(text);
+        if !narrative.is_empty() && self.events.send(Event::Narrative(narrative)).is_err() {
+            // Nobody is waiting any more.
+            return Err(NarratorError::Deadline);
+        }
+        Ok(())
+    }
+
+    /// Starts `segment`'s grammar, with the host's text it starts with accepted.
+    fn segment(
+        &mut self,
+        engine: &Engine<'_>,
+        segment: &Segment,
+    ) -> Result<SegmentAnswer<'_>, NarratorError> {
+        let mut end = ValueEnd::new();
+        end.push(&segment.grammar_start);
+        let mut grammar = LlamaSampler::grammar(engine.model, &segment.grammar, "root")
+            .map_err(|e| NarratorError::Grammar(e.to_string()))?;
+        for t in engine.tokenize(&segment.grammar_start) {
+            grammar.try_accept(t).map_err(|e| {
+                NarratorError::Grammar(format!(
+                    "the grammar rejects the host's text {:?}: {e}",
+                    segment.grammar_start
+                ))
+            })?;
+        }
+        Ok(SegmentAnswer {
+            plan: self,
+            grammar,
+            end,
+        })
+    }
+
+    /// Closes a segment the decode loop ended: keeps its measures and an
+    /// unfinished character's bytes; returns the token it drew but did not read.
+    fn ended(
+        &mut self,
+        written: Written,
+        start: Instant,
+    ) -> Result<Option<LlamaToken>, NarratorError> {
+        self.sample_time += written.sample_time;
+        self.decode_time += written.decode_time;
+        if self.done.first_token.is_none() {
+            self.done.first_token = written.first_token.map(|t| t.duration_since(start));
+        }
+        if !written.pending.is_empty() {
+            let rest = String::from_utf8_lossy(&written.pending).into_owned();
+            self.done.text.push_str(&rest);
+            self.emit(&rest)?;
+        }
+        Ok(match written.ending {
+            Ending::Taken(token) => Some(token),
+            Ending::EndOfGeneration | Ending::Halted => None,
+        })
+    }
+}
+
+impl Writing for SegmentAnswer<'_> {
+    fn halt(&mut self) -> Result<bool, NarratorError> {
+        let plan = &self.plan;
+        if Instant::now() >= plan.deadline {
+            return Err(NarratorError::Deadline);
+        }
+        if plan.done.completion_tokens >= plan.max_new_tokens {
+            return Err(NarratorError::InvalidOutput(format!(
+                "no complete plan within {} tokens: {}",
+                plan.max_new_tokens, plan.done.text
+            )));
+        }
+        Ok(false)
+    }
+
+    fn pick(&mut self, engine: &mut Engine<'_>, at: i32) -> Result<LlamaToken, NarratorError> {
+        let s = self.plan.sampling;
+        engine.sample(
+            at,
+            &mut self.grammar,
+            &mut self.plan.chain,
+            s.sample_then_check,
+            s.top_k,
+        )
+    }
+
+    fn accept(&mut self, token: LlamaToken) -> Result<(), NarratorError> {
+        self.grammar.try_accept(token).map_err(|e| {
+            NarratorError::InvalidOutput(format!("grammar rejected a sampled token: {e}"))
+        })?;
+        self.plan.chain.accept(token);
+        self.plan.done.completion_tokens += 1;
+        Ok(())
+    }
+
+    fn take(&mut self, piece: &str) -> Result<bool, NarratorError> {
+        if !piece.is_empty() {
+            self.plan.done.text.push_str(piece);
+            self.plan.emit(piece)?;
+            self.end.push(piece);
+        }
+        // Once the value closes the grammar allows nothing more: the last
+        // token is read with the next host text.
+        Ok(!(self.end.is_complete() || self.plan.scanner.is_complete()))
     }
 }
