@@ -28,7 +28,7 @@ impl Candidate {
     }
 }
 
-pub use narratoria_core::narration::step::is_narration;
+pub use narratoria_core::turn::narration_step::is_narration;
 
 /// Every executable, non-narration script of the catalog's usable skills
 /// (none disabled), in catalog order.

@@ -131,7 +131,7 @@ pub struct AttemptRecord {
     #[serde(default)]
     pub routing: Option<Routing>,
     /// Its turn only noted something: the turn's account is the player's
-    /// note (see `narration::remember::summary`).
+    /// note (see `turn::memory::summary`).
     #[serde(default)]
     pub noted: bool,
 }
