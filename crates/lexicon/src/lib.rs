@@ -6,6 +6,7 @@
 //! (docs/architecture.md, the crate map).
 
 pub mod checked;
+pub mod clip;
 pub mod deed;
 pub mod facts;
 pub mod labels;
@@ -16,6 +17,7 @@ pub mod sentence;
 pub mod template;
 
 pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
+pub use clip::{clip_after, clip_to};
 pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};

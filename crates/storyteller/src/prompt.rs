@@ -3,7 +3,8 @@
 //! so far, the player's action and what the rules decided, in words.
 
 use narratoria_lexicon::{
-    act, checked, ends_a_sentence, facts_of, sentence_case, sentence_ends, wondered, Fact, Verdict,
+    act, checked, clip_after, ends_a_sentence, facts_of, sentence_case, sentence_ends, wondered,
+    Fact, Verdict,
 };
 use narratoria_protocol::Role;
 use serde::Deserialize;
@@ -517,19 +518,11 @@ fn state_line(state: &Value) -> Option<String> {
 }
 
 fn compact(v: &Value, max: usize) -> String {
-    clip(&v.to_string(), max)
+    clip_after(&v.to_string(), max)
 }
 
 fn one_line(s: &str, max: usize) -> String {
-    clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
-}
-
-/// `s` cut to at most `max` characters, with an ellipsis when cut.
-pub fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
+    clip_after(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
 #[cfg(test)]
@@ -862,8 +855,6 @@ mod tests {
             "{}",
             p.user.len()
         );
-        assert_eq!(clip("héllo", 2), "hé…");
-        assert_eq!(clip("hé", 2), "hé");
     }
 
     /// A question whose recall brought back only a turn the story so far

@@ -159,7 +159,7 @@ fn summary_of(gone: &[Exchange], max: usize) -> String {
 }
 
 fn one_line(s: &str, max: usize) -> String {
-    crate::prompt::clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
+    narratoria_lexicon::clip_after(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
 #[cfg(test)]

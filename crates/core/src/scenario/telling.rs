@@ -167,7 +167,7 @@ impl Budget {
         if line.is_empty() || max == 0 {
             return;
         }
-        let line = clip(line, max);
+        let line = narratoria_lexicon::clip_to(line, max);
         if !self.text.is_empty() {
             self.text.push('\n');
             self.used += 1;
@@ -179,15 +179,6 @@ impl Budget {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `s` cut to at most `max` characters, the last one an ellipsis when cut.
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", kept.trim_end())
 }
 
 #[cfg(test)]

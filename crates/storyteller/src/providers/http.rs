@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::config::ApiKey;
 use crate::error::{BadAnswer, ProviderError};
-use crate::prompt::clip;
+use narratoria_lexicon::clip_after;
 
 /// The longest line a streamed answer may send: 1 MiB. A streamed piece is a
 /// few words wrapped in a little JSON (well under 1 KiB).
@@ -177,7 +177,7 @@ impl Call<'_> {
                 provider,
                 retry_after: resp
                     .header("retry-after")
-                    .map(|s| clip(s.trim(), 20))
+                    .map(|s| clip_after(s.trim(), 20))
                     .filter(|s| !s.is_empty()),
             },
             _ => {
@@ -251,7 +251,7 @@ impl Call<'_> {
     pub fn malformed(&self, e: impl std::fmt::Display) -> ProviderError {
         ProviderError::BadAnswer {
             provider: self.provider,
-            reason: BadAnswer::Malformed(self.scrub(&clip(&e.to_string(), 300))),
+            reason: BadAnswer::Malformed(self.scrub(&clip_after(&e.to_string(), 300))),
         }
     }
 
@@ -298,7 +298,7 @@ pub fn error_message(body: &str) -> String {
     if text.is_empty() {
         "no details".into()
     } else {
-        clip(&text, 300)
+        clip_after(&text, 300)
     }
 }
 
