@@ -99,6 +99,30 @@ pub fn prefix(
     budget: usize,
     count: &dyn Fn(&str) -> usize,
 ) -> Prefix {
+    let examples = if levers.few_shot {
+        crate::examples::for_catalog(cards)
+    } else {
+        Vec::new()
+    };
+    let base = format!("{RULES}{}", tool_list(cards));
+    let examples_tokens: usize = examples.iter().map(|(a, b)| count(a) + count(b) + 10).sum();
+    let remaining = budget.saturating_sub(count(&base) + examples_tokens);
+    let disclosed = if levers.skill_guides {
+        disclose_guides(cards, remaining, count)
+    } else {
+        HashMap::new()
+    };
+    let (system, disclosures) = with_guides(base, cards, disclosed);
+    Prefix {
+        system,
+        examples,
+        disclosures,
+    }
+}
+
+/// One line per tool (its path, the first sentence of its description,
+/// its input's signature), or the rule for a turn without tools.
+fn tool_list(cards: &[SkillCard]) -> String {
     let mut catalog = String::new();
     if cards.is_empty() {
         catalog.push_str("\n\nNo tools are available now: always answer with a narrative only.");
@@ -113,43 +137,54 @@ pub fn prefix(
             }
         }
     }
-    let examples = if levers.few_shot {
-        crate::examples::for_catalog(cards)
-    } else {
-        Vec::new()
-    };
-    let base = format!("{RULES}{catalog}");
-    let examples_tokens: usize = examples.iter().map(|(a, b)| count(a) + count(b) + 10).sum();
-    let mut remaining = budget.saturating_sub(count(&base) + examples_tokens);
+    catalog
+}
 
+/// How much of each card's guide goes in within `remaining` tokens
+/// (docs/narrator.md, "One plan", step 2): smallest guide first, each given
+/// a fair share of what is left, whole, else its first paragraph, else cut
+/// at a word, else withheld. Keyed by the card's index.
+fn disclose_guides(
+    cards: &[SkillCard],
+    mut remaining: usize,
+    count: &dyn Fn(&str) -> usize,
+) -> HashMap<usize, (Disclosure, String)> {
     let mut guides: Vec<(usize, &SkillCard)> = cards
         .iter()
         .enumerate()
         .filter(|(_, c)| c.guide.is_some())
         .collect();
-    let mut disclosed: HashMap<usize, (Disclosure, String)> = HashMap::new();
-    if levers.skill_guides {
-        guides.sort_by_key(|(_, c)| c.guide.as_deref().map(count).unwrap_or(0));
-        let n = guides.len();
-        for (k, (i, c)) in guides.iter().enumerate() {
-            let guide = c.guide.as_deref().unwrap_or_default();
-            let share = remaining / (n - k).max(1);
-            let full = format!("\n\n## {}\n{}", c.name, guide);
-            let summary = format!("\n\n## {}\n{}", c.name, first_paragraph(guide));
-            let choice = if count(&full) <= share {
-                (Disclosure::Full, full)
-            } else if count(&summary) <= share {
-                (Disclosure::Summary, summary)
-            } else if share > 24 {
-                let cut = cut_to_tokens(&summary, share, count);
-                (Disclosure::Cut, cut)
-            } else {
-                (Disclosure::Withheld, String::new())
-            };
-            remaining = remaining.saturating_sub(count(&choice.1));
-            disclosed.insert(*i, choice);
-        }
+    let mut disclosed = HashMap::new();
+    guides.sort_by_key(|(_, c)| c.guide.as_deref().map(count).unwrap_or(0));
+    let n = guides.len();
+    for (k, (i, c)) in guides.iter().enumerate() {
+        let guide = c.guide.as_deref().unwrap_or_default();
+        let share = remaining / (n - k).max(1);
+        let full = format!("\n\n## {}\n{}", c.name, guide);
+        let summary = format!("\n\n## {}\n{}", c.name, first_paragraph(guide));
+        let choice = if count(&full) <= share {
+            (Disclosure::Full, full)
+        } else if count(&summary) <= share {
+            (Disclosure::Summary, summary)
+        } else if share > 24 {
+            let cut = cut_to_tokens(&summary, share, count);
+            (Disclosure::Cut, cut)
+        } else {
+            (Disclosure::Withheld, String::new())
+        };
+        remaining = remaining.saturating_sub(count(&choice.1));
+        disclosed.insert(*i, choice);
     }
+    disclosed
+}
+
+/// `base` with the disclosed guides in the cards' order, and what each
+/// skill got.
+fn with_guides(
+    base: String,
+    cards: &[SkillCard],
+    mut disclosed: HashMap<usize, (Disclosure, String)>,
+) -> (String, Vec<(String, Disclosure)>) {
     let mut system = base;
     let mut disclosures = Vec::new();
     let mut any = false;
@@ -168,11 +203,7 @@ pub fn prefix(
             None => disclosures.push((c.name.clone(), Disclosure::Withheld)),
         }
     }
-    Prefix {
-        system,
-        examples,
-        disclosures,
-    }
+    (system, disclosures)
 }
 
 /// What the tail says about this turn.
