@@ -189,47 +189,19 @@ pub fn generation_input_schema(schema: Option<&Value>, string_max: usize) -> Val
 /// The most items of a list the model writes, unless the script needs more.
 const ARRAY_MAX: u64 = 8;
 
+/// Bounds what the model may write under the schema `v` and every schema
+/// nested in it (to depth 16): strings, whole numbers with examples, lists
+/// and objects.
 fn tighten(v: &mut Value, string_max: usize, depth: u32) {
     if depth > 16 {
         return;
     }
     let Some(o) = v.as_object_mut() else { return };
-    let is = |o: &Map<String, Value>, t: &str| o.get("type").and_then(Value::as_str) == Some(t);
-    let bounded = o
-        .get("maxLength")
-        .and_then(Value::as_u64)
-        .is_some_and(|m| m <= string_max as u64);
-    if is(o, "string")
-        && !bounded
-        && !o.contains_key("enum")
-        && !o.contains_key("const")
-        && !o.contains_key("pattern")
-        && !o.contains_key("format")
-    {
-        o.insert("maxLength".into(), json!(string_max));
-        if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
-            if min > string_max as u64 {
-                // The script needs longer text than generation allows: keep its own bound.
-                o.insert("maxLength".into(), json!(min));
-            }
-        }
-    }
-    // A whole number the author gave examples for is one of them: one cheap
-    // choice for the model (a check's difficulty: 10, 15, 20 or 25).
-    if is(o, "integer") && !o.contains_key("enum") {
-        if let Some(Value::Array(examples)) = o.get("examples") {
-            if !examples.is_empty() && examples.iter().all(Value::is_i64) {
-                let choices = examples.clone();
-                for k in ["minimum", "maximum", "examples"] {
-                    o.remove(k);
-                }
-                o.insert("enum".into(), Value::Array(choices));
-            }
-        }
-    }
+    bound_string(o, string_max);
+    integer_examples_as_choices(o);
     // A list the model writes is short: a small model left room repeats
     // itself until its deadline ("the island_1.5_2.5…" fifty times).
-    if is(o, "array") {
+    if is_type(o, "array") {
         let most = o
             .get("maxItems")
             .and_then(Value::as_u64)
@@ -237,7 +209,10 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
         let least = o.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         o.insert("maxItems".into(), json!(most.min(ARRAY_MAX).max(least)));
     }
-    if is(o, "object") && o.contains_key("properties") && !o.contains_key("additionalProperties") {
+    if is_type(o, "object")
+        && o.contains_key("properties")
+        && !o.contains_key("additionalProperties")
+    {
         o.insert("additionalProperties".into(), json!(false));
     }
     for k in ["properties", "$defs", "definitions"] {
@@ -256,6 +231,50 @@ fn tighten(v: &mut Value, string_max: usize, depth: u32) {
         if let Some(Value::Array(list)) = o.get_mut(k) {
             for p in list {
                 tighten(p, string_max, depth + 1);
+            }
+        }
+    }
+}
+
+fn is_type(o: &Map<String, Value>, t: &str) -> bool {
+    o.get("type").and_then(Value::as_str) == Some(t)
+}
+
+/// A free string (no enum, const, pattern or format) is bounded to
+/// `string_max` characters, unless the script needs longer text.
+fn bound_string(o: &mut Map<String, Value>, string_max: usize) {
+    let bounded = o
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .is_some_and(|m| m <= string_max as u64);
+    if is_type(o, "string")
+        && !bounded
+        && !o.contains_key("enum")
+        && !o.contains_key("const")
+        && !o.contains_key("pattern")
+        && !o.contains_key("format")
+    {
+        o.insert("maxLength".into(), json!(string_max));
+        if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
+            if min > string_max as u64 {
+                // The script needs longer text than generation allows: keep its own bound.
+                o.insert("maxLength".into(), json!(min));
+            }
+        }
+    }
+}
+
+/// A whole number the author gave examples for is one of them: one cheap
+/// choice for the model (a check's difficulty: 10, 15, 20 or 25).
+fn integer_examples_as_choices(o: &mut Map<String, Value>) {
+    if is_type(o, "integer") && !o.contains_key("enum") {
+        if let Some(Value::Array(examples)) = o.get("examples") {
+            if !examples.is_empty() && examples.iter().all(Value::is_i64) {
+                let choices = examples.clone();
+                for k in ["minimum", "maximum", "examples"] {
+                    o.remove(k);
+                }
+                o.insert("enum".into(), Value::Array(choices));
             }
         }
     }
