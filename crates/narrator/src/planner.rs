@@ -12,7 +12,9 @@ use llama_cpp_2::token::LlamaToken;
 use sha2::{Digest, Sha256};
 
 use narratoria_core::likeness::Likeness;
-use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
+use narratoria_core::planner::{
+    PlanOutcome, PlanRequest, Planner, PlannerError, Routing, Transcript,
+};
 use narratoria_core::skills::Catalog;
 
 use crate::catalog::{cards, tool_paths, SkillCard};
@@ -293,68 +295,23 @@ impl LlamaPlanner {
     /// the worker thread. Any problem with the file is a typed error naming it.
     pub fn load(path: &Path, options: LoadOptions) -> Result<LlamaPlanner, NarratorError> {
         let header = gguf::check(path)?;
-        let backend = crate::backend::backend()?;
+        // The shared backend is made before the load is timed.
+        crate::backend::backend()?;
         let start = Instant::now();
         let context = options.n_ctx + options.prose_ctx_cap.unwrap_or(options.n_ctx);
         let placement = crate::gpu::place(&header, options.gpu_layers, context);
-        // Always said: llama.cpp's own default puts every layer on a card.
-        let mut params = LlamaModelParams::default().with_n_gpu_layers(placement.gpu_layers);
-        tracing::info!(model = %path.display(), placement = %placement.describe(), "loading model");
-        if let Some(mut cb) = options.on_progress {
-            params = params.with_progress_callback(move |p| {
-                cb(p);
-                true
-            });
-        }
-        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
-            NarratorError::ModelLoad {
-                path: path.to_path_buf(),
-                reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
-            }
-        })?;
-        let template = model
-            .chat_template(None)
-            .map_err(|e| e.to_string())
-            .or_else(|_| LlamaChatTemplate::new("chatml").map_err(|e| e.to_string()))
-            .map_err(|e| NarratorError::ModelLoad {
-                path: path.to_path_buf(),
-                reason: format!("no usable chat template: {e}"),
-            })?;
+        let model = load_model(path, &placement, options.on_progress)?;
+        let template = chat_template(&model, path)?;
         let model = Arc::new(model);
-        let parameters = model.n_params();
-        let prose_n_ctx = match options.prose_ctx_cap {
-            None => options.n_ctx.min(model.n_ctx_train().max(512)),
-            Some(cap) => writer_context(
-                model.n_ctx_train(),
-                cap,
-                kv_bytes_per_token(&model),
-                available_memory(),
-            ),
+        let settings = ContextSettings {
+            n_ctx: options.n_ctx,
+            prose_n_ctx: prose_context(&model, options.n_ctx, options.prose_ctx_cap),
+            threads: options.threads.max(1),
+            decode_threads: options.decode_threads.max(1),
         };
-        let threads = options.threads.max(1);
-        let decode_threads = options.decode_threads.max(1);
-        let (job_tx, job_rx) = mpsc::channel();
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let handle = worker::spawn(
-            model.clone(),
-            ContextSettings {
-                n_ctx: options.n_ctx,
-                prose_n_ctx,
-                threads,
-                decode_threads,
-            },
-            job_rx,
-            ready_tx,
-        )
-        .map_err(|e| NarratorError::Context(format!("cannot start the worker thread: {e}")))?;
-        ready_rx.recv().map_err(|_| NarratorError::WorkerGone)??;
+        let (job_tx, handle) = start_worker(model.clone(), settings)?;
         let load_time = start.elapsed();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
         Ok(LlamaPlanner {
-            model,
             template,
             jobs: Mutex::new(Some(job_tx)),
             worker: Mutex::new(Some(handle)),
@@ -365,18 +322,19 @@ impl LlamaPlanner {
             } else {
                 None
             }),
-            name,
+            name: file_name(path),
             report: LoadReport {
                 path: path.to_path_buf(),
                 header,
                 load_time,
-                threads,
-                decode_threads,
+                threads: settings.threads,
+                decode_threads: settings.decode_threads,
                 n_ctx: options.n_ctx,
-                prose_n_ctx,
-                parameters,
+                prose_n_ctx: settings.prose_n_ctx,
+                parameters: model.n_params(),
                 placement,
             },
+            model,
             rates: Mutex::new(PlanRates::default()),
         })
     }
@@ -533,7 +491,6 @@ impl LlamaPlanner {
         }
         let opts = self.options();
         let prefix = self.prefix_for(request.catalog, &opts);
-        let router = self.router();
         // Inputs the story decides (a known faction) are limited to what the
         // state holds, and to what the player named when they named any;
         // inputs that are the player's words are those words, filled by the host.
@@ -545,85 +502,15 @@ impl LlamaPlanner {
             ),
             request.input,
         );
-        // Values the player's words decide by meaning (a standing's rise or
-        // fall) in the tools the plan may use, on the first plan only: a
-        // retry may choose another value.
-        let likeness = router
-            .as_deref()
-            .filter(|_| request.previous_failure.is_none())
-            .map(|r| r as &dyn Likeness);
-        let require = opts.levers.prefilter == Prefilter::Require;
         // The older routings offer the candidates in one grammar (and hint them).
-        let candidates = if require {
+        let candidates = if opts.levers.prefilter == Prefilter::Require {
             Vec::new()
         } else {
             prompt::keyword_hints(&usable, request.input, 3)
         };
-        let (allowed, first, next, routing) = if require {
-            // Each routed skill gets one tool, written segment by segment.
-            let (mut groups, routing) = crate::routing::route_skills(
-                router.as_deref(),
-                request.catalog,
-                &usable,
-                request.input,
-                request.disabled_skills,
-                opts.limits.max_tools,
-            );
-            if groups.is_empty() && !request.narrative {
-                // Routed to no tool, and no narrative wanted: nothing to generate.
-                return Ok(PlanOutcome {
-                    plan: expand(
-                        r#"{"narrative":"","tools":[]}"#,
-                        &Expansion {
-                            allowed_paths: &[],
-                            disabled_skills: request.disabled_skills,
-                            attempt: request.attempt,
-                            parent_plan_id: request.parent_plan_id,
-                        },
-                    )?,
-                    transcript: transcript(&self.name, String::new(), &Generated::default()),
-                    routing,
-                });
-            }
-            choose_by_meaning(groups.iter_mut().flatten(), request.input, likeness);
-            let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
-            let (first, next) = segments::one_tool_per_group(
-                groups,
-                opts.limits,
-                opts.levers.typed_inputs,
-                request.narrative,
-            );
-            (allowed, first, next, routing)
-        } else {
-            let offered = |p: &String| match opts.levers.prefilter {
-                Prefilter::Off => true,
-                Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
-                Prefilter::Strict | Prefilter::Route | Prefilter::Require => candidates.contains(p),
-            };
-            let allowed: Vec<String> = tool_paths(&usable)
-                .into_iter()
-                .filter(|p| offered(p))
-                .collect();
-            let mut tools: Vec<_> = usable
-                .iter()
-                .flat_map(|c| {
-                    c.tools
-                        .iter()
-                        .filter(|t| allowed.contains(&t.path))
-                        .cloned()
-                })
-                .collect();
-            choose_by_meaning(tools.iter_mut(), request.input, likeness);
-            let min_tools =
-                usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
-            let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
-            let first = Segment {
-                forced: FORCED_START.to_string(),
-                grammar: grammar(&schema)?,
-                grammar_start: FORCED_START.to_string(),
-            };
-            let next: Continuation = Box::new(|_| Ok(Next::Finish(String::new())));
-            (allowed, first, next, None)
+        let shape = match self.answer_shape(request, &opts, &usable, &candidates)? {
+            Shaped::Answer(shape) => shape,
+            Shaped::Done(outcome) => return Ok(*outcome),
         };
         // With `Require` the grammar already names the tools: no hint needed.
         let hints = if opts.levers.keyword_hints {
@@ -631,59 +518,268 @@ impl LlamaPlanner {
         } else {
             Vec::new()
         };
-        let tail = prompt::tail(
-            &TailInputs {
-                input: request.input,
-                recent_turns: request.recent_turns,
-                state: request.state,
-                disabled_skills: request.disabled_skills,
-                attempt: request.attempt,
-                previous_failure: request.previous_failure,
-            },
-            &hints,
-        );
-        let prompt_text = self.render(&prefix, Some(&tail))?;
-        let tokens = self.tokenize(&prompt_text);
+        let prompt_text = self.render(&prefix, Some(&plan_tail(request, &hints)))?;
+        let generated = self.run_plan(
+            request,
+            &opts,
+            &prompt_text,
+            shape.first,
+            shape.next,
+            on_narrative,
+        )?;
+        let mut plan = expand(&generated.text, &expansion(request, &shape.allowed))?;
+        fill_player_words(&mut plan, &player_words, request.input);
+        Ok(PlanOutcome {
+            plan,
+            transcript: transcript(&self.name, prompt_text, &generated),
+            routing: shape.routing,
+        })
+    }
 
+    /// What the answer may hold and how it is written, by the prefilter
+    /// lever (docs/narrator.md, "One plan", step 4); or the whole outcome
+    /// when nothing is to be generated.
+    fn answer_shape(
+        &self,
+        request: &PlanRequest<'_>,
+        opts: &PlannerOptions,
+        usable: &[SkillCard],
+        candidates: &[String],
+    ) -> Result<Shaped, NarratorError> {
+        // Values the player's words decide by meaning (a standing's rise or
+        // fall) in the tools the plan may use, on the first plan only: a
+        // retry may choose another value.
+        let router = self.router();
+        let likeness = router
+            .as_deref()
+            .filter(|_| request.previous_failure.is_none())
+            .map(|r| r as &dyn Likeness);
+        if opts.levers.prefilter != Prefilter::Require {
+            return Ok(Shaped::Answer(one_grammar(
+                request, opts, usable, candidates, likeness,
+            )?));
+        }
+        // Each routed skill gets one tool, written segment by segment.
+        let (mut groups, routing) = crate::routing::route_skills(
+            router.as_deref(),
+            request.catalog,
+            usable,
+            request.input,
+            request.disabled_skills,
+            opts.limits.max_tools,
+        );
+        if groups.is_empty() && !request.narrative {
+            // Routed to no tool, and no narrative wanted: nothing to generate.
+            return Ok(Shaped::Done(Box::new(PlanOutcome {
+                plan: expand(r#"{"narrative":"","tools":[]}"#, &expansion(request, &[]))?,
+                transcript: transcript(&self.name, String::new(), &Generated::default()),
+                routing,
+            })));
+        }
+        choose_by_meaning(groups.iter_mut().flatten(), request.input, likeness);
+        let allowed: Vec<String> = groups.iter().flatten().map(|t| t.path.clone()).collect();
+        let (first, next) = segments::one_tool_per_group(
+            groups,
+            opts.limits,
+            opts.levers.typed_inputs,
+            request.narrative,
+        );
+        Ok(Shaped::Answer(AnswerShape {
+            allowed,
+            first,
+            next,
+            routing,
+        }))
+    }
+
+    /// Sends the plan's job to the worker and waits for it (relaying the
+    /// narrative), keeping the measured rates.
+    fn run_plan(
+        &self,
+        request: &PlanRequest<'_>,
+        opts: &PlannerOptions,
+        prompt_text: &str,
+        first: Segment,
+        next: Continuation,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<Generated, NarratorError> {
+        let tokens = self.tokenize(prompt_text);
         let (tx, rx) = mpsc::channel();
         let given = request.deadline.saturating_duration_since(Instant::now());
         self.submit(Job {
             tokens,
             first,
             next,
-            sampling: sampling(&opts, request.attempt),
+            sampling: sampling(opts, request.attempt),
             max_new_tokens: opts.max_new_tokens,
             deadline: request.deadline,
             forget: false,
             events: tx,
         })?;
-        let generated = match wait(&rx, request.deadline, on_narrative) {
+        match wait(&rx, request.deadline, on_narrative) {
             Ok(g) => {
                 lock(&self.rates).planned(&g);
-                g
+                Ok(g)
             }
             Err(NarratorError::Deadline) => {
                 lock(&self.rates).missed = Some(given);
-                return Err(NarratorError::Deadline);
+                Err(NarratorError::Deadline)
             }
-            Err(e) => return Err(e),
-        };
-        let mut plan = expand(
-            &generated.text,
-            &Expansion {
-                allowed_paths: &allowed,
-                disabled_skills: request.disabled_skills,
-                attempt: request.attempt,
-                parent_plan_id: request.parent_plan_id,
-            },
-        )?;
-        fill_player_words(&mut plan, &player_words, request.input);
-        Ok(PlanOutcome {
-            plan,
-            transcript: transcript(&self.name, prompt_text, &generated),
-            routing,
-        })
+            Err(e) => Err(e),
+        }
     }
+}
+
+/// What a plan's answer may hold and how it is written.
+struct AnswerShape {
+    /// The toolPaths the answer may use.
+    allowed: Vec<String>,
+    first: Segment,
+    next: Continuation,
+    routing: Option<Routing>,
+}
+
+/// A plan still to be written, or one decided without the model.
+enum Shaped {
+    Answer(AnswerShape),
+    Done(Box<PlanOutcome>),
+}
+
+/// The older routings' answer: one grammar offering the tools the
+/// prefilter lets through (at least one with `Route`).
+fn one_grammar(
+    request: &PlanRequest<'_>,
+    opts: &PlannerOptions,
+    usable: &[SkillCard],
+    candidates: &[String],
+    likeness: Option<&dyn Likeness>,
+) -> Result<AnswerShape, NarratorError> {
+    let offered = |p: &String| match opts.levers.prefilter {
+        Prefilter::Off => true,
+        Prefilter::Narrow => candidates.is_empty() || candidates.contains(p),
+        Prefilter::Strict | Prefilter::Route | Prefilter::Require => candidates.contains(p),
+    };
+    let allowed: Vec<String> = tool_paths(usable)
+        .into_iter()
+        .filter(|p| offered(p))
+        .collect();
+    let mut tools: Vec<_> = usable
+        .iter()
+        .flat_map(|c| {
+            c.tools
+                .iter()
+                .filter(|t| allowed.contains(&t.path))
+                .cloned()
+        })
+        .collect();
+    choose_by_meaning(tools.iter_mut(), request.input, likeness);
+    let min_tools = usize::from(opts.levers.prefilter == Prefilter::Route && !tools.is_empty());
+    let schema = compact_schema(&tools, opts.limits, opts.levers.typed_inputs, min_tools);
+    let first = Segment {
+        forced: FORCED_START.to_string(),
+        grammar: grammar(&schema)?,
+        grammar_start: FORCED_START.to_string(),
+    };
+    Ok(AnswerShape {
+        allowed,
+        first,
+        next: Box::new(|_| Ok(Next::Finish(String::new()))),
+        routing: None,
+    })
+}
+
+/// The per-turn tail of `request`'s prompt, with the keyword `hints`.
+fn plan_tail(request: &PlanRequest<'_>, hints: &[String]) -> String {
+    prompt::tail(
+        &TailInputs {
+            input: request.input,
+            recent_turns: request.recent_turns,
+            state: request.state,
+            disabled_skills: request.disabled_skills,
+            attempt: request.attempt,
+            previous_failure: request.previous_failure,
+        },
+        hints,
+    )
+}
+
+/// How `request`'s answer is expanded into a plan using `allowed` toolPaths.
+fn expansion<'a>(request: &'a PlanRequest<'_>, allowed: &'a [String]) -> Expansion<'a> {
+    Expansion {
+        allowed_paths: allowed,
+        disabled_skills: request.disabled_skills,
+        attempt: request.attempt,
+        parent_plan_id: request.parent_plan_id,
+    }
+}
+
+/// The model's weights, its layers placed as `placement` says, with
+/// llama.cpp's progress passed to `on_progress`.
+fn load_model(
+    path: &Path,
+    placement: &crate::gpu::Placement,
+    on_progress: Option<Progress>,
+) -> Result<LlamaModel, NarratorError> {
+    let backend = crate::backend::backend()?;
+    // Always said: llama.cpp's own default puts every layer on a card.
+    let mut params = LlamaModelParams::default().with_n_gpu_layers(placement.gpu_layers);
+    tracing::info!(model = %path.display(), placement = %placement.describe(), "loading model");
+    if let Some(mut cb) = on_progress {
+        params = params.with_progress_callback(move |p| {
+            cb(p);
+            true
+        });
+    }
+    LlamaModel::load_from_file(backend, path, &params).map_err(|e| NarratorError::ModelLoad {
+        path: path.to_path_buf(),
+        reason: format!("{e} (the file may be corrupt or of an unsupported architecture)"),
+    })
+}
+
+/// The model's own chat template, else ChatML.
+fn chat_template(model: &LlamaModel, path: &Path) -> Result<LlamaChatTemplate, NarratorError> {
+    model
+        .chat_template(None)
+        .map_err(|e| e.to_string())
+        .or_else(|_| LlamaChatTemplate::new("chatml").map_err(|e| e.to_string()))
+        .map_err(|e| NarratorError::ModelLoad {
+            path: path.to_path_buf(),
+            reason: format!("no usable chat template: {e}"),
+        })
+}
+
+/// The prose context's size: the planner's within the trained context, or
+/// as a writer needs it up to `cap` ([`LoadOptions::prose_ctx_cap`]).
+fn prose_context(model: &LlamaModel, n_ctx: u32, cap: Option<u32>) -> u32 {
+    match cap {
+        None => n_ctx.min(model.n_ctx_train().max(512)),
+        Some(cap) => writer_context(
+            model.n_ctx_train(),
+            cap,
+            kv_bytes_per_token(model),
+            available_memory(),
+        ),
+    }
+}
+
+/// Starts the worker thread and waits until its context is made.
+fn start_worker(
+    model: Arc<LlamaModel>,
+    settings: ContextSettings,
+) -> Result<(Sender<Work>, std::thread::JoinHandle<()>), NarratorError> {
+    let (job_tx, job_rx) = mpsc::channel();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let handle = worker::spawn(model, settings, job_rx, ready_tx)
+        .map_err(|e| NarratorError::Context(format!("cannot start the worker thread: {e}")))?;
+    ready_rx.recv().map_err(|_| NarratorError::WorkerGone)??;
+    Ok((job_tx, handle))
+}
+
+/// The model's name: its file name.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 fn transcript(name: &str, prompt: String, g: &Generated) -> Transcript {
