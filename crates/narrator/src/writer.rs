@@ -87,33 +87,13 @@ impl LlamaPlanner {
             answer_start = vocab.tokenize(prefill.as_bytes(), false, false);
             tokens.extend(answer_start.iter().copied());
         }
-        let sources: Vec<Vec<i32>> = request
-            .avoid
-            .iter()
-            .filter(|t| !t.trim().is_empty())
-            .map(|t| {
-                vocab
-                    .tokenize(t.as_bytes(), false, false)
-                    .into_iter()
-                    .map(|t| t.0)
-                    .collect()
-            })
-            .collect();
-        let grammar = match &request.json_schema {
-            Some(schema) => Some(llama_cpp_2::json_schema_to_grammar(schema).map_err(|e| {
-                NarratorError::Grammar(format!(
-                    "the JSON schema cannot be turned into a grammar: {e}"
-                ))
-            })?),
-            None => None,
-        };
         let (tx, rx) = mpsc::channel();
         self.submit_work(Work::Prose(ProseJob {
             tokens,
             max_tokens: request.max_tokens,
             sampling: request.sampling,
             stops: request.stops.clone(),
-            echo: EchoGuard::new(request.echo_ngram, &sources),
+            echo: EchoGuard::new(request.echo_ngram, &self.avoided_tokens(request)),
             answer_start: answer_start.iter().map(|t| t.0).collect(),
             // The answer's given start is not to be said twice either.
             echo_words: WordEcho::new(
@@ -125,23 +105,29 @@ impl LlamaPlanner {
                     .cloned()
                     .collect::<Vec<_>>(),
             ),
-            grammar,
+            grammar: schema_grammar(request)?,
             deadline: request.deadline,
             cancel: request.cancel.clone(),
             events: tx,
         }))?;
-        // The worker may be busy with a plan first; it keeps to the deadline
-        // itself once it starts, so allow it a generous grace.
-        let grace = request.deadline + Duration::from_secs(30);
-        loop {
-            let left = grace.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(ProseEvent::Delta(piece)) => on_delta(&piece),
-                Ok(ProseEvent::Done(result)) => return result,
-                Err(RecvTimeoutError::Timeout) => return Err(NarratorError::Deadline),
-                Err(RecvTimeoutError::Disconnected) => return Err(NarratorError::WorkerGone),
-            }
-        }
+        relay(&rx, request.deadline, on_delta)
+    }
+
+    /// The texts the answer must not copy, as tokens.
+    fn avoided_tokens(&self, request: &ProseRequest) -> Vec<Vec<i32>> {
+        let vocab = self.model.vocab();
+        request
+            .avoid
+            .iter()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| {
+                vocab
+                    .tokenize(t.as_bytes(), false, false)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect()
+            })
+            .collect()
     }
 
     /// The messages through the model's chat template, ending where the
@@ -171,5 +157,39 @@ impl LlamaPlanner {
                 NarratorError::InvalidOutput(format!("cannot apply the chat template: {e}"))
             })?;
         Ok((prompt, prefill))
+    }
+}
+
+/// The grammar of the request's JSON schema, if it has one.
+fn schema_grammar(request: &ProseRequest) -> Result<Option<String>, NarratorError> {
+    match &request.json_schema {
+        Some(schema) => Ok(Some(llama_cpp_2::json_schema_to_grammar(schema).map_err(
+            |e| {
+                NarratorError::Grammar(format!(
+                    "the JSON schema cannot be turned into a grammar: {e}"
+                ))
+            },
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// Passes the worker's pieces to `on_delta` until the prose is done. The
+/// worker may be busy with a plan first; it keeps to the deadline itself
+/// once it starts, so it is allowed a generous grace.
+fn relay(
+    rx: &mpsc::Receiver<ProseEvent>,
+    deadline: Instant,
+    on_delta: &mut dyn FnMut(&str),
+) -> Result<Prose, NarratorError> {
+    let grace = deadline + Duration::from_secs(30);
+    loop {
+        let left = grace.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(ProseEvent::Delta(piece)) => on_delta(&piece),
+            Ok(ProseEvent::Done(result)) => return result,
+            Err(RecvTimeoutError::Timeout) => return Err(NarratorError::Deadline),
+            Err(RecvTimeoutError::Disconnected) => return Err(NarratorError::WorkerGone),
+        }
     }
 }
