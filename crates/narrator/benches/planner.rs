@@ -45,34 +45,45 @@ fn main() {
     println!("model load (3 loads, incl. context): {}", list(&loads));
 
     let planner = LlamaPlanner::load(&path, LoadOptions::default()).unwrap();
+    let (planner_prompt, planner_decode) = first_tokens(&planner, &catalog);
+    compare_with_bare(
+        &planner,
+        &catalog,
+        &path,
+        threads,
+        planner_prompt,
+        planner_decode,
+    );
 
-    // Time to first token, cold (nothing cached) and warm (the prefix cached).
+    let default = PlannerOptions::default();
+    let labeled = support::inputs();
+    run_default_sets(&planner, &catalog, default, &labeled);
+    if std::env::var_os("NARRATOR_BENCH_QUICK").is_some() {
+        return;
+    }
+    for (label, options) in lever_configs(default) {
+        run_set(&planner, &catalog, label, options, &labeled);
+    }
+}
+
+/// Times to first token, cold (nothing cached) and warm (the prefix
+/// cached), printed; returns the planner's prompt-reading and decoding
+/// speeds (medians, tokens/s).
+fn first_tokens(planner: &LlamaPlanner, catalog: &Catalog) -> (f64, f64) {
     let mut cold = Vec::new();
     let mut warm = Vec::new();
     let mut speeds = Vec::new();
     let mut prompt_speed = Vec::new();
-    for i in 0..5 {
+    for (i, warm_input) in WARM_INPUTS.iter().enumerate() {
         planner.clear_cache();
         let out =
-            plan(&planner, &catalog, "I look around the market square.", &[]).expect("cold plan");
+            plan(planner, catalog, "I look around the market square.", &[]).expect("cold plan");
         let t = &out.transcript;
         cold.push(ms(t.time_to_first_token_ms));
         prompt_speed.push(
             (t.prompt_tokens - t.cached_tokens) as f64 / (t.time_to_first_token_ms as f64 / 1000.0),
         );
-        let out = plan(
-            &planner,
-            &catalog,
-            [
-                "I search the stalls for a map.",
-                "I climb onto a cart.",
-                "I greet the baker.",
-                "I count my coins.",
-                "I listen to the crowd.",
-            ][i],
-            &[],
-        )
-        .expect("warm plan");
+        let out = plan(planner, catalog, warm_input, &[]).expect("warm plan");
         let t = &out.transcript;
         warm.push(ms(t.time_to_first_token_ms));
         if t.completion_tokens > 1 {
@@ -98,18 +109,36 @@ fn main() {
         median(&warm),
         list(&warm)
     );
-    let planner_prompt = median_f(&prompt_speed);
-    let planner_decode = median_f(&speeds);
+    (median_f(&prompt_speed), median_f(&speeds))
+}
 
-    // A bare llama.cpp loop on the same model and thread count.
-    let sample_prompt = plan(&planner, &catalog, "I look around the market square.", &[])
+/// The inputs planned with the prefix cached, one per cold plan.
+const WARM_INPUTS: [&str; 5] = [
+    "I search the stalls for a map.",
+    "I climb onto a cart.",
+    "I greet the baker.",
+    "I count my coins.",
+    "I listen to the crowd.",
+];
+
+/// Prints the planner's speeds beside a bare llama.cpp loop's on the same
+/// model, prompt and thread count.
+fn compare_with_bare(
+    planner: &LlamaPlanner,
+    catalog: &Catalog,
+    path: &std::path::Path,
+    threads: i32,
+    planner_prompt: f64,
+    planner_decode: f64,
+) {
+    let sample_prompt = plan(planner, catalog, "I look around the market square.", &[])
         .unwrap()
         .transcript
         .prompt;
     let decode_threads = default_decode_threads();
-    let (bare_prompt, bare_decode) = bare_loop(&path, threads, decode_threads, &sample_prompt);
+    let (bare_prompt, bare_decode) = bare_loop(path, threads, decode_threads, &sample_prompt);
     if decode_threads != threads {
-        let (_, both) = bare_loop(&path, threads, threads, &sample_prompt);
+        let (_, both) = bare_loop(path, threads, threads, &sample_prompt);
         println!(
             "decode threads: {decode_threads} (bare llama.cpp decodes {bare_decode:.1} tok/s with {decode_threads}, {both:.1} tok/s with {threads})"
         );
@@ -122,48 +151,56 @@ fn main() {
         "decode tokens/s: planner {planner_decode:.1} (grammar, sampling), bare llama.cpp {bare_decode:.1} (greedy), ratio {:.2}",
         planner_decode / bare_decode
     );
+}
 
-    let default = PlannerOptions::default();
-    let labeled = support::inputs();
+/// The default options over both labeled sets, with the synthetic guides
+/// and with the built-in skills' own skill.json and prompt.md, as shipped.
+fn run_default_sets(
+    planner: &LlamaPlanner,
+    catalog: &Catalog,
+    default: PlannerOptions,
+    labeled: &[support::Labeled],
+) {
+    let heldout = support::heldout();
     run_set(
-        &planner,
-        &catalog,
+        planner,
+        catalog,
         "default (all levers), labeled set",
         default,
-        &labeled,
+        labeled,
     );
     run_set(
-        &planner,
-        &catalog,
+        planner,
+        catalog,
         "default (all levers), held-out set",
         default,
-        &support::heldout(),
+        &heldout,
     );
-    // The same with the built-in skills' own skill.json and prompt.md, as shipped.
     let (_shipped_dir, shipped) = support::real_skills_catalog();
     run_set(
-        &planner,
+        planner,
         &shipped,
         "default, shipped skill guides, labeled set",
         default,
-        &labeled,
+        labeled,
     );
     run_set(
-        &planner,
+        planner,
         &shipped,
         "default, shipped skill guides, held-out set",
         default,
-        &support::heldout(),
+        &heldout,
     );
-    if std::env::var_os("NARRATOR_BENCH_QUICK").is_some() {
-        return;
-    }
+}
+
+/// The lever study: each configuration changes one thing from `default`.
+fn lever_configs(default: PlannerOptions) -> Vec<(&'static str, PlannerOptions)> {
     let lever = |f: &dyn Fn(&mut Levers)| {
         let mut o = default;
         f(&mut o.levers);
         o
     };
-    let configs: Vec<(&str, PlannerOptions)> = vec![
+    vec![
         (
             "prefix budget 900 tokens (skill guides in full)",
             PlannerOptions {
@@ -213,10 +250,7 @@ fn main() {
                 l.keyword_hints = false
             }),
         ),
-    ];
-    for (label, options) in configs {
-        run_set(&planner, &catalog, label, options, &labeled);
-    }
+    ]
 }
 
 fn plan(
@@ -245,6 +279,96 @@ fn plan_by(
     )
 }
 
+/// What one labeled set's plans came to.
+#[derive(Default)]
+struct SetScore {
+    latencies: Vec<Duration>,
+    valid: usize,
+    deadline: usize,
+    exact: usize,
+    needed: usize,
+    found: usize,
+    extra: usize,
+    tokens: u64,
+    decode_s: f64,
+    misses: Vec<String>,
+}
+
+impl SetScore {
+    /// Counts one plan for `item`.
+    fn add(
+        &mut self,
+        item: &support::Labeled,
+        r: Result<narratoria_core::planner::PlanOutcome, narratoria_core::planner::PlannerError>,
+    ) {
+        match r {
+            Ok(out) => {
+                self.valid += 1;
+                let used = support::skills_used(&out.plan);
+                let mut want = item.skills.clone();
+                want.sort();
+                if used == want {
+                    self.exact += 1;
+                } else {
+                    self.misses
+                        .push(format!("{:?} want {:?} got {:?}", item.input, want, used));
+                }
+                self.needed += want.len();
+                self.found += want.iter().filter(|w| used.contains(w)).count();
+                self.extra += used.iter().filter(|u| !want.contains(u)).count();
+                let t = &out.transcript;
+                if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
+                    println!(
+                        "  {:>5} ms (first token {:>4} ms, {:>2} tokens) {:?}",
+                        t.total_ms, t.time_to_first_token_ms, t.completion_tokens, item.input
+                    );
+                }
+                self.tokens += u64::from(t.completion_tokens.saturating_sub(1));
+                self.decode_s += (t.total_ms - t.time_to_first_token_ms) as f64 / 1000.0;
+            }
+            Err(narratoria_core::planner::PlannerError::Deadline) => {
+                self.deadline += 1;
+                self.misses
+                    .push(format!("{:?} missed the deadline", item.input));
+            }
+            Err(e) => self.misses.push(format!("{:?} invalid: {e}", item.input)),
+        }
+    }
+
+    /// Prints latency, validity and accuracy under `label`.
+    fn print(mut self, label: &str) {
+        self.latencies.sort();
+        let n = self.latencies.len();
+        let (latencies, valid, deadline, exact) =
+            (&self.latencies, self.valid, self.deadline, self.exact);
+        let (needed, found, extra) = (self.needed, self.found, self.extra);
+        println!(
+            "\n== {label}  (load average {})",
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .split(' ')
+                .next()
+                .unwrap_or("?")
+        );
+        println!(
+            "valid {valid}/{n}, deadline misses {deadline}; latency p50 {:?} p95 {:?} max {:?}; decode {:.1} tok/s",
+            latencies[n / 2],
+            latencies[(n * 95).div_ceil(100).min(n) - 1],
+            latencies[n - 1],
+            self.tokens as f64 / self.decode_s.max(1e-9)
+        );
+        println!(
+            "skill selection: exact {exact}/{n} ({:.0}%), needed skills found {found}/{needed}, extra skills {extra}",
+            100.0 * exact as f64 / n as f64
+        );
+        if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
+            for m in self.misses {
+                println!("  miss: {m}");
+            }
+        }
+    }
+}
+
 /// Runs `items` with the real 5 s deadline and prints latency, validity and accuracy.
 fn run_set(
     p: &LlamaPlanner,
@@ -256,71 +380,14 @@ fn run_set(
     p.set_options(options);
     p.clear_cache();
     let _ = p.warm_up(catalog, Instant::now() + Duration::from_secs(60));
-    let mut latencies = Vec::new();
-    let (mut valid, mut deadline, mut exact, mut needed, mut found, mut extra) = (0, 0, 0, 0, 0, 0);
-    let (mut tokens, mut decode_s) = (0u64, 0f64);
-    let mut misses = Vec::new();
+    let mut score = SetScore::default();
     for item in items {
         let started = Instant::now();
         let r = plan_by(p, catalog, &item.input, &[], Duration::from_secs(5));
-        latencies.push(started.elapsed());
-        match r {
-            Ok(out) => {
-                valid += 1;
-                let used = support::skills_used(&out.plan);
-                let mut want = item.skills.clone();
-                want.sort();
-                if used == want {
-                    exact += 1;
-                } else {
-                    misses.push(format!("{:?} want {:?} got {:?}", item.input, want, used));
-                }
-                needed += want.len();
-                found += want.iter().filter(|w| used.contains(w)).count();
-                extra += used.iter().filter(|u| !want.contains(u)).count();
-                let t = &out.transcript;
-                if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
-                    println!(
-                        "  {:>5} ms (first token {:>4} ms, {:>2} tokens) {:?}",
-                        t.total_ms, t.time_to_first_token_ms, t.completion_tokens, item.input
-                    );
-                }
-                tokens += u64::from(t.completion_tokens.saturating_sub(1));
-                decode_s += (t.total_ms - t.time_to_first_token_ms) as f64 / 1000.0;
-            }
-            Err(narratoria_core::planner::PlannerError::Deadline) => {
-                deadline += 1;
-                misses.push(format!("{:?} missed the deadline", item.input));
-            }
-            Err(e) => misses.push(format!("{:?} invalid: {e}", item.input)),
-        }
+        score.latencies.push(started.elapsed());
+        score.add(item, r);
     }
-    latencies.sort();
-    let n = items.len();
-    println!(
-        "\n== {label}  (load average {})",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split(' ')
-            .next()
-            .unwrap_or("?")
-    );
-    println!(
-        "valid {valid}/{n}, deadline misses {deadline}; latency p50 {:?} p95 {:?} max {:?}; decode {:.1} tok/s",
-        latencies[n / 2],
-        latencies[(n * 95).div_ceil(100).min(n) - 1],
-        latencies[n - 1],
-        tokens as f64 / decode_s.max(1e-9)
-    );
-    println!(
-        "skill selection: exact {exact}/{n} ({:.0}%), needed skills found {found}/{needed}, extra skills {extra}",
-        100.0 * exact as f64 / n as f64
-    );
-    if std::env::var_os("NARRATOR_BENCH_VERBOSE").is_some() {
-        for m in misses {
-            println!("  miss: {m}");
-        }
-    }
+    score.print(label);
 }
 
 /// Prompt and decode speed of a plain llama.cpp loop: batch-read `prompt`, then greedy-decode 64 tokens.
