@@ -15,6 +15,7 @@ pub mod lines;
 pub mod question;
 pub mod sentence;
 pub mod template;
+pub mod words;
 
 pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
 pub use clip::{clip_after, clip_to};

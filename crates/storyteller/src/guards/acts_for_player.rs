@@ -4,8 +4,8 @@
 //! own deed, "you" with a verb of speech and a quotation ("You say, 'I am
 //! the keeper.'"; others' words and "you say nothing" stay).
 
-use super::read::QuotedWord;
 use super::{Candidate, Guard, Words};
+use narratoria_lexicon::words::QuotedWord;
 
 #[derive(Debug)]
 pub struct ActsForPlayer(pub &'static Words);
@@ -55,11 +55,11 @@ impl Guard for ActsForPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guards::read::quoted_words;
     use crate::guards::testing::{every_guard, full, grounded, opened, unbounded};
     use crate::guards::words::english;
     use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
+    use narratoria_lexicon::words::quoted_words;
 
     fn speaks_for_the_player(sentence: &str) -> bool {
         ActsForPlayer(english()).speaks(&quoted_words(sentence, false))

@@ -9,9 +9,9 @@ use std::collections::HashSet;
 
 use narratoria_lexicon::{ended_at, has_negation, sentences_of};
 
-use super::read::{clause_words, words_of};
 use super::words::{english, Words};
 use super::{Asked, Candidate, Guard};
+use narratoria_lexicon::words::{clause_words, words_of};
 
 #[derive(Debug)]
 pub struct AddsNothing(pub &'static Words);

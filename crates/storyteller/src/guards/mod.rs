@@ -12,7 +12,6 @@ pub mod labels;
 pub mod most_sentences;
 pub mod out_of_story;
 pub mod policy;
-pub mod read;
 pub mod repeats;
 pub mod stranger;
 pub mod unfinished;
@@ -21,7 +20,7 @@ pub mod words;
 pub use policy::Policy;
 pub use words::{talk_of_the_story, words_for, Words};
 
-use read::{quoted_words, words_of, QuotedWord};
+use narratoria_lexicon::words::{quoted_words, words_of, QuotedWord};
 
 /// One judgement on the model's sentences.
 pub trait Guard: std::fmt::Debug + Send + Sync {

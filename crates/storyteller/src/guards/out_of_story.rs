@@ -3,8 +3,8 @@
 //! alone"), or talks of the story or its player, or unsays it ("…, and the
 //! story is over.", "It's all just a dream."), perhaps begun by the opening.
 
-use super::read::QuotedWord;
 use super::{Candidate, Guard, Words};
+use narratoria_lexicon::words::QuotedWord;
 
 #[derive(Debug)]
 pub struct OutOfStory(pub &'static Words);
@@ -46,9 +46,9 @@ impl Guard for OutOfStory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guards::read::quoted_words;
     use crate::guards::testing::{every_guard, full, grounded, opened};
     use crate::guards::words::english;
+    use narratoria_lexicon::words::quoted_words;
 
     fn speaks_as_i(sentence: &str) -> bool {
         OutOfStory(english()).speaks_as_i(&quoted_words(sentence, false))

@@ -15,8 +15,8 @@ use std::collections::{HashMap, HashSet};
 
 use narratoria_lexicon::sentences_of;
 
-use super::read::{clause_words, clauses, words_of};
 use super::{Candidate, Guard, Story, Words};
+use narratoria_lexicon::words::{clause_words, clauses, words_of};
 
 /// How many earlier turns the guard reads: the whole story would refuse
 /// every phrase a long story ever used. (As many as the planner is told,

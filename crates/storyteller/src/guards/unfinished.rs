@@ -9,8 +9,8 @@
 
 use narratoria_lexicon::{CLOSERS, JOINING_WORDS, SENTENCE_ENDS};
 
-use super::read::QuotedWord;
 use super::{Candidate, Guard, Words};
+use narratoria_lexicon::words::QuotedWord;
 
 #[derive(Debug)]
 pub struct Unfinished {
@@ -57,10 +57,10 @@ impl Guard for Unfinished {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guards::read::quoted_words;
     use crate::guards::testing::{full, opened, told};
     use crate::guards::words::english;
     use crate::guards::Story;
+    use narratoria_lexicon::words::quoted_words;
 
     fn guard() -> Unfinished {
         Unfinished {

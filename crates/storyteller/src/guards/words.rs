@@ -10,7 +10,7 @@ use narratoria_lexicon::{has_negation, Language};
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Deserialize;
 
-use super::read::words_of;
+use narratoria_lexicon::words::words_of;
 
 /// One language's words (lower case), as its data file holds them.
 #[derive(Debug, Deserialize)]

@@ -1,5 +1,5 @@
-//! A text read for the guards: its words, where they stand to its
-//! quotations, and its clauses.
+//! A text read word by word: its words, where they stand to its
+//! quotations, and its clauses (the storyteller's guards read prose so).
 
 /// A text's words, without case or punctuation.
 pub fn words_of(text: &str) -> Vec<String> {
