@@ -12,8 +12,8 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use crate::engine::Engine;
 use crate::error::NarratorError;
-use crate::worker::Engine;
 
 /// What a caller decides about each token of its answer.
 pub(crate) trait Writing {

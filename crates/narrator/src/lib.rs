@@ -16,6 +16,7 @@ pub mod compact;
 mod decode_loop;
 pub mod echo;
 pub mod echo_words;
+mod engine;
 pub mod error;
 mod examples;
 pub mod gguf;

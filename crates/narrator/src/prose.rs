@@ -16,10 +16,10 @@ use llama_cpp_2::token::LlamaToken;
 use crate::decode_loop::{draw, write_tokens, Ending, Writing};
 use crate::echo::EchoGuard;
 use crate::echo_words::WordEcho;
+use crate::engine::Engine;
 use crate::error::NarratorError;
 use crate::sampler_chain::{sampler_chain, SamplerSettings};
 use crate::stops::StopScanner;
-use crate::worker::Engine;
 
 /// How to pick each token of prose.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,7 +136,7 @@ impl Engine<'_> {
         let start = Instant::now();
         let max_tokens = self.check_fits(&job)?;
         let reuse = self.arrange(&job.tokens);
-        let mut batch = LlamaBatch::new(crate::worker::MAX_CHUNK, 1);
+        let mut batch = LlamaBatch::new(crate::engine::MAX_CHUNK, 1);
         let mut prose = Prose {
             text: String::new(),
             finish: Finish::Length,

@@ -16,10 +16,10 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::decode_loop::{draw, write_tokens, Ending, Writing};
+use crate::engine::Engine;
 use crate::error::NarratorError;
 use crate::gguf;
 use crate::sampler_chain::{sampler_chain, SamplerSettings};
-use crate::worker::Engine;
 
 /// Tokens decoded per batch while reading the prompt.
 const PROMPT_CHUNK: usize = 256;
