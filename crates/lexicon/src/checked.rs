@@ -5,6 +5,7 @@
 
 use super::deed::ended;
 use super::facts::Verdict;
+use super::words::{words_of, JOINING_WORDS};
 
 /// How a checked deed reads, as far as its outcome can be told from its verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,9 +370,7 @@ const NEGATIONS: &[&str] = &[
     "not", "no", "nothing", "never", "cannot", "nor", "neither", "without",
 ];
 
-/// Words that join two clauses of one sentence: a negation in one clause
-/// does not turn the other round ("it is not a ravine, but you manage it").
-pub const JOINING_WORDS: &[&str] = &["and", "but", "yet", "then", "while"];
+
 
 /// Whether `sentence` tells the checked deed `act` the other way round from
 /// `verdict`: done after a failure ("…, and the door slides open"), or gone
@@ -448,14 +447,6 @@ fn clauses_of(sentence: &str) -> Vec<Vec<String>> {
             clauses
         })
         .filter(|c| !c.is_empty())
-        .collect()
-}
-
-/// `text`'s words, lowercase, with their apostrophes.
-fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('’', "'"))
         .collect()
 }
 

@@ -3,7 +3,8 @@
 
 use super::facts::sentence_case;
 use super::question::wondered;
-use super::sentence::{ends_a_sentence, TITLES};
+use super::sentence::{ends_a_sentence, open_quote, sentence_ends, CLOSERS};
+use super::words::JOINING_WORDS;
 
 /// "You [action]." from the player's words. Promises a sentence starting with
 /// "You"; a question becomes something wondered (never quoted back) and a
@@ -95,7 +96,7 @@ pub fn act(action: &str) -> Option<String> {
         let words: Vec<&str> = a.split(' ').collect();
         let after_a_joint = |k: usize| {
             let before = words[k - 1].trim_end_matches(',').to_lowercase();
-            is_subject(words[k]) && THEN_THE_PLAYER.contains(&before.as_str())
+            is_subject(words[k]) && JOINING_WORDS.contains(&before.as_str())
         };
         if let Some(k) = (1..words.len()).find(|&k| after_a_joint(k)) {
             return act(&words[k..].join(" "));
@@ -205,9 +206,6 @@ const SUBJECTS: [&str; 9] = [
     "i", "we", "let's", "lets", "i'm", "im", "we're", "i'll", "we'll",
 ];
 
-/// Words after which the player's own clause may follow one about
-/// something else ("The storm passes and I look out").
-const THEN_THE_PLAYER: [&str; 4] = ["and", "then", "so", "but"];
 
 /// First words of a sentence about someone or something other than the
 /// player's character.
@@ -224,27 +222,20 @@ fn first_word(text: &str) -> String {
         .to_lowercase()
 }
 
-/// `text`'s sentences: cut after `.`, `!` or `?` followed by a space and a
-/// capital letter, outside quotes and not after a title ("Dr. Venn").
+/// `text`'s sentences as a player writes them: cut at a sentence's end
+/// ([`sentence_ends`]) that is followed by a capital letter and whose mark
+/// stands outside quotes (`"Where to?" I ask him.` is one).
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut quoted = false;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '"' | '“' | '”') {
-            quoted = !quoted;
-        }
-        let end = i + c.len_utf8();
-        let next_starts = text[end..]
-            .strip_prefix(' ')
-            .and_then(|rest| rest.chars().next())
+    for end in sentence_ends(text) {
+        let mark = text[..end].trim_end_matches(CLOSERS).len();
+        let next_is_capital = text[end..]
+            .trim_start()
+            .chars()
+            .next()
             .is_some_and(char::is_uppercase);
-        let word = text[start..i].rsplit(' ').next().unwrap_or_default();
-        if !quoted
-            && matches!(c, '.' | '!' | '?')
-            && next_starts
-            && !TITLES.contains(&word.to_lowercase().as_str())
-        {
+        if next_is_capital && open_quote(&text[..mark]).is_none() {
             out.push(text[start..end].trim());
             start = end;
         }

@@ -14,10 +14,13 @@ pub mod language;
 pub mod lines;
 pub mod question;
 pub mod sentence;
+pub mod stem;
+pub mod stop_words;
 pub mod template;
+pub mod vocabulary;
 pub mod words;
 
-pub use checked::{checked, contradicts, escalates, has_negation, JOINING_WORDS};
+pub use checked::{checked, contradicts, escalates, has_negation};
 pub use clip::{clip_after, clip_to};
 pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
@@ -28,4 +31,7 @@ pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
     SENTENCE_ENDS, TITLES,
 };
+pub use stem::stem;
+pub use stop_words::{is_stop_word, stop_words};
+pub use words::JOINING_WORDS;
 pub use template::{no_plan, told, told_in, told_with_flavour};

@@ -2,9 +2,19 @@
 //! close words said after its end, the titles whose full stop ends none,
 //! and where a text's sentences end. The turn told without a model and the
 //! storyteller's guards read prose by the same rules.
+//!
+//! Where sentences end is Unicode's rule (UAX #29, through
+//! `unicode-segmentation`), so a story in any script is read by its own
+//! marks ("。", "।", "؟"), with two rules of prose on top that UAX #29 leaves
+//! out: a title's full stop ends nothing ("Dr. Venn"), and a full stop or
+//! an ellipsis before white space ends a sentence even when the next word is
+//! not capitalised (a small model's "the door opens. you step in").
 
-/// The marks a sentence ends with.
-pub const SENTENCE_ENDS: [char; 4] = ['.', '!', '?', '…'];
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The marks a sentence ends with: the Latin ones, the ellipsis, and the
+/// full stops and marks of the other scripts a story may be told in.
+pub const SENTENCE_ENDS: [char; 10] = ['.', '!', '?', '…', '。', '！', '？', '｡', '।', '؟'];
 
 /// What may close words said or an aside after a sentence's end mark.
 pub const CLOSERS: [char; 6] = ['"', '\'', '”', '’', ')', '»'];
@@ -22,27 +32,61 @@ pub fn ends_a_sentence(text: &str) -> bool {
 }
 
 /// The byte index just after each sentence end in `s` (closing quotes
-/// included) that is followed by white space or by the end of the text.
-/// A title's full stop ("Dr. Venn") ends no sentence.
+/// included): each end UAX #29 finds after an end mark, and each end mark
+/// followed by white space or by the end of the text. A title's full stop
+/// ("Dr. Venn") ends no sentence.
 pub fn sentence_ends(s: &str) -> Vec<usize> {
+    let mut found: Vec<usize> = unicode_ends(s).chain(marked_ends(s)).collect();
+    found.retain(|&end| !after_a_title(&s[..end]));
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// UAX #29's sentence boundaries of `s` that follow an end mark (a line
+/// break after words is no sentence's end in prose), each moved back before
+/// the white space that opens the next sentence.
+fn unicode_ends(s: &str) -> impl Iterator<Item = usize> + '_ {
+    s.split_sentence_bound_indices()
+        .skip(1)
+        .map(|(at, _)| s[..at].trim_end().len())
+        .chain(std::iter::once(s.trim_end().len()))
+        .filter(move |&end| end > 0 && ends_with_a_mark(&s[..end]))
+}
+
+/// Where an end mark (closing quotes and further marks after it) is
+/// followed by white space or by the end of `s`.
+fn marked_ends(s: &str) -> Vec<usize> {
     let mut found = Vec::new();
     let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    while let Some((_, c)) = chars.next() {
         if !SENTENCE_ENDS.contains(&c) {
             continue;
         }
-        let word = s[..i].rsplit(char::is_whitespace).next().unwrap_or("");
-        let title = c == '.' && TITLES.contains(&word.to_lowercase().as_str());
         while chars
             .next_if(|&(_, c)| SENTENCE_ENDS.contains(&c) || CLOSERS.contains(&c))
             .is_some()
         {}
         let next = chars.peek();
-        if !title && next.is_none_or(|&(_, c)| c.is_whitespace()) {
+        if next.is_none_or(|&(_, c)| c.is_whitespace()) {
             found.push(next.map_or(s.len(), |&(at, _)| at));
         }
     }
     found
+}
+
+/// Whether `text` ends with an end mark, closing quotes after it aside.
+fn ends_with_a_mark(text: &str) -> bool {
+    text.trim_end_matches(CLOSERS).ends_with(SENTENCE_ENDS)
+}
+
+/// Whether `text` ends with a title and its full stop ("… Dr.").
+fn after_a_title(text: &str) -> bool {
+    let Some(before) = text.strip_suffix('.') else {
+        return false;
+    };
+    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    TITLES.contains(&word.to_lowercase().as_str())
 }
 
 /// The sentences of `text`, each with the white space before it; the last
@@ -115,6 +159,26 @@ mod tests {
         assert_eq!(sentences_of("  "), Vec::<&str>::new());
         // An end mark inside a word ("3.5") ends nothing.
         assert_eq!(sentence_ends("It costs 3.5 coins"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_story_in_another_script_ends_sentences_by_its_own_marks() {
+        let ja = "扉が開く。あなたは中に入る。";
+        assert_eq!(sentences_of(ja), ["扉が開く。", "あなたは中に入る。"]);
+        let hi = "दरवाज़ा खुलता है। तुम अंदर जाते हो।";
+        assert_eq!(sentences_of(hi).len(), 2);
+        let ar = "هل تتذكر؟ نعم.";
+        assert_eq!(sentences_of(ar).len(), 2);
+        assert!(ends_a_sentence("あなたは中に入る。"));
+    }
+
+    #[test]
+    fn a_line_break_after_words_ends_no_sentence() {
+        assert_eq!(sentences_of("You wait\nand the door opens."), ["You wait\nand the door opens."]);
+        assert_eq!(
+            sentences_of("The door opens. you step in."),
+            ["The door opens.", " you step in."]
+        );
     }
 
     #[test]

@@ -1,19 +1,23 @@
 //! A text read word by word: its words, where they stand to its
 //! quotations, and its clauses (the storyteller's guards read prose so).
 
-/// A text's words, without case or punctuation.
+use crate::sentence::sentences_of;
+
+/// A text's words, lower case, with their apostrophes (straight): cut at
+/// anything that is neither a letter, a digit nor an apostrophe ("half-open"
+/// is two words, "you're" one).
 pub fn words_of(text: &str) -> Vec<String> {
-    text.split_whitespace()
-        .map(|w| {
-            w.chars()
-                .map(|c| if c == '’' { '\'' } else { c })
-                .filter(|c| c.is_alphanumeric() || *c == '\'')
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-        })
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
         .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
         .collect()
 }
+
+/// Words that join two clauses of one sentence ("you slip, but you hold
+/// on"): a clause starts after each, a negation in one clause does not turn
+/// the other round, and the player's own clause may follow one about
+/// something else ("The storm passes and I look out").
+pub const JOINING_WORDS: [&str; 6] = ["and", "but", "yet", "so", "then", "while"];
 
 /// One word of a sentence, and where it stands to the sentence's quotations.
 #[derive(Debug)]
@@ -60,22 +64,29 @@ pub fn quoted_words(sentence: &str, inside: bool) -> Vec<QuotedWord> {
     words
 }
 
-/// Where a sentence ends and the next one's first clause starts.
-const SENTENCE_JOINTS: [&str; 3] = [". ", "! ", "? "];
-
-/// Where a clause starts inside a sentence.
-const INNER_JOINTS: [&str; 6] = [": ", "; ", ", and ", ", but ", ", so ", ", then "];
-
-/// The words of each clause of `text`, cut after a sentence end or a joint
-/// (a joint's word stays with the clause before it).
-pub fn clauses(text: &str) -> Vec<Vec<String>> {
-    let mut marked = text.to_string();
-    for joint in SENTENCE_JOINTS.iter().chain(&INNER_JOINTS) {
-        marked = marked.replace(joint, &format!("{}\n", joint.trim_end()));
+/// Where a clause starts inside a sentence: after a colon or a semicolon,
+/// or after a comma and a [joining word](JOINING_WORDS) (the joint's word
+/// stays with the clause before it).
+fn inner_joints(sentence: &str) -> Vec<(usize, usize)> {
+    let mut joints: Vec<(usize, usize)> = [": ", "; "]
+        .iter()
+        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
+        .collect();
+    for word in JOINING_WORDS {
+        let joint = format!(", {word} ");
+        joints.extend(sentence.match_indices(&joint).map(|(at, j)| (at, j.len())));
     }
-    marked
-        .split('\n')
-        .map(words_of)
+    joints.sort_unstable();
+    joints
+}
+
+/// The words of each clause of `text`: its sentences ([`sentences_of`]),
+/// each cut at its inner joints.
+pub fn clauses(text: &str) -> Vec<Vec<String>> {
+    sentences_of(text)
+        .into_iter()
+        .flat_map(clause_words)
+        .map(|(_, words)| words)
         .filter(|words| !words.is_empty())
         .collect()
 }
@@ -83,11 +94,7 @@ pub fn clauses(text: &str) -> Vec<Vec<String>> {
 /// The words of each clause of one sentence, with the byte index of the
 /// joint before it (0 for the first).
 pub fn clause_words(sentence: &str) -> Vec<(usize, Vec<String>)> {
-    let mut joints: Vec<(usize, usize)> = INNER_JOINTS
-        .iter()
-        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, j.len())))
-        .collect();
-    joints.sort_unstable();
+    let joints = inner_joints(sentence);
     let mut spans = Vec::new();
     let (mut joint, mut from) = (0, 0);
     for (at, len) in joints {

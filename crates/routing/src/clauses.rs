@@ -1,17 +1,22 @@
 //! The parts of a player's input that may each call for a different skill
 //! ("I attack the bandit and remember his face").
 
-/// Words a part of an input starts after, left out of both parts:
-/// conjunctions, and the words that open a purpose, a source or a reported
-/// fact, so that one sentence holding two deeds is two parts too ("I duel
-/// the order's champion | the Knights | their respect"; docs/narrator.md,
-/// "Routing").
-const JOINERS: [&str; 11] = [
-    "and", "then", "but", "while", "so", "also", "for", "from", "of", "that", "to",
-];
+use narratoria_lexicon::JOINING_WORDS;
+
+/// Words a part of an input starts after, left out of both parts besides
+/// the language's [joining words](JOINING_WORDS): the words that open a
+/// purpose, a source or a reported fact, so that one sentence holding two
+/// deeds is two parts too ("I duel the order's champion | the Knights |
+/// their respect"; docs/narrator.md, "Routing").
+const OPENERS: [&str; 6] = ["also", "for", "from", "of", "that", "to"];
+
+/// Whether a part of an input starts after `word` (lower case).
+fn is_joiner(word: &str) -> bool {
+    JOINING_WORDS.contains(&word) || OPENERS.contains(&word)
+}
 
 /// The input's clauses: split at sentence ends, commas, semicolons, dashes
-/// and the [`JOINERS`]; parts of fewer than two words are joined to the one
+/// and the joiners ([`is_joiner`]); parts of fewer than two words are joined to the one
 /// before. Empty when the input is one clause.
 pub fn clauses(input: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
@@ -34,7 +39,7 @@ pub fn clauses(input: &str) -> Vec<String> {
         let bare = word
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
-        if JOINERS.contains(&bare.as_str()) && (!current.is_empty() || !parts.is_empty()) {
+        if is_joiner(&bare) && (!current.is_empty() || !parts.is_empty()) {
             flush(&mut current, &mut parts);
             continue;
         }

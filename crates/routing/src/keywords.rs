@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use crate::stop_words::STOP_WORDS;
+use narratoria_lexicon::{is_stop_word, stem, Language};
 
 /// Documents by key, as sets of stems, ready to score inputs against.
 #[derive(Debug, Clone, Default)]
@@ -130,13 +130,42 @@ pub fn without_code_blocks(guide: &str) -> String {
     out
 }
 
-/// The English stems of `text`'s words of three letters or more, stop words left out.
+/// Words every skill's texts use ("input", "returns", "story"): like the
+/// language's stop words, they cannot tell one skill from another.
+const SKILL_TEXT_WORDS: [&str; 19] = [
+    "input",
+    "output",
+    "player",
+    "story",
+    "skill",
+    "tool",
+    "tools",
+    "script",
+    "plan",
+    "json",
+    "returns",
+    "string",
+    "object",
+    "optional",
+    "required",
+    "example",
+    "narrate",
+    "narrative",
+    "character",
+];
+
+/// The English stems of `text`'s words of three letters or more, stop words
+/// and [`SKILL_TEXT_WORDS`] left out.
 pub fn stems(text: &str) -> HashSet<String> {
-    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+    let english = Language::english();
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
-        .filter(|w| w.len() >= 3 && !STOP_WORDS.contains(&w.as_str()))
-        .map(|w| stemmer.stem(&w).into_owned())
+        .filter(|w| {
+            w.len() >= 3
+                && !is_stop_word(w, &english)
+                && !SKILL_TEXT_WORDS.contains(&w.as_str())
+        })
+        .map(|w| stem(&w, &english))
         .collect()
 }
 

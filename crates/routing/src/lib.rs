@@ -20,7 +20,6 @@ pub mod index;
 pub mod keywords;
 pub mod narration_only;
 mod router;
-mod stop_words;
 
 pub use candidates::{candidates, is_narration, Candidate};
 pub use decision::{Calibration, Routed, ScoreParts, SkillScore};

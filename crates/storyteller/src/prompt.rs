@@ -14,7 +14,8 @@ use narratoria_lexicon::{Language, Lines};
 use narratoria_protocol::writer::{AnswerLength, WriterClass, WriterProfile};
 
 use crate::config::Style;
-use crate::guards::{adds_nothing::without_idle_clauses, words::own_words};
+use crate::guards::adds_nothing::without_idle_clauses;
+use narratoria_lexicon::vocabulary::own_words;
 use crate::story_so_far::{with_summary, StorySoFar};
 
 /// The most characters of free context, of the scenario, of the story so far

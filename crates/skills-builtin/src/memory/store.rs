@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
+use narratoria_lexicon::{is_stop_word, Language};
 use narratoria_protocol::StoryPlace;
 use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
@@ -379,25 +380,16 @@ fn insert_in(conn: &Connection, m: &NewMemory) -> Result<i64, SkillError> {
     Ok(id)
 }
 
-/// English words too common to say what a memory is about.
-const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
-    "can", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his",
-    "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or",
-    "our", "she", "so", "than", "that", "the", "their", "them", "then", "there", "they", "this",
-    "to", "us", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why",
-    "will", "with", "would", "you", "your",
-];
-
-/// An FTS5 query matching any telling word of free text (common words left
-/// out, each word quoted so no text is read as FTS5 syntax); `None` when no
-/// word is left.
+/// An FTS5 query matching any telling word of free text (the English stop
+/// words left out, [`narratoria_lexicon::stop_words`]; each word quoted so no
+/// text is read as FTS5 syntax); `None` when no word is left.
 pub fn fts_query(text: &str) -> Option<String> {
+    let english = Language::english();
     let mut words: Vec<String> = Vec::new();
     for w in text.split(|c: char| !c.is_alphanumeric()) {
         let w = w.to_lowercase();
         if w.is_empty()
-            || STOPWORDS.contains(&w.as_str())
+            || is_stop_word(&w, &english)
             || words.iter().any(|q| q[1..q.len() - 1] == w)
         {
             continue;

@@ -56,7 +56,7 @@ impl Guard for ActsForPlayer {
 mod tests {
     use super::*;
     use crate::guards::testing::{every_guard, full, grounded, opened, unbounded};
-    use crate::guards::words::english;
+    use narratoria_lexicon::vocabulary::english;
     use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
     use narratoria_lexicon::words::quoted_words;

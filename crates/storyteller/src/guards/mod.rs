@@ -15,10 +15,9 @@ pub mod policy;
 pub mod repeats;
 pub mod stranger;
 pub mod unfinished;
-pub mod words;
 
 pub use policy::Policy;
-pub use words::{talk_of_the_story, words_for, Words};
+pub use narratoria_lexicon::vocabulary::{talk_of_the_story, words_for, Words};
 
 use narratoria_lexicon::words::{quoted_words, words_of, QuotedWord};
 

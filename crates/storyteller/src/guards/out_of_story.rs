@@ -47,7 +47,7 @@ impl Guard for OutOfStory {
 mod tests {
     use super::*;
     use crate::guards::testing::{every_guard, full, grounded, opened};
-    use crate::guards::words::english;
+    use narratoria_lexicon::vocabulary::english;
     use narratoria_lexicon::words::quoted_words;
 
     fn speaks_as_i(sentence: &str) -> bool {

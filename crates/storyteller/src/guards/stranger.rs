@@ -53,7 +53,7 @@ mod tests {
 
     use super::*;
     use crate::guards::testing::{every_guard, opened};
-    use crate::guards::words::english;
+    use narratoria_lexicon::vocabulary::english;
     use crate::guards::Policy;
     use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;

@@ -58,7 +58,7 @@ impl Guard for Unfinished {
 mod tests {
     use super::*;
     use crate::guards::testing::{full, opened, told};
-    use crate::guards::words::english;
+    use narratoria_lexicon::vocabulary::english;
     use crate::guards::Story;
     use narratoria_lexicon::words::quoted_words;
 

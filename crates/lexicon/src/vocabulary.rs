@@ -1,23 +1,22 @@
-//! A language's words for the guards that read words: one data file a
-//! language (`crates/storyteller/words/<code>.json`), read once. English
-//! ships; other languages have none, and only the guards that need no words
-//! read their stories.
+//! A language's vocabulary for reading prose: the words the storyteller's
+//! guards read a sentence by (the player's "you", being and perceiving,
+//! kinds of person, speech, talk of the story itself, words no sentence
+//! ends on). One data file a language (`vocabulary/<code>.json`), read once.
+//! English ships; other languages have none, and only the guards that need
+//! no words read their stories.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use narratoria_lexicon::{has_negation, Language};
-use rust_stemmers::{Algorithm, Stemmer};
 use serde::Deserialize;
 
-use narratoria_lexicon::words::words_of;
+use crate::words::words_of;
+use crate::{has_negation, is_stop_word, stem, Language};
 
 /// One language's words (lower case), as its data file holds them.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Words {
-    /// Words any sentence may share with another ("the", "you").
-    pub function_words: HashSet<String>,
     /// The player's "you", and it with "are" run together ("you're").
     pub you: String,
     pub you_are: HashSet<String>,
@@ -44,17 +43,18 @@ pub struct Words {
     /// sentence ends on ("you see the.").
     pub loose_ends: HashSet<String>,
     pub cut_short: HashSet<String>,
-    /// Snowball's stemmer for the language, where it has one.
-    #[serde(default)]
-    stemmer: Option<Algorithm>,
+    /// The language the words are of: its stop words and stems are the
+    /// lexicon's.
+    #[serde(skip, default = "Language::english")]
+    language: Language,
     #[serde(skip)]
     you_may_stems: HashSet<String>,
 }
 
 static ENGLISH: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../../words/en.json")));
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/en.json"), Language::english()));
 
-/// The words of `language`, where the storyteller has them.
+/// The words of `language`, where the lexicon has them.
 pub fn words_for(language: &Language) -> Option<&'static Words> {
     language.is_english().then(english)
 }
@@ -73,23 +73,27 @@ pub fn talk_of_the_story() -> &'static [&'static str] {
 }
 
 impl Words {
-    fn read(json: &'static str) -> Words {
+    fn read(json: &'static str, language: Language) -> Words {
         let mut words: Words = serde_json::from_str(json).expect("valid word files ship");
+        words.language = language;
         words.you_may_stems = words.you_may.iter().map(|w| words.stem(w)).collect();
         words
     }
 
-    /// Whether `word` is a clause's own: no function word, being or perceiving.
-    pub fn is_own(&self, word: &str) -> bool {
-        !self.function_words.contains(word) && !self.you_may.contains(word)
+    /// Whether `word` is one the language's sentences all share: one of
+    /// its stop words ([`crate::stop_words`]).
+    pub fn is_stop_word(&self, word: &str) -> bool {
+        is_stop_word(word, &self.language)
     }
 
-    /// Whether a run of words holds two that are not function words.
+    /// Whether `word` is a clause's own: no stop word, being or perceiving.
+    pub fn is_own(&self, word: &str) -> bool {
+        !self.is_stop_word(word) && !self.you_may.contains(word)
+    }
+
+    /// Whether a run of words holds two that are not stop words.
     pub fn says_something(&self, run: &[String]) -> bool {
-        run.iter()
-            .filter(|w| !self.function_words.contains(*w))
-            .count()
-            >= 2
+        run.iter().filter(|w| !self.is_stop_word(w)).count() >= 2
     }
 
     /// `word` lowercased, without punctuation, singular ("People" → "person").
@@ -116,19 +120,15 @@ impl Words {
 
     /// `word` singular, then by its stem ("illuminates", "illuminating").
     pub fn stem(&self, word: &str) -> String {
-        let one = self.singular(word);
-        match self.stemmer {
-            Some(algorithm) => Stemmer::create(algorithm).stem(&one).into_owned(),
-            None => one,
-        }
+        stem(&self.singular(word), &self.language)
     }
 
-    /// The stems of `words` that are their own: no function words, nor
+    /// The stems of `words` that are their own: no stop words, nor
     /// being and perceiving.
     pub fn own_of(&self, words: &[String]) -> HashSet<String> {
         words
             .iter()
-            .filter(|w| !self.function_words.contains(*w))
+            .filter(|w| !self.is_stop_word(w))
             .map(|w| self.stem(w))
             .filter(|w| !w.is_empty() && !self.you_may_stems.contains(w))
             .collect()
@@ -141,7 +141,7 @@ impl Words {
 }
 
 /// The English words of their own of `text` ([`Words::own_of`]).
-pub(crate) fn own_words(text: &str) -> HashSet<String> {
+pub fn own_words(text: &str) -> HashSet<String> {
     english().own_of(&words_of(text))
 }
 
@@ -163,9 +163,9 @@ mod tests {
 
     #[test]
     fn the_stemmer_is_the_languages_own() {
-        assert_eq!(english().stemmer, Some(Algorithm::English));
-        let bare = r#"{"function_words": [], "you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "loose_ends": [], "cut_short": []}"#;
-        assert_eq!(Words::read(bare).stemmer, None);
-        assert_eq!(Words::read(bare).stem("spills"), "spills");
+        assert_eq!(english().language, Language::english());
+        let bare = r#"{"you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "loose_ends": [], "cut_short": []}"#;
+        let ja = Language::parse("ja").unwrap();
+        assert_eq!(Words::read(bare, ja).stem("spills"), "spills");
     }
 }
