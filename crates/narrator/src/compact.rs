@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use narratoria_core::plan::Plan;
+use narratoria_lexicon::clip_after;
 
 use crate::catalog::ToolCard;
 use crate::error::NarratorError;
@@ -416,12 +417,9 @@ pub fn tidy_narrative(text: &str) -> String {
     }
 }
 
-/// The model's text as an error shows it: at most 400 characters.
+/// The model's text as an error shows it: its first 400 characters.
 fn clip_for_error(text: &str) -> String {
-    match text.char_indices().nth(400) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
+    clip_after(text, 400)
 }
 
 fn sanitize_id(id: &str, index: usize) -> String {
@@ -452,6 +450,7 @@ mod tests {
         ToolCard {
             path: "dice-roller/roll-dice".into(),
             description: None,
+            declared_schema: None,
             input_schema: Some(json!({
                 "$schema": "http://json-schema.org/draft-07/schema#",
                 "type": "object",

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use narratoria_lexicon::clip_to;
 use serde_json::{Map, Value};
 
 use narratoria_core::planner::TurnSummary;
@@ -345,15 +346,9 @@ fn cut_to_tokens(text: &str, tokens: usize, count: &dyn Fn(&str) -> usize) -> St
     out
 }
 
-/// `text` cut to at most `max` characters, with an ellipsis when cut.
-pub fn clip(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
+/// `text` trimmed, in at most `max` characters (the lexicon's `clip_to`).
+fn clip(text: &str, max: usize) -> String {
+    clip_to(text.trim(), max)
 }
 
 #[cfg(test)]

@@ -245,7 +245,8 @@ mod tests {
         ToolCard {
             path: path.into(),
             description: None,
-            input_schema: Some(schema),
+            input_schema: Some(schema.clone()),
+            declared_schema: Some(schema),
         }
     }
 

@@ -13,7 +13,8 @@ pub fn card(name: &str, script: &str, guide: &str, schema: Value) -> SkillCard {
         tools: vec![ToolCard {
             path: format!("{name}/{script}"),
             description: None,
-            input_schema: Some(schema),
+            input_schema: Some(schema.clone()),
+            declared_schema: Some(schema),
         }],
     }
 }

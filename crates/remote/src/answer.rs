@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::catalog::{self, SkillCard};
-use crate::http::clip;
+use narratoria_lexicon::clip_to as clip;
 
 /// The plan in `text`, checked against the request and the usable tools
 /// (`cards`); an answer that is not one is the reason why, in a sentence.
@@ -75,7 +75,7 @@ pub(crate) fn plan_from_answer(
     for t in &plan.tools {
         let schema = catalog::tools(cards)
             .find(|c| c.path == t.tool_path)
-            .and_then(|c| c.input_schema.as_ref());
+            .and_then(|c| c.declared_schema.as_ref());
         let Some(validator) = schema.and_then(|s| narratoria_core::schema::compile(s).ok()) else {
             continue;
         };

@@ -268,7 +268,7 @@ fn exchange(server: &Server, body: &Value, timeout: Duration, tx: &Sender<Event>
                     server,
                     &format!(
                         "a streamed chunk is not JSON ({e}): {}",
-                        http::clip(data, 120)
+                        narratoria_lexicon::clip_to(data, 120)
                     ),
                 )
             })?;

@@ -8,6 +8,9 @@
 use std::io::{BufRead, Read};
 use std::time::{Duration, Instant};
 
+pub(crate) use narratoria_http::error_message;
+use narratoria_http::{is_timeout, is_timeout_kind};
+use narratoria_lexicon::clip_to as clip;
 use serde_json::Value;
 
 use crate::error::RemoteError;
@@ -194,10 +197,7 @@ fn status_error(server: &Server, status: u16, resp: ureq::Response) -> RemoteErr
 
 /// A failure while reading an answer's body.
 pub(crate) fn read_failure(server: &Server, e: &std::io::Error, started: Instant) -> RemoteError {
-    if matches!(
-        e.kind(),
-        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-    ) {
+    if is_timeout_kind(e.kind()) {
         RemoteError::Timeout {
             server: server.label(),
             waited_ms: started.elapsed().as_millis() as u64,
@@ -208,56 +208,6 @@ pub(crate) fn read_failure(server: &Server, e: &std::io::Error, started: Instant
             reason: server.scrub(&clip(&format!("the connection broke: {e}"), 300)),
         }
     }
-}
-
-fn is_timeout(t: &ureq::Transport) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(t);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-            ) {
-                return true;
-            }
-        }
-        source = s.source();
-    }
-    t.to_string().contains("timed out")
-}
-
-/// The human part of an error body: `error.message` (OpenAI, llama-server,
-/// LM Studio), `error` as a string (Ollama), `detail` or `message`, else
-/// the start of the body; one line of at most 300 characters.
-pub(crate) fn error_message(body: &str) -> String {
-    let text = match serde_json::from_str::<Value>(body) {
-        Ok(v) => v
-            .pointer("/error/message")
-            .or_else(|| v.get("error").filter(|e| e.is_string()))
-            .or_else(|| v.get("detail").filter(|e| e.is_string()))
-            .or_else(|| v.get("message"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| body.to_string()),
-        Err(_) => body.to_string(),
-    };
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.is_empty() {
-        "no details".into()
-    } else {
-        clip(&text, 300)
-    }
-}
-
-/// `text` cut to at most `max` characters, with an ellipsis when cut.
-pub(crate) fn clip(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
 }
 
 /// Why a streamed answer could not be read on.

@@ -11,7 +11,7 @@ use narratoria_core::planner::PlanRequest;
 use serde_json::{Map, Value};
 
 use crate::catalog::SkillCard;
-use crate::http::clip;
+use narratoria_lexicon::clip_to as clip;
 
 const RULES: &str = "You plan the next step of an interactive story. The player says what their character does; you choose which tools run.\n\
 Answer with exactly one JSON object and nothing else (no prose, no code fence):\n\
@@ -49,7 +49,7 @@ pub(crate) fn system(cards: &[SkillCard]) -> String {
             ));
             s.push_str(&format!(
                 " Input schema: {}",
-                compact_schema(t.shown_schema.as_ref())
+                compact_schema(t.input_schema.as_ref())
             ));
         }
     }
@@ -149,7 +149,7 @@ fn first_paragraph(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ToolCard;
+    use narratoria_core::skills::cards::ToolCard;
     use narratoria_core::planner::TurnSummary;
     use narratoria_core::skills::Catalog;
     use serde_json::json;
@@ -163,10 +163,10 @@ mod tests {
             tools: vec![ToolCard {
                 path: "dice-roller/roll-dice".into(),
                 description: Some("Roll a formula like 1d20.".into()),
-                shown_schema: Some(
+                input_schema: Some(
                     json!({"$schema": "x", "type": "object", "properties": {"formula": {"type": "string"}}, "required": ["formula"]}),
                 ),
-                input_schema: None,
+                declared_schema: None,
             }],
         }
     }

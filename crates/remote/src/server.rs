@@ -272,7 +272,7 @@ fn model_ids(answer: &Value) -> Option<Vec<String>> {
     Some(
         list.iter()
             .filter_map(|m| keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)))
-            .map(|id| http::clip(id, 200))
+            .map(|id| narratoria_lexicon::clip_to(id, 200))
             .collect(),
     )
 }

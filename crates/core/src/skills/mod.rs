@@ -1,6 +1,7 @@
 //! Skills: discovered folders, their scripts, and how a plan's toolPath is
 //! resolved to exactly one allowed script.
 
+pub mod cards;
 pub mod config;
 pub mod discovery;
 pub mod health;

@@ -10,6 +10,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
 
+pub use narratoria_http::error_message;
+use narratoria_http::{is_timeout, is_timeout_kind};
 use serde_json::Value;
 
 use crate::config::ApiKey;
@@ -230,10 +232,7 @@ impl Call<'_> {
         if let Some(too_long) = TooLong::of(&e) {
             return self.malformed(too_long);
         }
-        if matches!(
-            e.kind(),
-            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-        ) {
+        if is_timeout_kind(e.kind()) {
             ProviderError::Timeout {
                 provider: self.provider,
                 seconds: self.timeout.as_secs(),
@@ -262,43 +261,6 @@ impl Call<'_> {
             status: 200,
             message: self.scrub(&error_message(&error.to_string())),
         }
-    }
-}
-
-fn is_timeout(t: &ureq::Transport) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(t);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-            ) {
-                return true;
-            }
-        }
-        source = s.source();
-    }
-    t.to_string().contains("timed out")
-}
-
-/// The human part of an error body: `error.message` (OpenAI, Anthropic),
-/// `error` as a string (Ollama), `message`, else the start of the body.
-pub fn error_message(body: &str) -> String {
-    let text = match serde_json::from_str::<Value>(body) {
-        Ok(v) => v
-            .pointer("/error/message")
-            .or_else(|| v.get("error").filter(|e| e.is_string()))
-            .or_else(|| v.get("message"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| body.to_string()),
-        Err(_) => body.to_string(),
-    };
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.is_empty() {
-        "no details".into()
-    } else {
-        clip_after(&text, 300)
     }
 }
 
