@@ -68,6 +68,23 @@ impl DiceOptions {
         redo: None,
         keep: None,
     };
+
+    /// `count`d`sides` with these options, the redo first and the keep
+    /// after it, the keep spelled by `highest` and `lowest` (`kh`/`kl`
+    /// here, caith's `K`/`k`).
+    pub fn spell(self, count: u32, sides: u32, highest: &str, lowest: &str) -> String {
+        let redo = match self.redo {
+            None => String::new(),
+            Some(Redo::Explode) => "!".to_string(),
+            Some(Redo::RerollAtMost(n)) => format!("r{n}"),
+        };
+        let keep = match self.keep {
+            None => String::new(),
+            Some(Keep::Highest(n)) => format!("{highest}{n}"),
+            Some(Keep::Lowest(n)) => format!("{lowest}{n}"),
+        };
+        format!("{count}d{sides}{redo}{keep}")
+    }
 }
 
 /// Dice rolled again, or added, as a term rolls.
@@ -220,19 +237,7 @@ impl Term {
                 sides,
                 options,
                 ..
-            } => {
-                let redo = match options.redo {
-                    None => String::new(),
-                    Some(Redo::Explode) => "!".to_string(),
-                    Some(Redo::RerollAtMost(n)) => format!("r{n}"),
-                };
-                let keep = match options.keep {
-                    None => String::new(),
-                    Some(Keep::Highest(n)) => format!("kh{n}"),
-                    Some(Keep::Lowest(n)) => format!("kl{n}"),
-                };
-                format!("{count}d{sides}{redo}{keep}")
-            }
+            } => options.spell(count, sides, "kh", "kl"),
             Term::Modifier { value, .. } => value.to_string(),
         }
     }

@@ -5,7 +5,7 @@ use caith::{RollHistory, Roller};
 use rand::Rng;
 use serde::Serialize;
 
-use super::formula::{Formula, Keep, Redo, Term};
+use super::formula::{Formula, Term};
 
 /// The result of one roll.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,17 +120,7 @@ fn caith_notation(term: &Term) -> String {
     else {
         return term.spelling();
     };
-    let redo = match options.redo {
-        None => String::new(),
-        Some(Redo::Explode) => "!".to_string(),
-        Some(Redo::RerollAtMost(n)) => format!("r{n}"),
-    };
-    let keep = match options.keep {
-        None => String::new(),
-        Some(Keep::Highest(n)) => format!("K{n}"),
-        Some(Keep::Lowest(n)) => format!("k{n}"),
-    };
-    format!("{count}d{sides}{redo}{keep}")
+    options.spell(count, sides, "K", "k")
 }
 
 /// Lends a rand 0.9 generator to caith, which draws its faces through rand
