@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { api, asAppError, type AppError, type DownloadProgress, type HubFile, type InstalledModel } from "../api";
 import { sentenceOf } from "../errors";
 import { humanSize } from "../models";
+import { DownloadBar } from "./DownloadBar";
 
 /** What the field is doing now. */
 type Step =
@@ -103,9 +104,7 @@ export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
             ))}
           </ul>
           {step.kind === "downloading" ? (
-            <div className="progress-block">
-              <HubProgress progress={step.progress} />
-            </div>
+            <DownloadBar progress={step.progress} testId="hub-progress" />
           ) : (
             <button onClick={download} disabled={!picked} data-testid="hub-download">
               Download {picked ?? "the file picked"}
@@ -120,19 +119,5 @@ export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
         </p>
       )}
     </section>
-  );
-}
-
-function HubProgress({ progress }: { progress: DownloadProgress }) {
-  const pct = progress.total ? Math.min(100, Math.round((progress.done / progress.total) * 100)) : 0;
-  return (
-    <>
-      <progress max={100} value={pct} data-testid="hub-progress" />
-      <span>
-        {" "}
-        {humanSize(progress.done)}
-        {progress.total ? ` of ${humanSize(progress.total)}` : ""}
-      </span>
-    </>
   );
 }

@@ -4,6 +4,7 @@
 // run").
 
 import type { DownloadProgress, Fit, Machine, Offer } from "../api";
+import { DownloadBar } from "./DownloadBar";
 import { VERDICT_WORDS, humanCount, humanSize, languagesWords, machineWords, speedWords } from "../models";
 
 /** "This machine: 2 cores (avx, avx2), 24.7 GB of memory free of 25.3 GB, no graphics card in use". */
@@ -64,8 +65,6 @@ export function CatalogRow({
   progress: DownloadProgress | undefined;
   onDownload: () => void;
 }) {
-  const total = progress?.total ?? e.size ?? null;
-  const pct = progress && total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
   const languages = languagesWords(e.languages);
   const facts = [
     e.size ? `${humanSize(e.size)} download` : "size unknown",
@@ -103,14 +102,7 @@ export function CatalogRow({
         </div>
       )}
       {progress ? (
-        <div className="progress-block">
-          <progress max={100} value={pct} data-testid="download-progress" />
-          <span>
-            {" "}
-            {humanSize(progress.done)}
-            {total ? ` of ${humanSize(total)}` : ""}
-          </span>
-        </div>
+        <DownloadBar progress={progress} size={e.size} testId="download-progress" />
       ) : (
         <button onClick={onDownload} data-testid="model-download">
           Download

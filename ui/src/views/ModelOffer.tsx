@@ -8,7 +8,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, asAppError, type AppError, type DownloadProgress, type ModelsView, type Offer } from "../api";
 import { sentenceOf } from "../errors";
-import { humanSize, offerChanges } from "../models";
+import { offerChanges } from "../models";
+import { DownloadBar } from "./DownloadBar";
 
 const KEY = "narratoria.modelOfferDismissed";
 
@@ -101,8 +102,6 @@ export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onCho
     }
   };
 
-  const total = progress?.total ?? offer.size ?? null;
-  const pct = progress && total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
   return (
     <div className="banner offer" role="region" aria-label="A better model for this machine" data-testid="model-offer" data-name={offer.name}>
       <div className="offer-text">
@@ -117,14 +116,7 @@ export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onCho
           </div>
         )}
         {progress && (
-          <div className="progress-block">
-            <progress max={100} value={pct} data-testid="model-offer-progress" />
-            <span>
-              {" "}
-              {humanSize(progress.done)}
-              {total ? ` of ${humanSize(total)}` : ""}
-            </span>
-          </div>
+          <DownloadBar progress={progress} size={offer.size} testId="model-offer-progress" />
         )}
       </div>
       <div className="offer-actions">
