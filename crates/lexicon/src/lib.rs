@@ -26,12 +26,12 @@ pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};
 pub use lines::Lines;
-pub use question::{is_question, wondered};
+pub use question::{asks_with, is_question, wondered};
 pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
     SENTENCE_ENDS, TITLES,
 };
 pub use stem::stem;
-pub use stop_words::{is_stop_word, stop_words};
+pub use stop_words::{is_function_word, is_stop_word, stop_words};
 pub use words::JOINING_WORDS;
 pub use template::{no_plan, told, told_in, told_with_flavour};

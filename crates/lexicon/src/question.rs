@@ -65,6 +65,12 @@ const AFTER_THE_VERB: [&str; 35] = [
 /// Misspellings of question words players type.
 const WH_TYPED: [&str; 3] = ["whats", "wat", "whos"];
 
+/// Whether lower-case `word` is one a question asks with ("who", "what",
+/// "whom"): it says what is asked, not what about.
+pub fn asks_with(word: &str) -> bool {
+    WH.contains(&word) || word == "whom"
+}
+
 /// Whether `text` asks something: it ends with a question mark or opens
 /// with a question word or a helper verb ("what's…", "do I…", "is there…").
 pub fn is_question(text: &str) -> bool {
@@ -225,6 +231,14 @@ fn third_person(verb: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asks_with_its_question_word() {
+        for w in ["who", "whom", "what", "where"] {
+            assert!(asks_with(w), "{w}");
+        }
+        assert!(!asks_with("mara"));
+    }
 
     #[test]
     fn plain_questions_become_what_you_wonder() {

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 use crate::words::words_of;
-use crate::{has_negation, is_stop_word, stem, Language};
+use crate::{has_negation, is_function_word, stem, Language};
 
 /// One language's words (lower case), as its data file holds them.
 #[derive(Debug, Deserialize)]
@@ -43,7 +43,7 @@ pub struct Words {
     /// sentence ends on ("you see the.").
     pub loose_ends: HashSet<String>,
     pub cut_short: HashSet<String>,
-    /// The language the words are of: its stop words and stems are the
+    /// The language the words are of: its function words and stems are the
     /// lexicon's.
     #[serde(skip, default = "Language::english")]
     language: Language,
@@ -81,19 +81,19 @@ impl Words {
     }
 
     /// Whether `word` is one the language's sentences all share: one of
-    /// its stop words ([`crate::stop_words`]).
-    pub fn is_stop_word(&self, word: &str) -> bool {
-        is_stop_word(word, &self.language)
+    /// its function words ([`crate::stop_words`]).
+    pub fn is_function_word(&self, word: &str) -> bool {
+        is_function_word(word, &self.language)
     }
 
-    /// Whether `word` is a clause's own: no stop word, being or perceiving.
+    /// Whether `word` is a clause's own: no function word, being or perceiving.
     pub fn is_own(&self, word: &str) -> bool {
-        !self.is_stop_word(word) && !self.you_may.contains(word)
+        !self.is_function_word(word) && !self.you_may.contains(word)
     }
 
-    /// Whether a run of words holds two that are not stop words.
+    /// Whether a run of words holds two that are not function words.
     pub fn says_something(&self, run: &[String]) -> bool {
-        run.iter().filter(|w| !self.is_stop_word(w)).count() >= 2
+        run.iter().filter(|w| !self.is_function_word(w)).count() >= 2
     }
 
     /// `word` lowercased, without punctuation, singular ("People" → "person").
@@ -123,12 +123,12 @@ impl Words {
         stem(&self.singular(word), &self.language)
     }
 
-    /// The stems of `words` that are their own: no stop words, nor
+    /// The stems of `words` that are their own: no function words, nor
     /// being and perceiving.
     pub fn own_of(&self, words: &[String]) -> HashSet<String> {
         words
             .iter()
-            .filter(|w| !self.is_stop_word(w))
+            .filter(|w| !self.is_function_word(w))
             .map(|w| self.stem(w))
             .filter(|w| !w.is_empty() && !self.you_may_stems.contains(w))
             .collect()

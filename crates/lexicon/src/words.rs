@@ -81,14 +81,22 @@ fn inner_joints(sentence: &str) -> Vec<(usize, usize)> {
 }
 
 /// The words of each clause of `text`: its sentences ([`sentences_of`]),
-/// each cut at its inner joints.
+/// each cut after its inner joints (a joint's word stays with the clause
+/// before it: "you sit down, and").
 pub fn clauses(text: &str) -> Vec<Vec<String>> {
-    sentences_of(text)
-        .into_iter()
-        .flat_map(clause_words)
-        .map(|(_, words)| words)
-        .filter(|words| !words.is_empty())
-        .collect()
+    let mut out = Vec::new();
+    for sentence in sentences_of(text) {
+        let mut from = 0;
+        for (at, len) in inner_joints(sentence) {
+            if at >= from {
+                out.push(words_of(&sentence[from..at + len]));
+                from = at + len;
+            }
+        }
+        out.push(words_of(&sentence[from..]));
+    }
+    out.retain(|words| !words.is_empty());
+    out
 }
 
 /// The words of each clause of one sentence, with the byte index of the

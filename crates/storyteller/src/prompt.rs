@@ -642,6 +642,15 @@ mod tests {
         ] {
             assert_eq!(opening(check(outcome).as_object().unwrap(), action), words);
         }
+    }
+
+    fn check(outcome: &str) -> Value {
+        json!({"roll": {"formula": "1d20", "rolls": [9], "total": 9, "dc": 15,
+                        "outcome": outcome, "margin": -6}})
+    }
+
+    #[test]
+    fn an_action_tried_is_not_tried_twice() {
         // An action already tried is not tried twice; a question is told without it.
         let failed = check("failure");
         let failed = failed.as_object().unwrap();
@@ -658,6 +667,11 @@ mod tests {
             ),
             "You climb the wall, and you make it, and"
         );
+    }
+
+    #[test]
+    fn a_standing_answers_the_question_about_its_faction() {
+        let action = "I pick the lock on my cell door";
         // A standing looked up decides nothing about a deed, but it answers
         // the turn's question.
         let standing = json!({"query": {"factionId": "ashford-watch", "score": 0,
@@ -677,6 +691,10 @@ mod tests {
             opening(standing, "What do the ferrymen think of me now?"),
             "You wonder what the ferrymen think of you now. The ashford watch regard you as neutral, and"
         );
+    }
+
+    #[test]
+    fn memories_recalled_answer_a_question() {
         // Memories recalled answer a question: the first one that tells
         // something happening, or nothing coming to mind.
         let recalled = json!({"recall": {"memories": [
@@ -714,6 +732,11 @@ mod tests {
             opening(none.as_object().unwrap(), "I search the desk"),
             "You search the desk, and"
         );
+    }
+
+    #[test]
+    fn no_outcome_leaves_the_deed_simply_done() {
+        let action = "I pick the lock on my cell door";
         // A roll with no difficulty or nothing at all decide no outcome: the
         // action is simply done; a question or a quote is left for the model
         // to tell.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
-use narratoria_lexicon::{is_stop_word, Language};
+use narratoria_lexicon::{asks_with, is_stop_word, Language};
 use narratoria_protocol::StoryPlace;
 use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
@@ -381,8 +381,9 @@ fn insert_in(conn: &Connection, m: &NewMemory) -> Result<i64, SkillError> {
 }
 
 /// An FTS5 query matching any telling word of free text (the English stop
-/// words left out, [`narratoria_lexicon::stop_words`]; each word quoted so no
-/// text is read as FTS5 syntax); `None` when no word is left.
+/// words and the words a question asks with left out,
+/// [`narratoria_lexicon::stop_words`]; each word quoted so no text is read
+/// as FTS5 syntax); `None` when no word is left.
 pub fn fts_query(text: &str) -> Option<String> {
     let english = Language::english();
     let mut words: Vec<String> = Vec::new();
@@ -390,6 +391,7 @@ pub fn fts_query(text: &str) -> Option<String> {
         let w = w.to_lowercase();
         if w.is_empty()
             || is_stop_word(&w, &english)
+            || asks_with(&w)
             || words.iter().any(|q| q[1..q.len() - 1] == w)
         {
             continue;

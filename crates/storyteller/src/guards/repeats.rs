@@ -107,7 +107,7 @@ impl Guard for Repeats {
 /// The earlier turns, read for retelling.
 #[derive(Default)]
 struct Earlier {
-    /// Runs and clause starts of stop words but one, with how many
+    /// Runs and clause starts of function words but one, with how many
     /// turns told each.
     phrasings: HashMap<Vec<String>, usize>,
     /// What no clause may begin with.
@@ -362,7 +362,7 @@ mod tests {
             ..opened("You try to punch the ferryman, but you miss, and")
         });
         assert_eq!(s.push(" you're not sure if he will forgive you. "), "");
-        // A clause of stop words and one other is a way of speaking.
+        // A clause of function words and one other is a way of speaking.
         let mut s = full(Story {
             earlier: vec!["You wait, and you are in a room with a fire.".into()],
             ..opened("You sit down, and")
@@ -371,7 +371,7 @@ mod tests {
             s.push(" you are in a hall of maps. "),
             " you are in a hall of maps."
         );
-        // One that is stop words but one, once two earlier turns began with it.
+        // One that is function words but one, once two earlier turns began with it.
         let left = [
             "You try, but you miss, and you're left with the door's own end.",
             "You climb, and you make it, and you're left with the lamp room's end.",
