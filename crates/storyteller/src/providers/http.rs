@@ -547,18 +547,4 @@ mod tests {
         assert_eq!(r.next_event().unwrap().unwrap().data, "[DONE]");
         assert_eq!(r.next_event().unwrap(), None);
     }
-
-    #[test]
-    fn error_bodies_become_short_messages() {
-        assert_eq!(
-            error_message(r#"{"error":{"message":"model  not\nfound","type":"x"}}"#),
-            "model not found"
-        );
-        assert_eq!(
-            error_message(r#"{"error":"no such model"}"#),
-            "no such model"
-        );
-        assert_eq!(error_message(""), "no details");
-        assert!(error_message(&"y".repeat(1000)).chars().count() <= 301);
-    }
 }
