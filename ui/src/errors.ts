@@ -30,6 +30,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   scenario_not_found: "There is no scenario by that name.",
   note_too_long: "That author's note is too long — shorten it; the note saved before is kept.",
   language_unknown: "That is not a language Narratoria knows — give a code like fr or a name like French.",
+  correction_needless: "The turn already has those mechanics — nothing to correct.",
   io: "Something went wrong reading or writing a file.",
 };
 

@@ -13,6 +13,7 @@
 pub mod assets;
 pub mod chosen_paths;
 mod controls;
+pub mod corrections;
 pub mod desktop;
 mod error;
 pub mod load_queue;

@@ -94,7 +94,7 @@ impl App {
     ) -> Result<TurnView, AppError> {
         let input = player_input(input, "say what your character does")?;
         let session = self.current_session_id()?;
-        self.play_placed(&session, input, Placing::Next, events)
+        self.play_placed(&session, input, Placing::Next, None, events)
             .await
     }
 
@@ -103,12 +103,15 @@ impl App {
     /// session in this process; refuses to save (`session_changed`) when the
     /// branch moved meanwhile all the same (another process). The turn can be
     /// stopped with [`App::stop_turn`]: what the tools finished is kept, the
-    /// narration is cut short and told from the outcomes instead.
+    /// narration is cut short and told from the outcomes instead. With
+    /// `skills_needed` (the player's correction) its plans use those skills
+    /// instead of the ones routing would choose.
     pub(crate) async fn play_placed(
         &self,
         session: &str,
         input: &str,
         placing: Placing,
+        skills_needed: Option<Vec<String>>,
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
         // Stoppable from now on, while it waits for the story too.
@@ -124,13 +127,14 @@ impl App {
         let health_before = skills.health.clone();
         let mut options = TurnOptions {
             exec: self.exec_options(&place),
+            skills_needed,
             ..TurnOptions::default()
         };
         options.exec.stop = stopping.stop().clone();
         let inputs = TurnInputs {
             input,
             planner: self.planner(),
-            catalog: self.registry.snapshot(),
+            catalog: self.catalog_for(session)?,
             state,
             recent,
             told,

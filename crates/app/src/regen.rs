@@ -88,7 +88,7 @@ impl App {
         events: Option<UnboundedSender<TurnEvent>>,
     ) -> Result<TurnView, AppError> {
         let last = self.last_turn(session)?;
-        self.play_placed(session, &last.input, Placing::BesideHead, events)
+        self.play_placed(session, &last.input, Placing::BesideHead, None, events)
             .await
     }
 
@@ -106,7 +106,7 @@ impl App {
     ) -> Result<TurnView, AppError> {
         let input = player_input(input, "say what your character does instead")?;
         // Checked and branched once any turn running in the story has ended.
-        self.play_placed(session, input, Placing::InsteadOf(turn), events)
+        self.play_placed(session, input, Placing::InsteadOf(turn), None, events)
             .await
     }
 
@@ -290,7 +290,10 @@ fn last_turn_in(store: &Store, session: &str) -> Result<TurnRecord, AppError> {
 /// The plan that told `turn` (its last attempt with a plan and a result)
 /// and the outputs of its tools other than the narration, by tool id (`null`
 /// for one that gave nothing).
-fn told_plan(turn: &TurnRecord, catalog: &Catalog) -> Option<(Plan, Map<String, Value>)> {
+pub(crate) fn told_plan(
+    turn: &TurnRecord,
+    catalog: &Catalog,
+) -> Option<(Plan, Map<String, Value>)> {
     let attempt = turn
         .attempts
         .iter()

@@ -56,6 +56,10 @@ pub enum ErrorCode {
     NoteTooLong,
     /// A story's language was given as something that names no language.
     LanguageUnknown,
+    /// A correction of a turn's mechanics would change nothing: the turn
+    /// already used the skill said to be needed, or did not use the one
+    /// said to be needless.
+    CorrectionNeedless,
     Io,
 }
 
@@ -105,7 +109,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 25] = [
+    const PINNED: [(ErrorCode, &str); 26] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -130,6 +134,7 @@ mod tests {
         (ErrorCode::ScenarioNotFound, "scenario_not_found"),
         (ErrorCode::NoteTooLong, "note_too_long"),
         (ErrorCode::LanguageUnknown, "language_unknown"),
+        (ErrorCode::CorrectionNeedless, "correction_needless"),
         (ErrorCode::Io, "io"),
     ];
 

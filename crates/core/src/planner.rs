@@ -47,6 +47,11 @@ pub struct PlanRequest<'a> {
     /// told after the mechanics (docs/narrator.md, "One plan"); a plan with
     /// tools then gets an empty narrative and the model writes only its tools.
     pub narrative: bool,
+    /// The skills the player said this turn needs (a correction, docs/
+    /// narrator.md "The player corrects"): the plan uses these, less the
+    /// disabled ones, instead of the skills routing would choose. `None`:
+    /// routing chooses.
+    pub skills_needed: Option<&'a [String]>,
 }
 
 impl<'a> PlanRequest<'a> {
@@ -69,6 +74,7 @@ impl<'a> PlanRequest<'a> {
             previous_failure: None,
             deadline,
             narrative: true,
+            skills_needed: None,
         }
     }
 }
@@ -100,6 +106,10 @@ pub struct Routing {
     pub narration: Option<f32>,
     #[serde(default)]
     pub narration_margin: Option<f32>,
+    /// Whether the skills chosen are the player's correction rather than
+    /// routing's choice (the scores are still routing's).
+    #[serde(default)]
+    pub by_player: bool,
     /// Best score first.
     pub skills: Vec<SkillRouting>,
 }

@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use crate::turn::narration_step::{NARRATE, NARRATE_TOOL_ID, STORYTELLER};
 use crate::plan::{Plan, PlanMetadata, ToolInvocation};
 use crate::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use crate::skills::{Catalog, Skill};
+use crate::turn::narration_step::{NARRATE, NARRATE_TOOL_ID, STORYTELLER};
 
 /// The fallback planner.
 #[derive(Debug, Clone, Default)]

@@ -66,10 +66,16 @@ mod tests {
             error_message(r#"{"error": {"message": "model  not\nfound"}}"#),
             "model not found"
         );
-        assert_eq!(error_message(r#"{"error": "pull the model first"}"#), "pull the model first");
+        assert_eq!(
+            error_message(r#"{"error": "pull the model first"}"#),
+            "pull the model first"
+        );
         assert_eq!(error_message(r#"{"detail": "Not Found"}"#), "Not Found");
         assert_eq!(error_message(r#"{"message": "overloaded"}"#), "overloaded");
-        assert_eq!(error_message("<html>502 Bad Gateway</html>"), "<html>502 Bad Gateway</html>");
+        assert_eq!(
+            error_message("<html>502 Bad Gateway</html>"),
+            "<html>502 Bad Gateway</html>"
+        );
         assert_eq!(error_message("  \n "), "no details");
     }
 

@@ -370,8 +370,6 @@ const NEGATIONS: &[&str] = &[
     "not", "no", "nothing", "never", "cannot", "nor", "neither", "without",
 ];
 
-
-
 /// Whether `sentence` tells the checked deed `act` the other way round from
 /// `verdict`: done after a failure ("…, and the door slides open"), or gone
 /// wrong after a success. Read clause by clause, by the words of the deed's

@@ -206,7 +206,6 @@ const SUBJECTS: [&str; 9] = [
     "i", "we", "let's", "lets", "i'm", "im", "we're", "i'll", "we'll",
 ];
 
-
 /// First words of a sentence about someone or something other than the
 /// player's character.
 const ABOUT_OTHERS: [&str; 15] = [

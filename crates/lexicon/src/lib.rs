@@ -33,5 +33,5 @@ pub use sentence::{
 };
 pub use stem::stem;
 pub use stop_words::{is_function_word, is_stop_word, stop_words};
-pub use words::JOINING_WORDS;
 pub use template::{no_plan, told, told_in, told_with_flavour};
+pub use words::JOINING_WORDS;

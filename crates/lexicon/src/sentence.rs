@@ -174,7 +174,10 @@ mod tests {
 
     #[test]
     fn a_line_break_after_words_ends_no_sentence() {
-        assert_eq!(sentences_of("You wait\nand the door opens."), ["You wait\nand the door opens."]);
+        assert_eq!(
+            sentences_of("You wait\nand the door opens."),
+            ["You wait\nand the door opens."]
+        );
         assert_eq!(
             sentences_of("The door opens. you step in."),
             ["The door opens.", " you step in."]

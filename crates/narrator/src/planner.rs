@@ -566,6 +566,7 @@ impl LlamaPlanner {
             usable,
             request.input,
             request.disabled_skills,
+            request.skills_needed,
             opts.limits.max_tools,
         );
         if groups.is_empty() && !request.narrative {

@@ -118,6 +118,7 @@ fn each_candidate_skill_gives_one_tool() {
             &cards,
             input,
             &[],
+            None,
             2,
         )
         .0
@@ -255,6 +256,7 @@ fn with_no_usable_skill_the_plan_is_narrative_only() {
     let req = PlanRequest {
         disabled_skills: &all,
         narrative: false,
+        skills_needed: None,
         ..request("I attack the dragon!", catalog(), &state, ROOMY)
     };
     let out = p.plan(&req, &mut |_| {}).unwrap();
@@ -280,6 +282,7 @@ fn a_plan_with_tools_and_no_narrative_wanted_writes_only_its_tools() {
     ] {
         let req = PlanRequest {
             narrative: false,
+            skills_needed: None,
             ..request(input, catalog(), &state, ROOMY)
         };
         let out = p.plan(&req, &mut |_| {}).unwrap();

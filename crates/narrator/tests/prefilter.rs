@@ -73,8 +73,9 @@ fn score(label: &str, catalog: &Catalog, items: &[support::Labeled], floor: f64)
 /// Skill names of the keyword fallback's groups for `input`.
 fn keyword_routed(catalog: &Catalog, input: &str, disabled: &[String]) -> Vec<String> {
     let usable = cards(catalog, disabled);
-    let (groups, why) =
-        narratoria_narrator::routing::route_skills(None, catalog, &usable, input, disabled, 2);
+    let (groups, why) = narratoria_narrator::routing::route_skills(
+        None, catalog, &usable, input, disabled, None, 2,
+    );
     assert!(why.is_none(), "keywords give no routing explanation");
     groups
         .iter()

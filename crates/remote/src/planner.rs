@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use narratoria_core::host::Generator;
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
+use narratoria_core::turn::narration_step::is_narration;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -194,7 +195,17 @@ impl Planner for RemotePlanner {
         if Instant::now() >= request.deadline {
             return Err(PlannerError::Deadline);
         }
-        let usable = catalog::cards(request.catalog, request.disabled_skills);
+        // A player's correction names the skills the plan may use.
+        let mut usable = catalog::cards(request.catalog, request.disabled_skills);
+        if let Some(needed) = request.skills_needed {
+            usable.retain(|c| {
+                needed.contains(&c.name)
+                    || request
+                        .catalog
+                        .get(&c.name)
+                        .is_some_and(|skill| skill.scripts.iter().all(|s| is_narration(skill, s)))
+            });
+        }
         let paths: Vec<String> = catalog::tools(&usable).map(|t| t.path.clone()).collect();
         let system = prompt::system(&catalog::cards(request.catalog, &[]));
         let user = prompt::user(request);

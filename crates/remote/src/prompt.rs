@@ -97,6 +97,15 @@ pub(crate) fn user(request: &PlanRequest<'_>) -> String {
             request.disabled_skills.join(", ")
         ));
     }
+    if let Some(needed) = request.skills_needed {
+        s.push_str(&match needed {
+            [] => "The player says this turn needs no skill: use none.\n".to_string(),
+            _ => format!(
+                "The player says this turn needs these skills: use each of them once: {}.\n",
+                needed.join(", ")
+            ),
+        });
+    }
     if request.attempt > 1 {
         s.push_str(&format!("This is attempt {}.", request.attempt));
         if let Some(f) = request.previous_failure {
@@ -149,8 +158,8 @@ fn first_paragraph(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use narratoria_core::skills::cards::ToolCard;
     use narratoria_core::planner::TurnSummary;
+    use narratoria_core::skills::cards::ToolCard;
     use narratoria_core::skills::Catalog;
     use serde_json::json;
     use std::time::Instant;

@@ -98,13 +98,15 @@ pub struct ExampleIndex {
 const BATCH: usize = 32;
 
 impl ExampleIndex {
-    /// Embeds every candidate's texts and the narration-only class, reading
+    /// Embeds every candidate's texts and the narration-only class (with
+    /// `narration_extra`, the inputs the player said needed no mechanics), reading
     /// and filling the cache in `cache_dir` (keyed by `model_key` and the
     /// texts) when given, and fits each skill's classifier, and each script's
     /// among its siblings, with penalty `l2`.
     /// A script without examples is known by its description.
     pub fn build(
         candidates: &[Candidate],
+        narration_extra: &[String],
         embedder: &dyn Embed,
         model_key: &str,
         cache_dir: Option<&Path>,
@@ -134,7 +136,10 @@ impl ExampleIndex {
             });
         }
         let narration_texts: Vec<String> = NARRATION_ONLY.iter().map(|s| s.to_string()).collect();
-        let narration = vectors(&narration_texts)?;
+        let mut narration = vectors(&narration_texts)?;
+        if !narration_extra.is_empty() {
+            narration.extend(vectors(narration_extra)?);
+        }
         let narration_classifier = {
             let positives: Vec<&[f32]> = narration.iter().map(Vec::as_slice).collect();
             let negatives: Vec<&[f32]> = scripts

@@ -161,9 +161,7 @@ pub fn stems(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| {
-            w.len() >= 3
-                && !is_stop_word(w, &english)
-                && !SKILL_TEXT_WORDS.contains(&w.as_str())
+            w.len() >= 3 && !is_stop_word(w, &english) && !SKILL_TEXT_WORDS.contains(&w.as_str())
         })
         .map(|w| stem(&w, &english))
         .collect()

@@ -30,9 +30,29 @@ pub struct Decision {
     pub narration: f32,
     /// The calibration the decision was made under (its thresholds).
     pub calibration: Calibration,
+    /// Whether `skills` are the player's correction ([`Decision::as_needed`]).
+    pub by_player: bool,
 }
 
 impl Decision {
+    /// The decision the player made instead: the skills in `needed` that
+    /// were scored (usable, not disabled), each with the script routing
+    /// found best for the input, in the order given; the scores stay
+    /// routing's (docs/narrator.md, "The player corrects").
+    pub fn as_needed(mut self, needed: &[String]) -> Decision {
+        self.skills = needed
+            .iter()
+            .filter_map(|skill| self.scores.iter().find(|s| &s.skill == skill))
+            .map(|s| Routed {
+                skill: s.skill.clone(),
+                script: s.script.clone(),
+                score: s.per_text.first().copied().unwrap_or_default(),
+            })
+            .collect();
+        self.by_player = true;
+        self
+    }
+
     /// Why the decision is what it is: every skill's scores, best first, and
     /// the thresholds (what the inspector and `narrate --explain` show).
     pub fn why(&self) -> Routing {
@@ -55,6 +75,7 @@ impl Decision {
             further_threshold: self.calibration.further_threshold,
             narration: Some(self.narration),
             narration_margin: Some(self.calibration.narration_margin),
+            by_player: self.by_player,
             skills,
         }
     }
@@ -130,7 +151,8 @@ impl Router {
     /// cache where it can) when the catalog's texts changed since the last call.
     pub fn prepare(&self, catalog: &Catalog) -> Result<Arc<ExampleIndex>, RouteError> {
         let found = candidates(catalog);
-        let fingerprint = fingerprint(&found);
+        let narration = catalog.narration_examples();
+        let fingerprint = fingerprint(&found, narration);
         let mut slot = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((f, index)) = slot.as_ref() {
             if *f == fingerprint {
@@ -139,6 +161,7 @@ impl Router {
         }
         let index = Arc::new(ExampleIndex::build(
             &found,
+            narration,
             self.embedder.as_ref(),
             &self.model_key,
             self.cache_dir.as_deref(),
@@ -257,6 +280,7 @@ impl Router {
             scores,
             narration,
             calibration: self.calibration,
+            by_player: false,
         })
     }
 }
@@ -303,7 +327,7 @@ pub fn model_dir_for(planner_model: &Path) -> PathBuf {
 
 /// Identifies the candidates' texts: a changed example, description or
 /// guide gives another fingerprint.
-fn fingerprint(found: &[Candidate]) -> String {
+fn fingerprint(found: &[Candidate], narration: &[String]) -> String {
     let texts: Vec<String> = found
         .iter()
         .flat_map(|c| {
@@ -314,6 +338,7 @@ fn fingerprint(found: &[Candidate]) -> String {
                 .chain(c.counter_examples.iter().cloned())
                 .chain(std::iter::once(String::new()))
         })
+        .chain(narration.iter().cloned())
         .collect();
     cache::key("", &texts)
 }

@@ -15,8 +15,8 @@ use narratoria_protocol::writer::{AnswerLength, WriterClass, WriterProfile};
 
 use crate::config::Style;
 use crate::guards::adds_nothing::without_idle_clauses;
-use narratoria_lexicon::vocabulary::own_words;
 use crate::story_so_far::{with_summary, StorySoFar};
+use narratoria_lexicon::vocabulary::own_words;
 
 /// The most characters of free context, of the scenario, of the story so far
 /// and of the session state put into a prompt (a small local model reads

@@ -5,4 +5,4 @@
  * classifies errors by this code, never by message text, and has a sentence
  * for each one; its JSON text (snake_case) is the contract.
  */
-export type ErrorCode = "plan_not_json" | "plan_invalid" | "input_empty" | "export_format_unknown" | "export_refused" | "skills_dir_unusable" | "skill_invalid" | "config_invalid" | "skill_not_found" | "session_not_found" | "session_store" | "session_changed" | "model_unusable" | "download_failed" | "model_link_invalid" | "model_file_choice" | "server_failed" | "state_invalid" | "card_invalid" | "lore_invalid" | "scenario_invalid" | "scenario_not_found" | "note_too_long" | "language_unknown" | "io";
+export type ErrorCode = "plan_not_json" | "plan_invalid" | "input_empty" | "export_format_unknown" | "export_refused" | "skills_dir_unusable" | "skill_invalid" | "config_invalid" | "skill_not_found" | "session_not_found" | "session_store" | "session_changed" | "model_unusable" | "download_failed" | "model_link_invalid" | "model_file_choice" | "server_failed" | "state_invalid" | "card_invalid" | "lore_invalid" | "scenario_invalid" | "scenario_not_found" | "note_too_long" | "language_unknown" | "correction_needless" | "io";

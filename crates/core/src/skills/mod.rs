@@ -3,6 +3,7 @@
 
 pub mod cards;
 pub mod config;
+pub mod corrections;
 pub mod discovery;
 pub mod health;
 pub mod manifest;
@@ -190,6 +191,8 @@ pub struct Catalog {
     skills: Vec<Skill>,
     pub problems: Vec<Problem>,
     pub overrides: Vec<Override>,
+    /// Inputs the player said needed no mechanics (`corrections.rs`).
+    narration_examples: Vec<String>,
     by_name: HashMap<String, usize>,
     by_path: HashMap<PathBuf, (usize, usize)>,
 }
@@ -216,6 +219,7 @@ impl Catalog {
             skills,
             problems,
             overrides,
+            narration_examples: Vec::new(),
             by_name: HashMap::new(),
             by_path: HashMap::new(),
         };

@@ -13,6 +13,7 @@
 //! `invocations` each script run's record and the skills' stats.
 
 mod commit;
+mod corrections;
 mod export;
 mod invocations;
 #[cfg(test)]

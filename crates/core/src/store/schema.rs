@@ -159,8 +159,22 @@ CREATE INDEX invocations_by_trace ON invocations(trace_id);
 CREATE INDEX invocations_by_time ON invocations(started_at);
 CREATE INDEX invocations_by_turn ON invocations(turn_id);";
 
+/// Ninth step: the player's corrections of turns' mechanics, kept with the
+/// story as examples for its routing (docs/narrator.md, "The player
+/// corrects"): the input, the scripts it needed and the skills it got
+/// without needing them (JSON arrays of strings).
+const CORRECTIONS: &str = "CREATE TABLE routing_corrections (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    input TEXT NOT NULL,
+    needed TEXT NOT NULL,
+    unneeded TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX routing_corrections_by_session ON routing_corrections(session_id, id);";
+
 /// Every step of the schema, oldest first.
-const STEPS: [&str; 8] = [
+const STEPS: [&str; 9] = [
     LINEAR,
     TREE,
     BY_TURN,
@@ -169,6 +183,7 @@ const STEPS: [&str; 8] = [
     NOTED,
     STEER,
     INVOCATIONS,
+    CORRECTIONS,
 ];
 
 /// The schema version this release writes: the number of steps, which is

@@ -33,6 +33,7 @@ fn turn(input: &str, state: Value) -> NewTurn {
                 further_threshold: 1.6,
                 narration: Some(-3.0),
                 narration_margin: Some(-1.0),
+                by_player: false,
                 skills: vec![crate::planner::SkillRouting {
                     skill: "dice-roller".into(),
                     script: "roll-dice".into(),

@@ -211,6 +211,7 @@ impl Turn<'_> {
             state: self.state.clone(),
             recent: self.recent.clone(),
             next,
+            skills_needed: self.opts.skills_needed.clone(),
         };
         deadline::plan(Arc::clone(&self.planner), ask, time).await
     }

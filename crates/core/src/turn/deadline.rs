@@ -38,6 +38,8 @@ pub(super) struct Ask {
     pub state: Map<String, Value>,
     pub recent: Vec<TurnSummary>,
     pub next: NextPlan,
+    /// The skills the player said the turn needs, if they said.
+    pub skills_needed: Option<Vec<String>>,
 }
 
 impl Ask {
@@ -54,6 +56,7 @@ impl Ask {
             deadline,
             // The turn's narration is told after the mechanics.
             narrative: false,
+            skills_needed: self.skills_needed.as_deref(),
         }
     }
 }
@@ -200,6 +203,7 @@ mod tests {
             state: Map::new(),
             recent: vec![],
             next: first_plan(),
+            skills_needed: None,
         }
     }
 

@@ -56,6 +56,10 @@ pub struct TurnOptions {
     /// `Some`, this time whatever the planner says.
     pub generation_deadline: Option<Duration>,
     pub exec: ExecutorOptions,
+    /// The skills the player said the turn needs (a correction): every plan
+    /// of the turn uses them instead of routing's choice
+    /// ([`crate::planner::PlanRequest::skills_needed`]).
+    pub skills_needed: Option<Vec<String>>,
 }
 
 impl Default for TurnOptions {
@@ -64,6 +68,7 @@ impl Default for TurnOptions {
             max_attempts: 5,
             generation_deadline: None,
             exec: ExecutorOptions::default(),
+            skills_needed: None,
         }
     }
 }

@@ -31,13 +31,16 @@ pub fn load_router(planner_model: &Path) -> Option<Router> {
 /// `router` when given (its chosen script, with why), else by keywords
 /// ([`super::route`]) over the cards other than narration. Either way the
 /// skills are decided with every usable skill and those in `disabled` are
-/// then left out.
+/// then left out. With `needed` (the player's correction) the skills are
+/// those instead, each with the script routing finds best, else the
+/// skill's first.
 pub fn route_skills(
     router: Option<&Router>,
     catalog: &Catalog,
     usable: &[SkillCard],
     input: &str,
     disabled: &[String],
+    needed: Option<&[String]>,
     max_skills: usize,
 ) -> (Vec<Vec<ToolCard>>, Option<Routing>) {
     let tool = |path: &str| {
@@ -49,7 +52,11 @@ pub fn route_skills(
     };
     if let Some(router) = router {
         match router.route(catalog, input, disabled) {
-            Ok(mut decision) => {
+            Ok(decision) => {
+                let mut decision = match needed {
+                    Some(needed) => decision.as_needed(needed),
+                    None => decision,
+                };
                 // What the plan cannot use is not "chosen" in its routing either.
                 let mut groups = Vec::new();
                 decision.skills.retain(|r| {
@@ -62,6 +69,17 @@ pub fn route_skills(
             }
             Err(e) => tracing::warn!("routing by meaning failed ({e}); routing by keywords"),
         }
+    }
+    if let Some(needed) = needed {
+        let groups = needed
+            .iter()
+            .filter(|skill| !disabled.contains(skill))
+            .filter_map(|skill| usable.iter().find(|c| &c.name == skill))
+            .filter_map(|card| card.tools.first().cloned())
+            .map(|tool| vec![tool])
+            .take(max_skills)
+            .collect();
+        return (groups, None);
     }
     // As the router does, decide with every skill, then leave the disabled
     // out: a skill that failed is not replaced by the next likeliest.

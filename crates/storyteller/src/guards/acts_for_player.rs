@@ -56,9 +56,9 @@ impl Guard for ActsForPlayer {
 mod tests {
     use super::*;
     use crate::guards::testing::{every_guard, full, grounded, opened, unbounded};
-    use narratoria_lexicon::vocabulary::english;
     use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
+    use narratoria_lexicon::vocabulary::english;
     use narratoria_lexicon::words::quoted_words;
 
     fn speaks_for_the_player(sentence: &str) -> bool {

@@ -9,8 +9,8 @@ use std::collections::HashSet;
 
 use narratoria_lexicon::{ended_at, has_negation, sentences_of};
 
-use narratoria_lexicon::vocabulary::{english, Words};
 use super::{Asked, Candidate, Guard};
+use narratoria_lexicon::vocabulary::{english, Words};
 use narratoria_lexicon::words::{clause_words, words_of};
 
 #[derive(Debug)]

@@ -16,8 +16,8 @@ pub mod repeats;
 pub mod stranger;
 pub mod unfinished;
 
-pub use policy::Policy;
 pub use narratoria_lexicon::vocabulary::{talk_of_the_story, words_for, Words};
+pub use policy::Policy;
 
 use narratoria_lexicon::words::{quoted_words, words_of, QuotedWord};
 

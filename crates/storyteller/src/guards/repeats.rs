@@ -166,10 +166,10 @@ mod tests {
 
     use super::*;
     use crate::guards::testing::{asked, full, opened, small, told};
-    use narratoria_lexicon::vocabulary::english;
     use crate::guards::Asked;
     use crate::guards::Policy;
     use crate::sentences::SentenceStream;
+    use narratoria_lexicon::vocabulary::english;
 
     #[test]
     fn a_later_sentence_that_starts_like_an_earlier_turns_is_not_told() {

@@ -53,10 +53,10 @@ mod tests {
 
     use super::*;
     use crate::guards::testing::{every_guard, opened};
-    use narratoria_lexicon::vocabulary::english;
     use crate::guards::Policy;
     use crate::guards::{Asked, Story};
     use crate::sentences::SentenceStream;
+    use narratoria_lexicon::vocabulary::english;
 
     #[test]
     fn a_small_model_brings_in_no_one_the_story_has_not_met() {

@@ -58,8 +58,8 @@ impl Guard for Unfinished {
 mod tests {
     use super::*;
     use crate::guards::testing::{full, opened, told};
-    use narratoria_lexicon::vocabulary::english;
     use crate::guards::Story;
+    use narratoria_lexicon::vocabulary::english;
     use narratoria_lexicon::words::quoted_words;
 
     fn guard() -> Unfinished {
