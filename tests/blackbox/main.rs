@@ -9,6 +9,7 @@
 mod support;
 
 mod author_note;
+mod corrections;
 mod crash_safety;
 mod ctrl_c;
 mod game;

@@ -199,6 +199,7 @@ export function App() {
     continueNarration: () => id && runTurn(lastInput, (on) => api.continueNarration(id, on)),
     swipe: (number) => id && move(() => api.swipe(id, number)),
     editInput: (turn, input) => id && runTurn(input, (on) => api.editTurn(id, turn, input, on)),
+    correct: (change) => id && runTurn(lastInput, (on) => api.correctTurn(id, change, on)),
     editNarration: (turn, text) => id && move(() => api.editNarration(id, turn, text)),
     branchHere: (turn) =>
       id &&

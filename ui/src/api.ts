@@ -15,6 +15,7 @@ import type { SessionInfo } from "./bindings/SessionInfo";
 import type { StoryTree } from "./bindings/StoryTree";
 import type { LoreUse } from "./bindings/LoreUse";
 import type { Routing } from "./bindings/Routing";
+import type { Correction } from "./bindings/Correction";
 import type { TraceRecord } from "./bindings/TraceRecord";
 import type { SkillStats } from "./bindings/SkillStats";
 import type { StatsQuery } from "./bindings/StatsQuery";
@@ -32,6 +33,7 @@ export type { TurnEvent } from "./bindings/TurnEvent";
 export type { ExecEvent } from "./bindings/ExecEvent";
 export type { HealthChange } from "./bindings/HealthChange";
 export type { Alternative } from "./bindings/Alternative";
+export type { Correction } from "./bindings/Correction";
 export type { BranchInfo } from "./bindings/BranchInfo";
 export type { SessionInfo } from "./bindings/SessionInfo";
 export type { StoryTree } from "./bindings/StoryTree";
@@ -107,6 +109,9 @@ export interface Transcript {
   timeToFirstTokenMs: number;
   totalMs: number;
 }
+
+/** What the player says of the last turn's mechanics (docs/narrator.md, "The player corrects"). */
+export type MechanicsChange = { kind: "needed" | "needless"; skill: string };
 
 export interface AttemptRecord {
   attempt: number;
@@ -439,6 +444,13 @@ export const api = {
   /** Plays the last turn again from scratch (new plan, new rolls). */
   regenerateTurn: (id: string, onEvent: (e: TurnEvent) => void) =>
     call<TurnView>("turn_regenerate", { id, onEvent: eventsTo(onEvent) }),
+  /** Plays the last turn again with its mechanics corrected, and keeps the correction for the story's routing. */
+  correctTurn: (id: string, change: MechanicsChange, onEvent: (e: TurnEvent) => void) =>
+    call<TurnView>("turn_correct", { id, change, onEvent: eventsTo(onEvent) }),
+  /** The story's corrections of its turns' mechanics, oldest first. */
+  corrections: (id: string) => call<Correction[]>("corrections_list", { id }),
+  /** Removes one of the story's corrections; the ones left. */
+  removeCorrection: (id: string, correction: number) => call<Correction[]>("correction_remove", { id, correction }),
   /** Plays turn `turn` again with `input`, on a new branch from the turn before. */
   editTurn: (id: string, turn: number, input: string, onEvent: (e: TurnEvent) => void) =>
     call<TurnView>("turn_edit", { id, turn, input, onEvent: eventsTo(onEvent) }),

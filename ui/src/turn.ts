@@ -243,3 +243,19 @@ export function fromRecord(r: TurnRecord, live?: TurnModel): TurnModel {
   }
   return m;
 }
+
+/** The skill a roll is (what "Needed a roll" names). */
+export const ROLL_SKILL = "dice-roller";
+
+/**
+ * The skills a turn could have used and whether it did, for correcting its
+ * mechanics: routing's skills (every routable one) of the attempt that told
+ * it; without routing (planned by rules), the roll alone, by its tools.
+ */
+export function mechanicsOf(turn: TurnModel): { skill: string; used: boolean }[] {
+  const told = [...turn.attempts].reverse().find((a) => a.plan && !a.failure) ?? turn.attempts[turn.attempts.length - 1];
+  if (!told || turn.fallback) return [];
+  if (told.routing) return told.routing.skills.map((s) => ({ skill: s.skill, used: s.chosen }));
+  const rolled = told.tools.some((t) => t.toolPath.startsWith(`${ROLL_SKILL}/`));
+  return [{ skill: ROLL_SKILL, used: rolled }];
+}

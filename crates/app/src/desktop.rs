@@ -174,6 +174,16 @@ impl SharedApp {
         self.0.regenerate_turn(&session, events).await
     }
 
+    /// [`App::correct_turn`] as a `Send + 'static` future.
+    pub async fn correct_turn(
+        self: Arc<Self>,
+        session: String,
+        change: crate::corrections::MechanicsChange,
+        events: Option<UnboundedSender<TurnEvent>>,
+    ) -> Result<TurnView, AppError> {
+        self.0.correct_turn(&session, &change, events).await
+    }
+
     /// [`App::edit_turn`] as a `Send + 'static` future.
     pub async fn edit_turn(
         self: Arc<Self>,
@@ -248,6 +258,8 @@ mod tests {
         shell_can_await(Arc::clone(&app).continue_narration(id(), None));
         shell_can_await(Arc::clone(&app).regenerate_turn(id(), None));
         shell_can_await(Arc::clone(&app).edit_turn(id(), 1, "go".into(), None));
+        let roll = crate::corrections::MechanicsChange::Needed("dice-roller".into());
+        shell_can_await(Arc::clone(&app).correct_turn(id(), roll, None));
         shell_can_await(Arc::clone(&app).swipe(id(), None));
         shell_can_await(Arc::clone(&app).edit_narration(id(), 1, "text".into()));
     }

@@ -143,8 +143,22 @@ pub fn rule_plan(req: &PlanRequest<'_>) -> Plan {
             .map(|sc| (format!("{skill}/{script}"), sc))
     };
     let mut tools: Vec<ToolInvocation> = Vec::new();
+    // A player's correction names the skills; else the words decide.
+    let needs = |skill: &str, by_words: bool| match req.skills_needed {
+        Some(needed) => needed.iter().any(|s| s == skill),
+        None => by_words,
+    };
+    let (mut recall, mut store) = (has_any(&text, RECALL_WORDS), has_any(&text, STORE_WORDS));
+    if !needs("memory", true) {
+        (recall, store) = (false, false);
+    } else if req.skills_needed.is_some() && !recall && !store {
+        recall = true;
+    }
 
-    if has_any(&text, ACTION_WORDS) || dice_formula(&text).is_some() {
+    if needs(
+        "dice-roller",
+        has_any(&text, ACTION_WORDS) || dice_formula(&text).is_some(),
+    ) {
         if let Some((path, script)) = find("dice-roller", "roll-dice") {
             let formula = dice_formula(&text).unwrap_or_else(|| "1d20".into());
             let input = fit(
@@ -154,13 +168,13 @@ pub fn rule_plan(req: &PlanRequest<'_>) -> Plan {
             add(&mut tools, "roll", path, input, vec![], true);
         }
     }
-    if has_any(&text, RECALL_WORDS) {
+    if recall {
         if let Some((path, script)) = find("memory", "recall-memory") {
             let input = fit(script.input_schema.as_ref(), &[("query", json!(req.input))]);
             add(&mut tools, "recall", path, input, vec![], false);
         }
     }
-    if has_any(&text, STORE_WORDS) {
+    if store {
         if let Some((path, script)) = find("memory", "store-memory") {
             let input = fit(
                 script.input_schema.as_ref(),
@@ -169,7 +183,8 @@ pub fn rule_plan(req: &PlanRequest<'_>) -> Plan {
             add(&mut tools, "remember", path, input, vec![], false);
         }
     }
-    if let Some(faction) = mentioned_faction(req.catalog, &text) {
+    let faction = mentioned_faction(req.catalog, &text).filter(|_| needs("reputation", true));
+    if let Some(faction) = faction {
         let delta = if has_any(&text, BAD_DEEDS) {
             Some(-10)
         } else if has_any(&text, GOOD_DEEDS) {
@@ -460,6 +475,25 @@ mod tests {
         assert_eq!(rep.input["delta"], 10);
         let p = plan_for(&c, "What does the thieves guild think of me?", &[]);
         assert!(paths(&p).contains(&"reputation/query-reputation"));
+    }
+
+    #[test]
+    fn a_correction_names_the_skills_whatever_the_words() {
+        let (_dir, c) = catalog();
+        let state = Map::new();
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        let needed = ["dice-roller".to_string()];
+        let haggle = PlanRequest {
+            skills_needed: Some(&needed),
+            ..PlanRequest::first("I haggle for the horse", &c, &state, deadline)
+        };
+        assert_eq!(paths(&rule_plan(&haggle))[..1], ["dice-roller/roll-dice"]);
+        let none: [String; 0] = [];
+        let attack = PlanRequest {
+            skills_needed: Some(&none),
+            ..PlanRequest::first("I attack the goblin and remember it", &c, &state, deadline)
+        };
+        assert_eq!(paths(&rule_plan(&attack)), ["storyteller/narrate"]);
     }
 
     #[test]

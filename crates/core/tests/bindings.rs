@@ -6,6 +6,7 @@ use narratoria_core::bindings;
 use narratoria_core::error::{ErrorCode, FieldError};
 use narratoria_core::plan::Plan;
 use narratoria_core::result::ExecutionResult;
+use narratoria_core::skills::corrections::Correction;
 use narratoria_core::store::{Alternative, SkillStats, StatsQuery, StoryTree};
 use narratoria_core::turn::TurnEvent;
 use ts_rs::TS;
@@ -23,6 +24,7 @@ fn checked_in_bindings_match_the_core_types() {
     Alternative::export_all(&cfg).unwrap();
     SkillStats::export_all(&cfg).unwrap();
     StatsQuery::export_all(&cfg).unwrap();
+    Correction::export_all(&cfg).unwrap();
     let outcome = bindings::compare_or_update(
         scratch.path(),
         &bindings::checked_in_dir(),

@@ -1,16 +1,19 @@
 //! Sentence embeddings with all-MiniLM-L6-v2: candle's BERT over the
 //! model's safetensors, the `tokenizers` crate, mean pooling and L2
 //! normalisation — as sentence-transformers computes them. Runs on the CPU
-//! and never touches the network.
+//! and never touches the network. A model whose `config.json` says
+//! `"model_type": "mpnet"` (all-mpnet-base-v2) runs through [`crate::mpnet`].
 
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config, DTYPE};
+
+use crate::mpnet::{MpNet, MpNetConfig};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-/// Length of an embedding.
+/// Length of an embedding of the default model (all-MiniLM-L6-v2).
 pub const DIMENSIONS: usize = 384;
 /// Longest input, in tokens (the model's `max_seq_length`).
 pub const MAX_TOKENS: usize = 256;
@@ -41,9 +44,16 @@ fn map_weights(weights: &Path, device: &Device) -> candle_core::Result<VarBuilde
     unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DTYPE, device) }
 }
 
+/// The encoder a model's `config.json` names.
+enum Encoder {
+    Bert(BertModel),
+    MpNet(MpNet),
+}
+
 /// A loaded model and its tokenizer.
 pub struct Embedder {
-    model: BertModel,
+    model: Encoder,
+    dimensions: usize,
     tokenizer: Tokenizer,
     device: Device,
 }
@@ -68,11 +78,12 @@ impl Embedder {
             dir: dir.to_path_buf(),
             message,
         };
-        let config: Config = std::fs::read_to_string(&cfg)
+        let config: serde_json::Value = std::fs::read_to_string(&cfg)
             .map_err(|e| load_err(e.to_string()))
             .and_then(|t| {
                 serde_json::from_str(&t).map_err(|e| load_err(format!("config.json: {e}")))
             })?;
+        let mpnet = config.get("model_type").and_then(|t| t.as_str()) == Some("mpnet");
         let mut tokenizer =
             Tokenizer::from_file(&tok).map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
         tokenizer
@@ -88,16 +99,36 @@ impl Embedder {
         let device = Device::Cpu;
         let vb = map_weights(&weights, &device)
             .map_err(|e| load_err(format!("model.safetensors: {e}")))?;
-        let model =
-            BertModel::load(vb, &config).map_err(|e| load_err(format!("BERT weights: {e}")))?;
+        let read = |e: serde_json::Error| load_err(format!("config.json: {e}"));
+        let (model, dimensions) = if mpnet {
+            let config: MpNetConfig = serde_json::from_value(config).map_err(read)?;
+            let model =
+                MpNet::load(vb, &config).map_err(|e| load_err(format!("MPNet weights: {e}")))?;
+            (Encoder::MpNet(model), config.hidden_size)
+        } else {
+            let dimensions = config.get("hidden_size").and_then(|h| h.as_u64());
+            let config: Config = serde_json::from_value(config).map_err(read)?;
+            let model =
+                BertModel::load(vb, &config).map_err(|e| load_err(format!("BERT weights: {e}")))?;
+            (
+                Encoder::Bert(model),
+                dimensions.unwrap_or(DIMENSIONS as u64) as usize,
+            )
+        };
         Ok(Embedder {
             model,
+            dimensions,
             tokenizer,
             device,
         })
     }
 
-    /// One unit-length 384-dimension embedding per text, in order.
+    /// The length of its embeddings (384 for all-MiniLM-L6-v2).
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// One unit-length embedding per text, in order.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         Ok(self
             .embed_pooled(texts, None)?
@@ -132,12 +163,16 @@ impl Embedder {
         let ids = rows(&|e| e.get_ids().to_vec())?;
         let type_ids = rows(&|e| e.get_type_ids().to_vec())?;
         let mask = rows(&|e| e.get_attention_mask().to_vec())?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (batch, tokens, 384)
+        let hidden = match &self.model {
+            Encoder::Bert(m) => m.forward(&ids, &type_ids, Some(&mask))?,
+            Encoder::MpNet(m) => m.forward(&ids, &mask)?,
+        }; // (batch, tokens, dimensions)
         let sentences = unit_mean(&hidden, &mask)?;
-        if sentences.first().map(Vec::len) != Some(DIMENSIONS) {
+        if sentences.first().map(Vec::len) != Some(self.dimensions) {
             return Err(EmbedderError::Run(format!(
-                "the model gives {} dimensions, not {DIMENSIONS}",
-                sentences.first().map_or(0, Vec::len)
+                "the model gives {} dimensions, not {}",
+                sentences.first().map_or(0, Vec::len),
+                self.dimensions
             )));
         }
         let openings = match opening_share {

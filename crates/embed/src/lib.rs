@@ -6,6 +6,7 @@
 
 mod embedder;
 pub mod locate;
+pub mod mpnet;
 
 pub use embedder::{cosine, Embedder, EmbedderError, Pooled, DIMENSIONS, MAX_TOKENS};
 pub use locate::MODEL_FOLDER;

@@ -40,11 +40,18 @@ pub struct Calibration {
     /// A skill after the first must also be the best skill of one of the
     /// input's clauses (one clause, one skill).
     pub further_wins_a_clause: bool,
+    /// A skill after the first that is the best skill of one of the
+    /// input's clauses and scores at least this *on that clause* is used
+    /// whatever its score for the whole input (each clause of a compound
+    /// deed asks for its own skill: "what did the abbot tell us, and do the
+    /// monks like us?"). Infinite: never.
+    pub clause_threshold: f32,
 }
 
 impl Default for Calibration {
-    /// The best of a grid search on the tuning inputs (260 of 292 exact;
-    /// docs/narrator.md, "Routing").
+    /// The best of a grid search on the tuning inputs (260 of 292 exact),
+    /// and the clause threshold searched after it on those and the compound
+    /// deeds' tuning half (docs/narrator.md, "Routing").
     fn default() -> Self {
         Calibration {
             top_k: 5,
@@ -61,6 +68,7 @@ impl Default for Calibration {
             max_skills: 2,
             clauses: true,
             further_wins_a_clause: true,
+            clause_threshold: 4.0,
         }
     }
 }
@@ -135,15 +143,22 @@ pub fn decide(skills: &[SkillScore], narration: f32, cal: &Calibration) -> Vec<R
     let mut ranked: Vec<&SkillScore> = skills.iter().collect();
     ranked.sort_by(|a, b| whole(b).total_cmp(&whole(a)));
     let clauses = skills.iter().map(|s| s.per_text.len()).max().unwrap_or(0);
-    let clause_winners: Vec<&str> = (1..clauses)
+    // Each clause's best skill, and its score on that clause.
+    let clause_winners: Vec<(&str, f32)> = (1..clauses)
         .filter_map(|t| {
             skills
                 .iter()
                 .filter(|s| s.per_text.len() > t)
                 .max_by(|a, b| a.per_text[t].total_cmp(&b.per_text[t]))
-                .map(|s| s.skill.as_str())
+                .map(|s| (s.skill.as_str(), s.per_text[t]))
         })
         .collect();
+    let wins_a_clause = |skill: &str| clause_winners.iter().any(|(s, _)| *s == skill);
+    let carries_a_clause = |skill: &str| {
+        clause_winners
+            .iter()
+            .any(|(s, score)| *s == skill && *score >= cal.clause_threshold)
+    };
     ranked
         .into_iter()
         .enumerate()
@@ -152,9 +167,10 @@ pub fn decide(skills: &[SkillScore], narration: f32, cal: &Calibration) -> Vec<R
             if *i == 0 {
                 score >= cal.threshold && score >= narration + cal.narration_margin
             } else {
-                score >= cal.threshold
-                    && score >= cal.further_threshold
-                    && (!cal.further_wins_a_clause || clause_winners.contains(&s.skill.as_str()))
+                carries_a_clause(&s.skill)
+                    || (score >= cal.threshold
+                        && score >= cal.further_threshold
+                        && (!cal.further_wins_a_clause || wins_a_clause(&s.skill)))
             }
         })
         .map(|(_, s)| Routed {
@@ -167,9 +183,13 @@ pub fn decide(skills: &[SkillScore], narration: f32, cal: &Calibration) -> Vec<R
 }
 
 /// Whether the input's clauses can change what [`decide`] makes of
-/// `skills` scored on the whole input alone: only when a skill after the
-/// best one may be used and must win a clause to be.
+/// `skills` scored on the whole input alone: when a clause may carry a
+/// skill of its own, or a skill after the best one may be used and must
+/// win a clause to be.
 pub fn clauses_can_decide(skills: &[SkillScore], cal: &Calibration) -> bool {
+    if cal.clause_threshold.is_finite() && cal.max_skills > 1 {
+        return true;
+    }
     let mut whole: Vec<f32> = skills
         .iter()
         .map(|s| s.per_text.first().copied().unwrap_or(f32::MIN))

@@ -39,6 +39,13 @@ fn the_router_chooses_the_skills_players_need() {
     report("shipped skills, second fresh set", &fresh2);
     let fresh3 = score(&router, &shipped, &support::fresh3());
     report("shipped skills, third fresh set", &fresh3);
+    let compound = score(&router, &shipped, &support::compound_tune());
+    report("shipped skills, compound deeds, tuning half", &compound);
+    let compound_heldout = score(&router, &shipped, &support::compound_heldout());
+    report(
+        "shipped skills, compound deeds, held-out half",
+        &compound_heldout,
+    );
     let (_b, reworded) = support::reworded_skills();
     let other = score(&router, &reworded, &support::heldout());
     report("reworded skills, held-out half", &other);

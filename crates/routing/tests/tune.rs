@@ -113,3 +113,79 @@ fn search_calibrations_on_the_tuning_inputs() {
     }
     println!("tuning inputs, best: {}", s.line());
 }
+
+/// The clause score from which a clause's best skill is used as a second
+/// skill, chosen on the tuning inputs and the compound deeds' tuning half
+/// (the other weights as shipped); prints the held-out sets beside each.
+#[test]
+#[ignore = "a search over one threshold; prints the figures, changes nothing"]
+fn search_the_clause_threshold_on_the_tuning_inputs() {
+    let (_dir, catalog) = support::shipped_skills();
+    let base = Calibration::default();
+    let router = support::embedder_router(None, base);
+    let index = router.prepare(&catalog).unwrap();
+    let scored = |items: &[support::Labelled]| -> Vec<(Vec<SkillScore>, f32)> {
+        items
+            .iter()
+            .map(|i| {
+                let v = router.embed_input(&i.input).unwrap();
+                let signals = index.signals(&i.input, &v, base.top_k);
+                (
+                    index.skill_scores(&signals, &v, &base),
+                    index.narration_score(&signals, &v, &base),
+                )
+            })
+            .collect()
+    };
+    let exact =
+        |items: &[support::Labelled], scores: &[(Vec<SkillScore>, f32)], cal: &Calibration| {
+            items
+                .iter()
+                .zip(scores)
+                .filter(|(item, (s, narration))| {
+                    let mut got: Vec<String> = decide(s, *narration, cal)
+                        .into_iter()
+                        .map(|r| r.skill)
+                        .collect();
+                    got.sort();
+                    let mut want = item.skills.clone();
+                    want.sort();
+                    got == want
+                })
+                .count()
+        };
+    let tuning = support::tuning();
+    let compound = support::compound_tune();
+    let heldout = support::heldout();
+    let compound_heldout = support::compound_heldout();
+    let (s_tuning, s_compound) = (scored(&tuning), scored(&compound));
+    let (s_heldout, s_compound_heldout) = (scored(&heldout), scored(&compound_heldout));
+    let mut rows = Vec::new();
+    for step in 0..=24 {
+        let clause_threshold = if step == 24 {
+            f32::INFINITY
+        } else {
+            -2.0 + 0.5 * step as f32
+        };
+        let cal = Calibration {
+            clause_threshold,
+            ..base
+        };
+        let (a, b) = (
+            exact(&tuning, &s_tuning, &cal),
+            exact(&compound, &s_compound, &cal),
+        );
+        rows.push((a + b, clause_threshold, a, b, cal));
+    }
+    for (sum, t, a, b, cal) in &rows {
+        println!(
+            "clause threshold {t}: tuning {a}/{}, compound tuning {b}/{} (sum {sum}); held-out {}/{}, compound held-out {}/{}",
+            tuning.len(),
+            compound.len(),
+            exact(&heldout, &s_heldout, cal),
+            heldout.len(),
+            exact(&compound_heldout, &s_compound_heldout, cal),
+            compound_heldout.len()
+        );
+    }
+}

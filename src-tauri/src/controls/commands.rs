@@ -3,7 +3,9 @@
 //! narration (docs/stories.md). Live events go to `on_event` in order, all
 //! of them before the command returns.
 
+use narratoria_app::corrections::MechanicsChange;
 use narratoria_app::{AppError, SessionView, TurnView};
+use narratoria_core::skills::corrections::Correction;
 use narratoria_core::store::Alternative;
 use narratoria_core::turn::TurnEvent;
 use tauri::ipc::Channel;
@@ -55,6 +57,37 @@ pub async fn turn_regenerate(
     let outcome = app.inner().clone().regenerate_turn(id, Some(tx)).await;
     let _ = forwarding.await;
     outcome
+}
+
+/// Plays the last turn again with its mechanics corrected by `change`, and
+/// keeps the correction as an example for the story's routing.
+#[tauri::command]
+pub async fn turn_correct(
+    app: State<'_, AppState>,
+    id: String,
+    change: MechanicsChange,
+    on_event: Channel<TurnEvent>,
+) -> Result<TurnView, AppError> {
+    let (tx, forwarding) = forward(on_event);
+    let outcome = app.inner().clone().correct_turn(id, change, Some(tx)).await;
+    let _ = forwarding.await;
+    outcome
+}
+
+/// The story's corrections of its turns' mechanics, oldest first.
+#[tauri::command]
+pub fn corrections_list(app: State<'_, AppState>, id: String) -> Result<Vec<Correction>, AppError> {
+    app.corrections(&id)
+}
+
+/// Removes the story's correction `correction`; the corrections left.
+#[tauri::command]
+pub fn correction_remove(
+    app: State<'_, AppState>,
+    id: String,
+    correction: i64,
+) -> Result<Vec<Correction>, AppError> {
+    app.remove_correction(&id, correction)
 }
 
 /// Plays turn `turn` again with `input`, on a new branch from the turn before.

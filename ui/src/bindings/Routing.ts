@@ -21,6 +21,11 @@ furtherThreshold: number,
  */
 narration: number | null, narrationMargin: number | null, 
 /**
+ * Whether the skills chosen are the player's correction rather than
+ * routing's choice (the scores are still routing's).
+ */
+byPlayer: boolean, 
+/**
  * Best score first.
  */
 skills: Array<SkillRouting>, };

@@ -6,7 +6,7 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { api, asAppError } from "../api";
-import type { AppError, LoreUse, Routing, RunExported, Span, TraceRecord } from "../api";
+import type { AppError, Correction, LoreUse, Routing, RunExported, Span, TraceRecord } from "../api";
 import { sentenceOf } from "../errors";
 import type { AttemptView, ToolView, TurnModel } from "../turn";
 
@@ -112,6 +112,50 @@ function LoreTold({ lore }: { lore: LoreUse[] }) {
 }
 
 /** Why the plan uses its skills: each skill's scores and the thresholds. */
+/**
+ * What the story's routing learned from the player's corrections, each
+ * removable (docs/narrator.md, "The player corrects").
+ */
+function CorrectionsKept({ sessionId, turn }: { sessionId?: string; turn: TurnModel }) {
+  const [kept, setKept] = useState<Correction[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!sessionId) return;
+    let current = true;
+    api.corrections(sessionId).then(
+      (all) => current && setKept(all),
+      (e) => current && setError(asAppError(e).message),
+    );
+    return () => {
+      current = false;
+    };
+  }, [sessionId, turn.number, turn.phase]);
+  if (!sessionId || kept === null) return error ? <p className="error-text">{error}</p> : null;
+  const remove = (c: Correction) =>
+    api.removeCorrection(sessionId, c.id).then(setKept, (e) => setError(asAppError(e).message));
+  const skills = (c: Correction) => c.needed.map((p) => p.split("/")[0]);
+  return (
+    <div data-testid="corrections">
+      {error && <p className="error-text">{error}</p>}
+      {kept.length === 0 ? (
+        <p className="muted small">None yet: after a turn, “Needed a roll”, “No roll needed” or “Wrong skills…” plays it again and teaches this story.</p>
+      ) : (
+        <ul className="corrections-kept">
+          {kept.map((c) => (
+            <li key={c.id} data-testid="correction">
+              “{c.input}” needs {skills(c).length ? skills(c).join(" and ") : "no skill"}
+              {c.unneeded.length > 0 && <>, not {c.unneeded.join(" or ")}</>}{" "}
+              <button type="button" className="link" onClick={() => remove(c)} aria-label={`Forget the correction of “${c.input}”`} data-testid="correction-remove">
+                remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 function SkillsChosen({ routing }: { routing?: Routing | null }) {
   if (!routing) return <p className="muted small">Skills were not chosen by the router for this plan.</p>;
   const n = (x: number) => x.toFixed(2);
@@ -149,6 +193,11 @@ function SkillsChosen({ routing }: { routing?: Routing | null }) {
         <p className="muted small" data-testid="narration-only-score">
           Narration only scores {n(routing.narration)}: the best skill is used only from{" "}
           {n(routing.narration + routing.narrationMargin)}.
+        </p>
+      )}
+      {routing.byPlayer && (
+        <p className="muted small" data-testid="chosen-by-player">
+          The skills ticked are your correction, not the router's choice.
         </p>
       )}
     </div>
@@ -339,6 +388,8 @@ export function InspectorView({ turn, sessionId }: { turn: TurnModel | null; ses
             <div>
               <h3>Skills chosen</h3>
               <SkillsChosen routing={current.routing} />
+              <h3>Corrections this story learned</h3>
+              <CorrectionsKept sessionId={sessionId} turn={turn} />
               <h3>Lore told</h3>
               <LoreTold lore={current.lore} />
               <h3>Narrator</h3>

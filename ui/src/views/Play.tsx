@@ -10,7 +10,7 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
 import { events, type Alternative, type ServerWait, type SessionView } from "../api";
-import { fromRecord, type AssetView, type DiceRoll, type TurnModel } from "../turn";
+import { fromRecord, mechanicsOf, type AssetView, type DiceRoll, type TurnModel } from "../turn";
 import { openingOf } from "../stories";
 import { Prose } from "./Prose";
 import { Standings } from "./Standings";
@@ -109,7 +109,7 @@ export function PlayView({
                   disabled={busy}
                 />
                 {i === past.length - 1 && (
-                  <LastTurnControls alternatives={alternatives} actions={actions} disabled={busy} />
+                  <LastTurnControls alternatives={alternatives} mechanics={mechanicsOf(t)} actions={actions} disabled={busy} />
                 )}
               </>
             }

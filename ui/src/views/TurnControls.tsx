@@ -4,7 +4,14 @@
 // place), and start a branch after it (docs/stories.md).
 
 import { useEffect, useRef, useState, type MouseEvent } from "react";
-import type { Alternative } from "../api";
+import type { Alternative, MechanicsChange } from "../api";
+import { ROLL_SKILL } from "../turn";
+
+/** A skill the last turn could have used, and whether it did. */
+export interface Mechanic {
+  skill: string;
+  used: boolean;
+}
 
 /** What the player can do to the story's turns. */
 export interface TurnActions {
@@ -16,15 +23,20 @@ export interface TurnActions {
   editInput: (turn: number, input: string) => void;
   editNarration: (turn: number, text: string) => void;
   branchHere: (turn: number) => void;
+  /** Plays the last turn again with its mechanics corrected, and remembers it. */
+  correct: (change: MechanicsChange) => void;
 }
 
 /** The last turn's controls: its versions and telling it again. */
 export function LastTurnControls({
   alternatives,
+  mechanics,
   actions,
   disabled,
 }: {
   alternatives: Alternative[];
+  /** The skills the turn could have used; empty hides the corrections. */
+  mechanics: Mechanic[];
   actions: TurnActions;
   disabled: boolean;
 }) {
@@ -42,6 +54,7 @@ export function LastTurnControls({
       <button type="button" onClick={actions.continueNarration} disabled={disabled} data-testid="continue-narration" aria-label="Tell more of this turn">
         Continue
       </button>
+      <Corrections mechanics={mechanics} actions={actions} disabled={disabled} />
       {count > 1 && (
         <span className="swipes">
           <button type="button" className="link" onClick={() => step(-1)} disabled={disabled} data-testid="swipe-prev" aria-label="Previous version of this turn">
@@ -56,6 +69,57 @@ export function LastTurnControls({
         </span>
       )}
     </div>
+  );
+}
+
+/**
+ * The player's corrections of the last turn's mechanics: it needed a roll
+ * it did not get (or got one it did not need), or another skill. The turn
+ * is played again so, and the story's routing remembers it.
+ */
+function Corrections({ mechanics, actions, disabled }: { mechanics: Mechanic[]; actions: TurnActions; disabled: boolean }) {
+  if (mechanics.length === 0) return null;
+  const roll = mechanics.find((m) => m.skill === ROLL_SKILL);
+  const others = mechanics.filter((m) => m.skill !== ROLL_SKILL);
+  return (
+    <span className="corrections" role="group" aria-label="Correct this turn's mechanics">
+      {roll && (
+        <button
+          type="button"
+          onClick={() => actions.correct({ kind: roll.used ? "needless" : "needed", skill: ROLL_SKILL })}
+          disabled={disabled}
+          data-testid="correct-roll"
+          aria-label={roll.used ? "This turn needed no roll: play it again without one, and remember" : "This turn needed a roll: play it again with one, and remember"}
+        >
+          {roll.used ? "No roll needed" : "Needed a roll"}
+        </button>
+      )}
+      {others.length > 0 && (
+        <select
+          value=""
+          disabled={disabled}
+          aria-label="This turn needed another skill, or did not need one it used"
+          data-testid="correct-skill"
+          onChange={(e) => {
+            const [kind, skill] = e.target.value.split(":");
+            if (skill) actions.correct({ kind: kind as MechanicsChange["kind"], skill });
+          }}
+        >
+          <option value="">Wrong skills…</option>
+          {others.map((m) =>
+            m.used ? (
+              <option key={m.skill} value={`needless:${m.skill}`}>
+                Did not need {m.skill}
+              </option>
+            ) : (
+              <option key={m.skill} value={`needed:${m.skill}`}>
+                Needed {m.skill}
+              </option>
+            ),
+          )}
+        </select>
+      )}
+    </span>
   );
 }
 

@@ -77,14 +77,20 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
     for a in &advice {
         tell!("warning: {a}");
     }
+    let corrections = name.as_deref().map(corrections_naming).unwrap_or_default();
     let valid = problems.is_empty();
     let listed: Vec<_> = problems
         .iter()
         .map(|p| json!({"path": p.path, "message": p.reason}))
         .collect();
-    print_json(
-        &json!({ "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice }),
-    );
+    let corrected: Vec<_> = corrections
+        .iter()
+        .map(|(story, c)| json!({"story": story, "correction": c}))
+        .collect();
+    print_json(&json!({
+        "valid": valid, "name": name, "path": dir, "problems": listed, "warnings": advice,
+        "corrections": corrected,
+    }));
     if valid {
         let line = format!(
             "{}: valid skill {:?}",
@@ -92,6 +98,16 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
             name.unwrap_or_default()
         );
         tell!("{line}");
+        if !corrections.is_empty() {
+            tell!(
+                "{} correction(s) players made in their stories name it (routing examples of those stories; /corrections remove ID in the story takes one back):",
+                corrections.len()
+            );
+            for (story, c) in &corrections {
+                let line = super::story_controls::correction_line(c);
+                tell!("  {:>3}  {line}  (in “{story}”)", c.id);
+            }
+        }
         Ok(ExitCode::SUCCESS)
     } else {
         let line = format!("{}: {} problem(s):", dir.display(), problems.len());
@@ -101,6 +117,25 @@ pub fn check(dir: &Path) -> Result<ExitCode, CliError> {
             tell!("{line}");
         }
         Ok(ExitCode::from(1))
+    }
+}
+
+/// The corrections players made in the stories of the sessions database
+/// that name `skill`, each with its story's title; none when there is no
+/// database yet (checking a skill creates none) or it cannot be read (said).
+fn corrections_naming(
+    skill: &str,
+) -> Vec<(String, narratoria_core::skills::corrections::Correction)> {
+    let path = narratoria_app::locate::sessions_db();
+    if !path.exists() {
+        return Vec::new();
+    }
+    match narratoria_core::store::Store::open(&path).and_then(|s| s.corrections_naming(skill)) {
+        Ok(found) => found,
+        Err(e) => {
+            tell!("warning: the players' corrections could not be read: {e}");
+            Vec::new()
+        }
     }
 }
 

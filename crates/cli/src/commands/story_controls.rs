@@ -1,8 +1,13 @@
 //! The story's controls at the terminal: `/regen [all]`, `/continue`,
 //! `/swipe [N]`, `/edit N TEXT`, `/edit-narration N TEXT`, `/undo`,
-//! `/redo`, `/branch [NAME]`, `/branches`, `/switch NAME` (docs/stories.md).
+//! `/redo`, `/branch [NAME]`, `/branches`, `/switch NAME` (docs/stories.md),
+//! and the corrections of the last turn's mechanics: `/roll`, `/noroll`,
+//! `/skill NAME`, `/noskill NAME`, `/corrections [remove ID]`
+//! (docs/narrator.md, "The player corrects").
 
+use narratoria_app::corrections::{MechanicsChange, ROLL_SKILL};
 use narratoria_app::{App, AppError, SessionView};
+use narratoria_core::skills::corrections::Correction;
 use narratoria_core::turn::TurnEvent;
 use tokio::runtime::Runtime;
 
@@ -17,7 +22,10 @@ pub const HELP: &str =
   /edit N TEXT       play turn N again with other words, on a new branch
   /edit-narration N TEXT   rewrite turn N's narration
   /undo  /redo       take the last turn back, bring it back
-  /branch [NAME]     start a branch here    /branches   list them   /switch NAME";
+  /branch [NAME]     start a branch here    /branches   list them   /switch NAME
+  /roll  /noroll     the last turn needed a roll / needed none: play it so, and remember
+  /skill NAME        the last turn needed skill NAME    /noskill NAME   it did not
+  /corrections [remove ID]   what this story's routing learned from you";
 
 /// Runs `/cmd` when it is one of the story's controls; `None` when it is not.
 pub fn run(cmd: &str, app: &App, rt: &Runtime) -> Option<Result<(), String>> {
@@ -36,6 +44,11 @@ pub fn run(cmd: &str, app: &App, rt: &Runtime) -> Option<Result<(), String>> {
         "branch",
         "branches",
         "switch",
+        "roll",
+        "noroll",
+        "skill",
+        "noskill",
+        "corrections",
     ];
     if !known.contains(&name) {
         return None;
@@ -129,6 +142,47 @@ fn control(name: &str, arg: &str, app: &App, rt: &Runtime) -> Result<(), AppErro
             );
             last(&view);
         }
+        "roll" | "noroll" | "skill" | "noskill" => {
+            let skill = match (name, arg) {
+                ("roll" | "noroll", _) => ROLL_SKILL.to_string(),
+                (_, "") => return Err(usage(&format!("/{name} NAME (a skill of /skills)"))),
+                (_, skill) => skill.to_string(),
+            };
+            let change = if matches!(name, "roll" | "skill") {
+                MechanicsChange::Needed(skill)
+            } else {
+                MechanicsChange::Needless(skill)
+            };
+            let (view, streamed) = live(rt, app, &session, |tx| {
+                app.correct_turn(&session, &change, Some(tx))
+            })?;
+            if !streamed {
+                say!("\n{}", view.turn.narrative);
+            }
+            let kept = app.corrections(&session)?.len();
+            say!("  Played again and remembered: this story has {kept} correction(s) (/corrections).");
+        }
+        "corrections" => {
+            let kept = match arg.split_once(char::is_whitespace) {
+                Some(("remove", id)) => {
+                    let id = id
+                        .trim()
+                        .parse::<i64>()
+                        .map_err(|_| usage("/corrections remove ID"))?;
+                    let kept = app.remove_correction(&session, id)?;
+                    say!("  Correction {id} removed.");
+                    kept
+                }
+                None if arg.is_empty() => app.corrections(&session)?,
+                _ => return Err(usage("/corrections [remove ID]")),
+            };
+            if kept.is_empty() {
+                say!("  No corrections yet: /roll, /noroll, /skill NAME or /noskill NAME after a turn.");
+            }
+            for c in &kept {
+                say!("  {:>3}  {}", c.id, correction_line(c));
+            }
+        }
         _ => unreachable!("only known controls get here"),
     }
     Ok(())
@@ -162,6 +216,21 @@ where
         }
         done.outcome.map(|outcome| (outcome, streamed))
     })
+}
+
+/// "“I haggle for the horse” needs dice-roller, not reputation".
+pub fn correction_line(c: &Correction) -> String {
+    let needed: Vec<&str> = c.needed_skills().collect();
+    let mut line = format!("“{}” ", c.input);
+    if needed.is_empty() {
+        line.push_str("needs no skill");
+    } else {
+        line.push_str(&format!("needs {}", needed.join(" and ")));
+    }
+    if !c.unneeded.is_empty() {
+        line.push_str(&format!(", not {}", c.unneeded.join(" or ")));
+    }
+    line
 }
 
 fn last(view: &SessionView) {

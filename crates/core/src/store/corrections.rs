@@ -56,34 +56,56 @@ impl Store {
     /// The story's corrections, oldest first.
     pub fn corrections(&self, session: &str) -> Result<Vec<Correction>, StoreError> {
         self.session(session)?;
-        let mut stmt = self.conn.prepare(
-            "SELECT id, input, needed, unneeded, created_at FROM routing_corrections
-             WHERE session_id = ?1 ORDER BY id",
-        )?;
-        let rows = stmt.query_map(params![session], |r| {
+        Ok(self
+            .corrections_where("WHERE c.session_id = ?1", session)?
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect())
+    }
+
+    /// Every story's corrections that name `skill` (needed or not), each
+    /// with its story's title, oldest first.
+    pub fn corrections_naming(&self, skill: &str) -> Result<Vec<(String, Correction)>, StoreError> {
+        let all = self.corrections_where("WHERE ?1 = ?1", "")?;
+        Ok(all.into_iter().filter(|(_, c)| c.names(skill)).collect())
+    }
+
+    fn corrections_where(
+        &self,
+        filter: &str,
+        arg: &str,
+    ) -> Result<Vec<(String, Correction)>, StoreError> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT c.id, c.input, c.needed, c.unneeded, c.created_at, s.title
+             FROM routing_corrections c JOIN sessions s ON s.id = c.session_id
+             {filter} ORDER BY c.id"
+        ))?;
+        let rows = stmt.query_map(params![arg], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
                 r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
             ))
         })?;
         let mut kept = Vec::new();
         for row in rows {
-            let (id, input, needed, unneeded, created_at) = row?;
+            let (id, input, needed, unneeded, created_at, title) = row?;
             let list = |what: &str, text: &str| {
                 serde_json::from_str::<Vec<String>>(text).map_err(|e| {
                     StoreError::Damaged(format!("correction {id}'s {what} skills: {e}"))
                 })
             };
-            kept.push(Correction {
+            let correction = Correction {
                 id,
                 needed: list("needed", &needed)?,
                 unneeded: list("unneeded", &unneeded)?,
                 input,
                 created_at,
-            });
+            };
+            kept.push((title, correction));
         }
         Ok(kept)
     }
@@ -134,6 +156,13 @@ mod tests {
         assert_eq!(kept[1], again);
         assert_eq!(kept[0].unneeded, ["dice-roller"]);
         assert!(store.corrections(&b).unwrap().is_empty());
+        let naming: Vec<(String, String)> = store
+            .corrections_naming("dice-roller")
+            .unwrap()
+            .into_iter()
+            .map(|(title, c)| (title, c.input))
+            .collect();
+        assert_eq!(naming, [("a".to_string(), "I walk on".to_string())]);
         // Another story's id removes nothing.
         assert!(!store.remove_correction(&b, again.id).unwrap());
         assert!(!store.remove_correction(&a, first.id).unwrap());
@@ -170,5 +199,26 @@ mod tests {
             .unwrap();
         let err = store.corrections(&a).unwrap_err().to_string();
         assert!(err.contains("needed skills"), "{err}");
+    }
+
+    #[test]
+    fn a_database_at_step_eight_gains_corrections_and_keeps_its_stories() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            super::super::schema::first_steps(8)
+                .to_latest(&mut conn)
+                .unwrap();
+            conn.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', 'x', 'x')",
+                [],
+            )
+            .unwrap();
+        }
+        let mut store = Store::open(&path).unwrap();
+        assert!(store.corrections("s1").unwrap().is_empty());
+        store.add_correction("s1", "I haggle", &[], &[]).unwrap();
+        assert_eq!(store.corrections("s1").unwrap().len(), 1);
     }
 }

@@ -492,7 +492,7 @@ fn a_database_at_step_seven_gains_invocation_records() {
         .conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 8);
+    assert_eq!(version, schema::VERSION);
     let old = store.turns("s1").unwrap();
     assert_eq!(old.len(), 1);
     assert_eq!(old[0].trace, None);

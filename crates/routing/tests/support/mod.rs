@@ -17,13 +17,20 @@ pub fn root() -> PathBuf {
 /// The files of the all-MiniLM-L6-v2 folder that the router loads.
 const EMBEDDER_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
 
-/// The all-MiniLM-L6-v2 folder. Panics, naming the missing file and the
-/// command that fetches it, when it was never fetched: `./test.sh` fetches
-/// it (through scripts/setup.sh) before the tests, so without it a test
-/// fails instead of passing untested.
+/// Names another encoder's folder to measure the router with (all-mpnet-
+/// base-v2's, docs/narrator.md "Routing measurements"); unset: the shipped one.
+pub const ENCODER_VAR: &str = "NARRATORIA_ROUTING_ENCODER";
+
+/// The all-MiniLM-L6-v2 folder (or [`ENCODER_VAR`]'s). Panics, naming the
+/// missing file and the command that fetches it, when it was never fetched:
+/// `./test.sh` fetches it (through scripts/setup.sh) before the tests, so
+/// without it a test fails instead of passing untested.
 pub fn embedder_dir() -> PathBuf {
     let root = root().canonicalize().unwrap_or_else(|_| root());
-    let dir = root.join("models").join(narratoria_routing::MODEL_FOLDER);
+    let dir = match std::env::var_os(ENCODER_VAR) {
+        Some(dir) => PathBuf::from(dir),
+        None => root.join("models").join(narratoria_routing::MODEL_FOLDER),
+    };
     for file in EMBEDDER_FILES {
         let path = dir.join(file);
         assert!(
@@ -105,6 +112,17 @@ pub fn fresh2() -> Vec<Labelled> {
 /// read and before the next change (README beside it); now a tuning input.
 pub fn fresh3() -> Vec<Labelled> {
     labelled("fresh3.jsonl")
+}
+
+/// The compound deeds' tuning half: turns needing two skills (README
+/// beside it).
+pub fn compound_tune() -> Vec<Labelled> {
+    labelled("compound_tune.jsonl")
+}
+
+/// The compound deeds' held-out half, never tuned on.
+pub fn compound_heldout() -> Vec<Labelled> {
+    labelled("compound_heldout.jsonl")
 }
 
 /// The inputs calibrations are chosen on: the tuning half and the three
