@@ -65,17 +65,12 @@ fn a_turn_corrected_at_the_terminal_is_played_again_and_remembered() {
         corrections[0]["correction"]["needed"][0],
         "dice-roller/roll-dice"
     );
-    let id = corrections[0]["correction"]["id"].as_i64().unwrap();
 
-    // /noroll takes the roll back out; /corrections remove forgets the correction.
+    // /noroll takes the roll back out, and its correction replaces the first.
     let again = with_stdin(
         &["play", "--skills", root],
         story.home(),
-        format!(
-            "/noroll\n/corrections\n/corrections remove {}\n/corrections\n/quit\n",
-            id + 1
-        )
-        .as_bytes(),
+        b"/noroll\n/corrections\n/quit\n",
     );
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(
@@ -86,6 +81,26 @@ fn a_turn_corrected_at_the_terminal_is_played_again_and_remembered() {
     assert_eq!(ran(&log).len(), 1, "/noroll rolled: {text}");
     assert!(
         text.contains("“I haggle for the horse” needs no skill, not dice-roller"),
+        "{text}"
+    );
+    let checked = narratoria(
+        ["skills", "check", r(&dice)],
+        &[NO_MODEL, ("NARRATORIA_HOME", home)],
+    );
+    let kept = checked.json()["corrections"].clone();
+    assert_eq!(kept.as_array().map(Vec::len), Some(1), "{}", pretty(&kept));
+    assert_eq!(kept[0]["correction"]["unneeded"][0], "dice-roller");
+    let id = kept[0]["correction"]["id"].as_i64().unwrap();
+
+    // /corrections remove forgets it.
+    let removed = with_stdin(
+        &["play", "--skills", root],
+        story.home(),
+        format!("/corrections remove {id}\n/corrections\n/quit\n").as_bytes(),
+    );
+    let text = String::from_utf8_lossy(&removed.stdout);
+    assert!(
+        text.contains(&format!("Correction {id} removed.")),
         "{text}"
     );
     assert!(text.contains("No corrections yet"), "{text}");

@@ -22,6 +22,29 @@ const NARRATION_MARGINS: [f32; 9] = [
     1.0,
 ];
 
+/// How many of `items` the decision under `cal` routes exactly right, from
+/// their skills' and the narration-only class's `scores`.
+fn exact(
+    items: &[support::Labelled],
+    scores: &[(Vec<SkillScore>, f32)],
+    cal: &Calibration,
+) -> usize {
+    items
+        .iter()
+        .zip(scores)
+        .filter(|(item, (s, narration))| {
+            let mut got: Vec<String> = decide(s, *narration, cal)
+                .into_iter()
+                .map(|r| r.skill)
+                .collect();
+            got.sort();
+            let mut want = item.skills.clone();
+            want.sort();
+            got == want
+        })
+        .count()
+}
+
 /// Every (threshold, further threshold, narration margin) step tried.
 fn grid() -> impl Iterator<Item = (usize, usize, usize)> {
     (0..11).flat_map(|t| {
@@ -72,21 +95,7 @@ fn search_calibrations_on_the_tuning_inputs() {
                         narration_margin: NARRATION_MARGINS[m],
                         ..weighed
                     };
-                    let exact = items
-                        .iter()
-                        .zip(&scores)
-                        .filter(|(item, (s, narration))| {
-                            let mut got: Vec<String> = decide(s, *narration, &cal)
-                                .into_iter()
-                                .map(|r| r.skill)
-                                .collect();
-                            got.sort();
-                            let mut want = item.skills.clone();
-                            want.sort();
-                            got == want
-                        })
-                        .count();
-                    best.push((exact, cal));
+                    best.push((exact(&items, &scores, &cal), cal));
                 }
             }
         }
@@ -137,23 +146,6 @@ fn search_the_clause_threshold_on_the_tuning_inputs() {
             })
             .collect()
     };
-    let exact =
-        |items: &[support::Labelled], scores: &[(Vec<SkillScore>, f32)], cal: &Calibration| {
-            items
-                .iter()
-                .zip(scores)
-                .filter(|(item, (s, narration))| {
-                    let mut got: Vec<String> = decide(s, *narration, cal)
-                        .into_iter()
-                        .map(|r| r.skill)
-                        .collect();
-                    got.sort();
-                    let mut want = item.skills.clone();
-                    want.sort();
-                    got == want
-                })
-                .count()
-        };
     let tuning = support::tuning();
     let compound = support::compound_tune();
     let heldout = support::heldout();

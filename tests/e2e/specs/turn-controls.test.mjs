@@ -1,8 +1,9 @@
 // The story's controls in a real window, with the rule-based planner and
 // storytellers of the test's own: stopping a turn (the Stop button and
 // Escape), telling the last turn again and flipping between its versions,
-// playing it again, telling more, and editing a turn's words (played again
-// on a new branch) or its narration (docs/stories.md).
+// playing it again, telling more, editing a turn's words (played again
+// on a new branch) or its narration (docs/stories.md), and correcting a
+// turn's mechanics (docs/narrator.md, "The player corrects").
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -148,5 +149,36 @@ describe("The story's controls", { timeout: 240_000 }, () => {
     await (await w.$("redo")).click();
     await b.waitUntil(async () => (await w.turnCount()) === n, { timeout: 10_000 });
     assert.equal(await w.narration(n), "The door was never locked.");
+  });
+
+  test("a turn that needed a roll is played again with one, and the story remembers it", async () => {
+    await w.playTurn("I haggle for the horse");
+    const n = await w.turnCount();
+    const turn = await b.$(`[data-turn="${n}"]`);
+    assert.equal(await (await turn.$('[data-testid="dice-roll"]')).isExisting(), false, "the haggle rolled already");
+    const roll = await w.$("correct-roll");
+    assert.equal(await roll.getText(), "Needed a roll");
+    await roll.click();
+    await w.ready();
+    await b.waitUntil(async () => (await (await w.$("correct-roll")).getText()) === "No roll needed", {
+      timeout: 30_000,
+      timeoutMsg: "the corrected turn did not roll",
+    });
+    assert.equal(await w.turnCount(), n, "a correction adds no turn");
+    assert.ok(await (await b.$(`[data-turn="${n}"] [data-testid="dice-roll"]`)).isExisting(), "no dice shown on the corrected turn");
+    await shot(b, "turn-corrected");
+
+    // The Inspector lists what the story learned; remove forgets it.
+    await w.tab("settings");
+    const developer = await b.$('[data-testid="developer-toggle"] input');
+    if (!(await developer.isSelected())) await developer.click();
+    await w.tab("inspector");
+    const kept = await w.$("correction");
+    await kept.waitForExist({ timeout: 10_000 });
+    assert.match(await kept.getText(), /“I haggle for the horse” needs dice-roller/);
+    await (await w.$("correction-remove")).click();
+    await kept.waitForExist({ reverse: true, timeout: 10_000 });
+    assert.match(await (await w.$("corrections")).getText(), /None yet/);
+    await w.tab("play");
   });
 });
