@@ -296,11 +296,41 @@ mod tests {
     }
 
     #[test]
+    fn a_clause_that_scores_its_skill_high_enough_carries_it() {
+        let cal = Calibration {
+            threshold: 0.0,
+            further_threshold: 1.0,
+            further_wins_a_clause: true,
+            clause_threshold: 4.0,
+            ..Calibration::default()
+        };
+        // Memory is low on the whole input, and wins its clause by far.
+        let carried = [s("dice", &[3.0, 5.0, -1.0]), s("memory", &[0.2, -2.0, 4.5])];
+        let chosen: Vec<String> = decide(&carried, NO_NARRATION, &cal)
+            .into_iter()
+            .map(|r| r.skill)
+            .collect();
+        assert_eq!(chosen, ["dice", "memory"]);
+        // Winning its clause below the clause threshold is not enough.
+        let weak = [s("dice", &[3.0, 5.0, -1.0]), s("memory", &[0.2, -2.0, 3.5])];
+        assert_eq!(decide(&weak, NO_NARRATION, &cal).len(), 1);
+        // Nor is scoring high on a clause another skill wins.
+        let beaten = [s("dice", &[3.0, 5.0, 6.0]), s("memory", &[0.2, -2.0, 4.5])];
+        assert_eq!(decide(&beaten, NO_NARRATION, &cal).len(), 1);
+        // A clause threshold makes clauses worth embedding for any input.
+        assert!(clauses_can_decide(
+            &[s("dice", &[3.0]), s("memory", &[-5.0])],
+            &cal
+        ));
+    }
+
+    #[test]
     fn clauses_are_needed_only_for_a_possible_second_skill() {
         let cal = Calibration {
             threshold: 0.0,
             further_threshold: 1.0,
             further_wins_a_clause: true,
+            clause_threshold: f32::INFINITY,
             ..Calibration::default()
         };
         assert!(clauses_can_decide(
