@@ -109,7 +109,11 @@ fn the_skills_a_player_names_replace_the_decision_with_routing_s_scripts() {
     let (_dir, catalog) = support::shipped_skills();
     let input = "do I remember what the ferryman charged?";
     let decision = router.route(&catalog, input, &[]).unwrap();
-    let needed = ["dice-roller".to_string(), "memory".to_string(), "weather".to_string()];
+    let needed = [
+        "dice-roller".to_string(),
+        "memory".to_string(),
+        "weather".to_string(),
+    ];
     let corrected = decision.clone().as_needed(&needed);
     let chosen: Vec<(&str, &str)> = corrected
         .skills
@@ -117,7 +121,10 @@ fn the_skills_a_player_names_replace_the_decision_with_routing_s_scripts() {
         .map(|r| (r.skill.as_str(), r.script.as_str()))
         .collect();
     // A skill the catalog lacks is left out; memory keeps the script routing chose.
-    assert_eq!(chosen, [("dice-roller", "roll-dice"), ("memory", "recall-memory")]);
+    assert_eq!(
+        chosen,
+        [("dice-roller", "roll-dice"), ("memory", "recall-memory")]
+    );
     let why = corrected.why();
     assert!(why.by_player && !decision.why().by_player);
     assert_eq!(why.skills.iter().filter(|s| s.chosen).count(), 2);
