@@ -129,15 +129,7 @@ impl Store {
             )
             .optional()?;
         let Some((head, redo, name)) = branch else {
-            let session_exists: bool = tx
-                .query_row(
-                    "SELECT 1 FROM sessions WHERE id = ?1",
-                    params![place.session],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some();
-            return Err(if session_exists {
+            return Err(if super::session_exists(&tx, &place.session)? {
                 StoreError::SessionChanged {
                     branch: place.branch_name.clone(),
                 }

@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use super::{now, Store, StoreError};
+use super::{now, require_session, Store, StoreError};
 use crate::skills::corrections::Correction;
 
 /// The most corrections one story keeps: the oldest goes when a new one
@@ -24,7 +24,7 @@ impl Store {
         needed: &[String],
         unneeded: &[String],
     ) -> Result<Correction, StoreError> {
-        self.session(session)?;
+        require_session(&self.conn, session)?;
         let created_at = now();
         let json = |list: &[String]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
         let tx = self.conn.transaction()?;
@@ -55,9 +55,9 @@ impl Store {
 
     /// The story's corrections, oldest first.
     pub fn corrections(&self, session: &str) -> Result<Vec<Correction>, StoreError> {
-        self.session(session)?;
+        require_session(&self.conn, session)?;
         Ok(self
-            .corrections_where("WHERE c.session_id = ?1", session)?
+            .corrections_of(Some(session))?
             .into_iter()
             .map(|(_, c)| c)
             .collect())
@@ -66,21 +66,22 @@ impl Store {
     /// Every story's corrections that name `skill` (needed or not), each
     /// with its story's title, oldest first.
     pub fn corrections_naming(&self, skill: &str) -> Result<Vec<(String, Correction)>, StoreError> {
-        let all = self.corrections_where("WHERE ?1 = ?1", "")?;
+        let all = self.corrections_of(None)?;
         Ok(all.into_iter().filter(|(_, c)| c.names(skill)).collect())
     }
 
-    fn corrections_where(
+    /// The corrections of `session` (`None`: of every story), each with its
+    /// story's title, oldest first.
+    fn corrections_of(
         &self,
-        filter: &str,
-        arg: &str,
+        session: Option<&str>,
     ) -> Result<Vec<(String, Correction)>, StoreError> {
-        let mut stmt = self.conn.prepare(&format!(
+        let mut stmt = self.conn.prepare(
             "SELECT c.id, c.input, c.needed, c.unneeded, c.created_at, s.title
              FROM routing_corrections c JOIN sessions s ON s.id = c.session_id
-             {filter} ORDER BY c.id"
-        ))?;
-        let rows = stmt.query_map(params![arg], |r| {
+             WHERE ?1 IS NULL OR c.session_id = ?1 ORDER BY c.id",
+        )?;
+        let rows = stmt.query_map(params![session], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
@@ -112,7 +113,7 @@ impl Store {
 
     /// Removes the story's correction `id`; `false` when it has none by that id.
     pub fn remove_correction(&self, session: &str, id: i64) -> Result<bool, StoreError> {
-        self.session(session)?;
+        require_session(&self.conn, session)?;
         let removed = self.conn.execute(
             "DELETE FROM routing_corrections WHERE session_id = ?1 AND id = ?2",
             params![session, id],

@@ -401,6 +401,27 @@ impl Store {
     }
 }
 
+/// Whether the store holds story `session`.
+pub(crate) fn session_exists(conn: &Connection, session: &str) -> Result<bool, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM sessions WHERE id = ?1",
+            params![session],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// [`StoreError::NoSession`] unless the store holds story `session`.
+pub(crate) fn require_session(conn: &Connection, session: &str) -> Result<(), StoreError> {
+    if session_exists(conn, session)? {
+        Ok(())
+    } else {
+        Err(StoreError::NoSession(session.to_string()))
+    }
+}
+
 /// The session's current branch and where it ends.
 pub(crate) fn head(conn: &Connection, session: &str) -> Result<Head, StoreError> {
     conn.query_row(
