@@ -350,7 +350,19 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     // The rules' opening is English words: another language's prose is the
     // model's from its first word (the outcome is under "What happened").
     let opening = if language.is_english() {
-        opening(&fresh, facts.action)
+        // A question whose recall found only turns the story so far tells
+        // is answered from them ("You think back: …"), not left open for
+        // the model to fill with something that never happened.
+        let answered_by_the_story = first_recall(&fresh).is_none()
+            && first_recall(facts.deps).is_some_and(|m| !m.is_empty());
+        opening(
+            if answered_by_the_story {
+                facts.deps
+            } else {
+                &fresh
+            },
+            facts.action,
+        )
     } else {
         String::new()
     };
@@ -882,10 +894,11 @@ mod tests {
     }
 
     /// A question whose recall brought back only a turn the story so far
-    /// already tells opens as wondered: the turn is not quoted back to the
-    /// player as a memory; an older memory still is.
+    /// already tells is answered from that turn (left open, a small model
+    /// filled it with a voice nobody had heard); an older memory is told
+    /// before a recent one.
     #[test]
-    fn the_opening_does_not_quote_a_recent_turn_back_as_a_memory() {
+    fn a_question_answered_only_by_a_recent_turn_thinks_back_to_it() {
         let told = "You step into the lighthouse and call out, and the keeper's face lights up.";
         let recent = vec![RecentTurn {
             player: "I step into the lighthouse and call out".into(),
@@ -909,7 +922,7 @@ mod tests {
         let only_recent = json!({"recall": {"memories": [{"summary": told}]}});
         assert_eq!(
             build_with(&only_recent),
-            "You wonder what you remember about the keeper, and"
+            "You wonder what you remember about the keeper. You think back: you step into the lighthouse and call out, and the keeper's face lights up."
         );
         let older = json!({"recall": {"memories": [
             {"summary": told},
