@@ -456,6 +456,86 @@ fn a_hugging_face_link_adds_the_model_picked_from_its_repository() {
     );
 }
 
+/// Runs narratoria in `home` against the Hub stand-in at `endpoint`.
+fn with_hub(home: &Path, endpoint: &str, args: &[&str]) -> crate::support::Run {
+    narratoria(
+        args,
+        &[
+            ("NARRATORIA_HOME", home.to_str().unwrap()),
+            ("NARRATORIA_MODEL", ""),
+            ("NARRATORIA_LOG", ""),
+            ("HF_ENDPOINT", endpoint),
+        ],
+    )
+}
+
+/// A Hub stand-in that redirects a file's download to `file:///etc/passwd`
+/// crashed `models add` (exit 101, a panic in the HTTP client); the
+/// redirect is now refused with a download error that names it.
+#[test]
+fn a_hub_redirect_to_a_file_address_is_refused_without_a_crash() {
+    use narratoria_models::test_hub::{serve_hub, HubTestFile, Quirks};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let hub = serve_hub(
+        "tester/Tiny-GGUF",
+        vec![HubTestFile {
+            path: "tiny-q4.gguf".into(),
+            body: tiny_gguf(true),
+        }],
+        Quirks {
+            resolve_location: Some("file:///etc/passwd".into()),
+            ..Quirks::default()
+        },
+    );
+    let link = "https://huggingface.co/tester/Tiny-GGUF/resolve/main/tiny-q4.gguf";
+    let added = with_hub(&home, &hub.endpoint, &["models", "add", link]);
+    assert_ne!(added.code, 101, "a panic: {}", added.stderr);
+    assert_eq!(added.code, 1, "{}", added.stderr);
+    assert!(
+        added.stderr.contains("a redirect was refused"),
+        "{}",
+        added.stderr
+    );
+    assert!(
+        added.stderr.contains("file:///etc/passwd"),
+        "{}",
+        added.stderr
+    );
+    assert!(added.stderr.contains("download_failed"), "{}", added.stderr);
+    assert!(!home.join("models/tiny-q4.gguf").exists());
+}
+
+/// `models add REPO --pick FILE` listed the repository three times (to
+/// offer, to pick, to find the checksum); now once.
+#[test]
+fn adding_from_a_repository_link_lists_it_once() {
+    use narratoria_models::test_hub::{serve_hub, HubTestFile, Quirks};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let hub = serve_hub(
+        "tester/Tiny-GGUF",
+        vec![HubTestFile {
+            path: "tiny-q4.gguf".into(),
+            body: tiny_gguf(true),
+        }],
+        Quirks::default(),
+    );
+    let link = "https://huggingface.co/tester/Tiny-GGUF";
+    let added = with_hub(
+        &home,
+        &hub.endpoint,
+        &["models", "add", link, "--pick", "tiny-q4.gguf"],
+    );
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let seen = hub.seen.lock().unwrap().clone();
+    let listings = seen
+        .iter()
+        .filter(|(_, path, _)| path.starts_with("/api/models/"))
+        .count();
+    assert_eq!(listings, 1, "{seen:?}");
+}
+
 /// `models list` says what this machine is and judges each catalog model
 /// against it, with one recommended.
 #[test]

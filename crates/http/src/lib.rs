@@ -1,7 +1,11 @@
 //! What every HTTP client of the product shares, whichever server it asks
 //! (a model server, a hosted provider): whether a transport failure was a
-//! timeout, and the human part of an error answer's body. No calls are made
-//! here.
+//! timeout, the human part of an error answer's body, and the one rule by
+//! which redirects are followed ([`call`]).
+
+mod redirect;
+
+pub use redirect::{agent_builder, call, Answer, CallError, Redirects, Request};
 
 use std::error::Error;
 use std::io::ErrorKind;

@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use narratoria_http::{CallError, Redirects};
 use sha2::{Digest, Sha256};
 
 use crate::error::ModelsError;
@@ -16,9 +17,18 @@ use crate::error::ModelsError;
 /// is stopped early.
 pub const SIZE_SLACK_BYTES: u64 = 64 << 10;
 
-/// The most bytes a download whose catalog entry gives no size may have
-/// (128 GiB: more than the largest model a player's machine could run).
-pub const UNSIZED_MAX_BYTES: u64 = 128 << 30;
+/// The most bytes a download whose size is known neither from its catalog
+/// entry (or the Hub) nor from the server may have: 64 GiB, more than the
+/// largest model a player's machine could run (docs/models.md, "The
+/// catalog").
+pub const UNSIZED_MAX_BYTES: u64 = 64 << 30;
+
+/// The longest an attempt whose length is known neither from the catalog
+/// (or the Hub) nor from the server may take, whatever its pace: 4 hours.
+/// Counting it from [`UNSIZED_MAX_BYTES`] at [`Pace::min_rate`] would give
+/// weeks; an attempt stopped here keeps its `.part` and the next one goes on
+/// from there (docs/models.md, "The catalog").
+pub const UNSIZED_DEADLINE: Duration = Duration::from_secs(4 * 60 * 60);
 
 /// How slow a download may be before it is given up. A download that is
 /// given up keeps its `.part`: the next attempt goes on from there.
@@ -35,16 +45,21 @@ pub struct Pace {
     pub stall: Duration,
     /// See `stall`.
     pub stall_bytes: u64,
+    /// The whole time an attempt of unknown length has
+    /// ([`UNSIZED_DEADLINE`] by default).
+    pub unsized_deadline: Duration,
 }
 
 impl Pace {
     /// A slow but real connection: 32 KiB/s (256 kbit/s) on average plus a
-    /// minute; stalled after 60 s with fewer than 16 KiB.
+    /// minute; stalled after 60 s with fewer than 16 KiB; 4 hours for a
+    /// download of unknown length.
     pub const DEFAULT: Pace = Pace {
         min_rate: 32 << 10,
         grace: Duration::from_secs(60),
         stall: Duration::from_secs(60),
         stall_bytes: 16 << 10,
+        unsized_deadline: UNSIZED_DEADLINE,
     };
 }
 
@@ -57,7 +72,7 @@ impl Default for Pace {
 /// The bounds one download attempt keeps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The file's size as the catalog gives it, when it does.
+    /// The file's size as the catalog (or the Hub) gives it, when known.
     pub size: Option<u64>,
     pub pace: Pace,
 }
@@ -94,13 +109,38 @@ impl Limits {
             .saturating_add(Duration::from_millis(millis))
     }
 
+    /// The time an attempt has that starts with `have` bytes of a file
+    /// whose whole length is `total` as the server announced it: counted
+    /// by [`Limits::deadline`] from the catalog's size, else from `total`;
+    /// with neither, [`Pace::unsized_deadline`]. Every attempt has one.
+    pub fn attempt_deadline(&self, total: Option<u64>, have: u64) -> Duration {
+        match self.size.or(total) {
+            Some(expected) => self.deadline(expected.saturating_sub(have)),
+            None => self.pace.unsized_deadline,
+        }
+    }
+
     /// Where the limit of [`Limits::max_bytes`] comes from, for an error.
     fn basis(&self) -> String {
         match self.size {
             Some(size) => {
                 format!("the catalog's size of {size} bytes plus 1% and {SIZE_SLACK_BYTES} bytes")
             }
-            None => "the most a model without a size in the catalog may have".into(),
+            None => "the most a model of unknown size may have".into(),
+        }
+    }
+
+    /// Where the deadline of [`Limits::attempt_deadline`] comes from, for
+    /// an error.
+    fn deadline_basis(&self, total: Option<u64>, have: u64) -> String {
+        match self.size.or(total) {
+            Some(expected) => format!(
+                "{} plus {} bytes at {} bytes/s",
+                seconds(self.pace.grace),
+                expected.saturating_sub(have),
+                self.pace.min_rate
+            ),
+            None => "the most a download of unknown length may take".into(),
         }
     }
 }
@@ -121,15 +161,21 @@ pub struct Progress {
 /// otherwise the `.part` is deleted and the error says both checksums. A
 /// failed transfer keeps the `.part` for the next attempt.
 ///
+/// Redirects are followed by the product's rule, to any http(s) host (a
+/// download is handed to a content network), at most five
+/// ([`narratoria_http::Redirects::ANY_HOST`]); a refused one (another
+/// scheme, no host, too many) is [`ModelsError::Http`] naming it, never a
+/// panic.
+///
 /// The attempt keeps to `limits`:
 /// - the whole file has at most [`Limits::max_bytes`]: a larger announced
 ///   length is refused before the body is read, a body that goes past it is
 ///   stopped at the first byte too many; either way the `.part` is deleted
 ///   and the error is [`ModelsError::DownloadTooLarge`]. A `.part` already
 ///   larger is not resumed but started over;
-/// - it ends within [`Limits::deadline`] of the bytes it still has to bring
-///   (counted from the catalog's size, else from the announced length; with
-///   neither, there is no deadline), checked as bytes arrive, so at most one
+/// - it ends within [`Limits::attempt_deadline`] (counted from the
+///   catalog's size, else from the announced length, else
+///   [`Pace::unsized_deadline`]), checked as bytes arrive, so at most one
 ///   stall window late;
 /// - it never goes [`Pace::stall`] with fewer than [`Pace::stall_bytes`]
 ///   (a silent connection included).
@@ -146,167 +192,28 @@ pub fn fetch(
     if let Some(dir) = dest.parent() {
         std::fs::create_dir_all(dir).map_err(|e| ModelsError::io(dir, e))?;
     }
-    let max = limits.max_bytes();
+    let attempt = Attempt {
+        url,
+        part: &part,
+        limits,
+        started: Instant::now(),
+    };
     let mut hasher = Sha256::new();
     let mut have = hash_existing(&part, &mut hasher)?;
-    if have > max {
+    if have > limits.max_bytes() {
         // Not the start of this file: ask for all of it (the part is
         // overwritten when the answer comes).
         have = 0;
         hasher = Sha256::new();
     }
-    let http = |reason: String| ModelsError::Http {
-        url: url.to_string(),
-        reason,
-    };
-    let too_large = |seen: String| {
-        let _ = std::fs::remove_file(&part);
-        ModelsError::DownloadTooLarge {
-            url: url.to_string(),
-            limit: max,
-            basis: limits.basis(),
-            seen,
-        }
-    };
-    let too_slow = |done: u64, reason: String| ModelsError::DownloadTooSlow {
-        url: url.to_string(),
-        done,
-        reason,
-    };
-    let pace = limits.pace;
-    let stalled = |done: u64| {
-        let what = match pace.stall_bytes {
-            0 | 1 => "nothing".to_string(),
-            n => format!("fewer than {n} bytes"),
-        };
-        too_slow(done, format!("{what} arrived in {}", seconds(pace.stall)))
-    };
-
-    let started = Instant::now();
-    let agent = ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_secs(30))
-        .timeout_read(pace.stall)
-        .build();
-    let mut request = agent.get(url);
-    if have > 0 {
-        request = request.set("Range", &format!("bytes={have}-"));
-    }
-    let response = match request.call() {
-        Ok(r) => Some(r),
-        // The part already holds the whole file.
-        Err(ureq::Error::Status(416, _)) if have > 0 => None,
-        Err(ureq::Error::Status(code, r)) => {
-            return Err(http(format!("HTTP {code} {}", r.status_text())))
-        }
-        Err(e) => return Err(http(e.to_string())),
-    };
-
-    if let Some(response) = response {
+    if let Some(response) = attempt.request(have)? {
         let resumed = response.status() == 206 && starts_at(&response) == Some(have);
         if !resumed {
             // The server sends the whole file: start over.
             have = 0;
             hasher = Sha256::new();
         }
-        let length: Option<u64> = response
-            .header("Content-Length")
-            .and_then(|v| v.trim().parse().ok());
-        let total = length.map(|n| n.saturating_add(have));
-        if let Some(total) = total.filter(|t| *t > max) {
-            return Err(too_large(format!("the server announced {total} bytes")));
-        }
-        let deadline = limits
-            .size
-            .or(total)
-            .map(|expected| limits.deadline(expected.saturating_sub(have)));
-        let mut out = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .append(resumed)
-            .truncate(!resumed)
-            .open(&part)
-            .map_err(|e| ModelsError::io(&part, e))?;
-        let resumed_from = have;
-        let mut done = have;
-        on_progress(Progress {
-            done,
-            total,
-            resumed_from,
-        });
-        // The last time `pace.stall_bytes` had arrived since the one before.
-        let (mut mark_at, mut mark_done) = (Instant::now(), done);
-        let mut reader = response.into_reader();
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            // Never more than one byte past the limit.
-            let room = max.saturating_sub(done).saturating_add(1);
-            let want = usize::try_from(room).map_or(buf.len(), |r| r.min(buf.len()));
-            let n = match reader.read(&mut buf[..want]) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-                    ) =>
-                {
-                    let _ = out.sync_all();
-                    return Err(stalled(done));
-                }
-                Err(e) => {
-                    let _ = out.sync_all();
-                    return Err(http(format!(
-                        "the connection broke after {done} bytes ({e}); try again to go on from there"
-                    )));
-                }
-            };
-            if done + n as u64 > max {
-                drop(out);
-                return Err(too_large(format!(
-                    "the server kept sending past {max} bytes"
-                )));
-            }
-            out.write_all(&buf[..n])
-                .map_err(|e| ModelsError::io(&part, e))?;
-            hasher.update(&buf[..n]);
-            done += n as u64;
-            on_progress(Progress {
-                done,
-                total,
-                resumed_from,
-            });
-            let now = Instant::now();
-            if done - mark_done >= pace.stall_bytes {
-                (mark_at, mark_done) = (now, done);
-            } else if now.duration_since(mark_at) >= pace.stall {
-                let _ = out.sync_all();
-                return Err(stalled(done));
-            }
-            if let Some(deadline) = deadline {
-                if now.duration_since(started) > deadline {
-                    let _ = out.sync_all();
-                    return Err(too_slow(
-                        done,
-                        format!(
-                            "it passed its deadline of {} ({} plus {} bytes at {} bytes/s)",
-                            seconds(deadline),
-                            seconds(pace.grace),
-                            deadline_bytes(limits, total, resumed_from),
-                            pace.min_rate
-                        ),
-                    ));
-                }
-            }
-        }
-        out.sync_all().map_err(|e| ModelsError::io(&part, e))?;
-        if let Some(total) = total {
-            if done < total {
-                return Err(http(format!(
-                    "the server ended the file after {done} of {total} bytes; try again to go on from there"
-                )));
-            }
-        }
+        attempt.receive(response, have, &mut hasher, on_progress)?;
     }
 
     let actual = hex(&hasher.finalize());
@@ -324,9 +231,217 @@ pub fn fetch(
     std::fs::rename(&part, dest).map_err(|e| ModelsError::io(dest, e))
 }
 
-/// The bytes an attempt's deadline was counted for.
-fn deadline_bytes(limits: &Limits, total: Option<u64>, have: u64) -> u64 {
-    limits.size.or(total).unwrap_or(0).saturating_sub(have)
+/// One attempt of [`fetch`]: where it reads from and writes to, its
+/// limits, and when it started.
+struct Attempt<'a> {
+    url: &'a str,
+    part: &'a Path,
+    limits: &'a Limits,
+    started: Instant,
+}
+
+impl Attempt<'_> {
+    /// Asks for the file from byte `have` on (Range when `have` > 0),
+    /// following redirects by [`Redirects::ANY_HOST`]. `None`: the server
+    /// says the `.part` already holds the whole file (416).
+    fn request(&self, have: u64) -> Result<Option<ureq::Response>, ModelsError> {
+        let agent = narratoria_http::agent_builder()
+            .timeout_connect(Duration::from_secs(30))
+            .timeout_read(self.limits.pace.stall)
+            .build();
+        let range = (have > 0).then(|| format!("bytes={have}-"));
+        let prepare = |request: ureq::Request, _on_first_host: bool| match &range {
+            Some(range) => request.set("Range", range),
+            None => request,
+        };
+        let request = narratoria_http::Request {
+            method: "GET",
+            url: self.url,
+            body: None,
+            rule: Redirects::ANY_HOST,
+        };
+        match narratoria_http::call(&agent, request, &prepare) {
+            Ok(answer) => Ok(Some(answer.response)),
+            Err(CallError::Http(e)) => match *e {
+                ureq::Error::Status(416, _) if have > 0 => Ok(None),
+                ureq::Error::Status(code, r) => {
+                    Err(self.http(format!("HTTP {code} {}", r.status_text())))
+                }
+                other => Err(self.http(other.to_string())),
+            },
+            Err(refused @ CallError::Redirect { .. }) => Err(self.http(refused.to_string())),
+        }
+    }
+
+    /// Writes `response`'s body to the `.part` (appended after `have`
+    /// bytes when `have` > 0, else from its start) and into `hasher`,
+    /// within the attempt's limits (see [`fetch`]).
+    fn receive(
+        &self,
+        response: ureq::Response,
+        have: u64,
+        hasher: &mut Sha256,
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), ModelsError> {
+        let max = self.limits.max_bytes();
+        let length: Option<u64> = response
+            .header("Content-Length")
+            .and_then(|v| v.trim().parse().ok());
+        let total = length.map(|n| n.saturating_add(have));
+        if let Some(total) = total.filter(|t| *t > max) {
+            return Err(self.too_large(format!("the server announced {total} bytes")));
+        }
+        let deadline = self.limits.attempt_deadline(total, have);
+        let mut out = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(have > 0)
+            .truncate(have == 0)
+            .open(self.part)
+            .map_err(|e| ModelsError::io(self.part, e))?;
+        let mut progress = Progress {
+            done: have,
+            total,
+            resumed_from: have,
+        };
+        on_progress(progress);
+        let mut pace = PaceWatch::new(progress.done);
+        let mut reader = response.into_reader();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            // Never more than one byte past the limit.
+            let room = max.saturating_sub(progress.done).saturating_add(1);
+            let want = usize::try_from(room).map_or(buf.len(), |r| r.min(buf.len()));
+            let n = match self.read(&mut reader, &mut buf[..want], &out, progress.done)? {
+                0 => break,
+                n => n,
+            };
+            if progress.done + n as u64 > max {
+                drop(out);
+                return Err(self.too_large(format!("the server kept sending past {max} bytes")));
+            }
+            out.write_all(&buf[..n])
+                .map_err(|e| ModelsError::io(self.part, e))?;
+            hasher.update(&buf[..n]);
+            progress.done += n as u64;
+            on_progress(progress);
+            let late = self.started.elapsed() > deadline;
+            if pace.stalled(progress.done, &self.limits.pace) || late {
+                let _ = out.sync_all();
+                return Err(if late {
+                    self.too_slow(
+                        progress.done,
+                        format!(
+                            "it passed its deadline of {} ({})",
+                            seconds(deadline),
+                            self.limits.deadline_basis(total, have)
+                        ),
+                    )
+                } else {
+                    self.stalled(progress.done)
+                });
+            }
+        }
+        out.sync_all().map_err(|e| ModelsError::io(self.part, e))?;
+        match total {
+            Some(total) if progress.done < total => Err(self.http(format!(
+                "the server ended the file after {} of {total} bytes; try again to go on from there",
+                progress.done
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Reads the next bytes of the body into `buf`; a timeout is a stall
+    /// and a broken connection a download error, each with the `.part`
+    /// synced (`done` bytes in it) for the next attempt.
+    fn read(
+        &self,
+        reader: &mut impl Read,
+        buf: &mut [u8],
+        out: &File,
+        done: u64,
+    ) -> Result<usize, ModelsError> {
+        loop {
+            match reader.read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let _ = out.sync_all();
+                    return Err(if narratoria_http::is_timeout_kind(e.kind()) {
+                        self.stalled(done)
+                    } else {
+                        self.http(format!(
+                            "the connection broke after {done} bytes ({e}); try again to go on from there"
+                        ))
+                    });
+                }
+            }
+        }
+    }
+
+    fn http(&self, reason: String) -> ModelsError {
+        ModelsError::Http {
+            url: self.url.to_string(),
+            reason,
+        }
+    }
+
+    /// The body went past the limit: the `.part` is deleted.
+    fn too_large(&self, seen: String) -> ModelsError {
+        let _ = std::fs::remove_file(self.part);
+        ModelsError::DownloadTooLarge {
+            url: self.url.to_string(),
+            limit: self.limits.max_bytes(),
+            basis: self.limits.basis(),
+            seen,
+        }
+    }
+
+    fn too_slow(&self, done: u64, reason: String) -> ModelsError {
+        ModelsError::DownloadTooSlow {
+            url: self.url.to_string(),
+            done,
+            reason,
+        }
+    }
+
+    fn stalled(&self, done: u64) -> ModelsError {
+        let pace = self.limits.pace;
+        let what = match pace.stall_bytes {
+            0 | 1 => "nothing".to_string(),
+            n => format!("fewer than {n} bytes"),
+        };
+        self.too_slow(done, format!("{what} arrived in {}", seconds(pace.stall)))
+    }
+}
+
+/// The stall rule's memory: the last time [`Pace::stall_bytes`] had
+/// arrived since the time before.
+struct PaceWatch {
+    mark_at: Instant,
+    mark_done: u64,
+}
+
+impl PaceWatch {
+    fn new(done: u64) -> PaceWatch {
+        PaceWatch {
+            mark_at: Instant::now(),
+            mark_done: done,
+        }
+    }
+
+    /// Whether, with `done` bytes now, fewer than `pace.stall_bytes` have
+    /// arrived for `pace.stall`.
+    fn stalled(&mut self, done: u64, pace: &Pace) -> bool {
+        let now = Instant::now();
+        if done - self.mark_done >= pace.stall_bytes {
+            (self.mark_at, self.mark_done) = (now, done);
+            false
+        } else {
+            now.duration_since(self.mark_at) >= pace.stall
+        }
+    }
 }
 
 /// `d` for a message: whole seconds, or milliseconds under ten seconds.

@@ -38,9 +38,13 @@ pub enum ModelsError {
     /// something else than a catalog entry pins.
     #[error("Hugging Face repository {repo}: {reason}")]
     Hub { repo: String, reason: String },
-    /// A repository link with more than one GGUF file: the player picks one.
-    #[error("{repo} has {} GGUF files; pick one: {}", files.len(), files.join(", "))]
-    HubChoose { repo: String, files: Vec<String> },
+    /// A repository link with more than one GGUF file (or a pick that is
+    /// none of them): the player picks one of `files`, smallest first.
+    #[error("{repo} has {} GGUF files; pick one: {}", files.len(), crate::hub_files::paths_for_message(files.iter()))]
+    HubChoose {
+        repo: String,
+        files: Vec<crate::hub_files::HubFile>,
+    },
     #[error(transparent)]
     Link(#[from] crate::hub::LinkError),
     #[error("download of {url} failed: {reason}")]

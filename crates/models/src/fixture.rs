@@ -7,25 +7,60 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::download::hex(&Sha256::digest(bytes))
 }
 
+/// The ggml type number of F32 tensors.
+pub const F32: u32 = 0;
+
+/// One tensor of a test GGUF file: its dimensions, its ggml type number,
+/// and where its data starts in the data section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestTensor {
+    pub dims: Vec<u64>,
+    pub ty: u32,
+    pub offset: u64,
+}
+
 /// The bytes of a small but complete GGUF v3 file: architecture `llama`,
 /// name `tiny`, file type Q4_1, context length 2048, one F32 tensor of 8
 /// values, and a chat template when `chat_template` is true.
 pub fn tiny_gguf(chat_template: bool) -> Vec<u8> {
-    let mut kvs: Vec<(&str, Kv)> = vec![
+    let mut kvs: Vec<(&str, Kv)> = base_metadata(Kv::U32(2048));
+    if chat_template {
+        kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
+    }
+    let tensor = TestTensor {
+        dims: vec![8],
+        ty: F32,
+        offset: 0,
+    };
+    build(&kvs, &[tensor], 32)
+}
+
+/// A GGUF v3 file like [`tiny_gguf`] with a chat template, whose context
+/// length is `context_length` (a 64-bit value), whose tensor table is
+/// `tensors`, and whose data section holds `data` zero bytes.
+pub fn gguf_with(context_length: u64, tensors: &[TestTensor], data: usize) -> Vec<u8> {
+    let mut kvs = base_metadata(Kv::U64(context_length));
+    kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
+    build(&kvs, tensors, data)
+}
+
+const CHAT_TEMPLATE: &str = "{% for m in messages %}{{ m.content }}{% endfor %}";
+
+fn base_metadata(context_length: Kv) -> Vec<(&'static str, Kv)> {
+    vec![
         ("general.architecture", Kv::Str("llama")),
         ("general.name", Kv::Str("tiny")),
         ("general.file_type", Kv::U32(3)),
-        ("llama.context_length", Kv::U32(2048)),
-    ];
-    if chat_template {
-        kvs.push((
-            "tokenizer.chat_template",
-            Kv::Str("{% for m in messages %}{{ m.content }}{% endfor %}"),
-        ));
-    }
+        ("llama.context_length", context_length),
+    ]
+}
+
+/// The header, `kvs`, the tensor table of `tensors`, padding to 32 bytes,
+/// and `data` zero bytes.
+fn build(kvs: &[(&str, Kv)], tensors: &[TestTensor], data: usize) -> Vec<u8> {
     let mut v = b"GGUF".to_vec();
     v.extend(3u32.to_le_bytes());
-    v.extend(1u64.to_le_bytes());
+    v.extend((tensors.len() as u64).to_le_bytes());
     v.extend((kvs.len() as u64).to_le_bytes());
     for (key, value) in kvs {
         string(&mut v, key);
@@ -38,23 +73,37 @@ pub fn tiny_gguf(chat_template: bool) -> Vec<u8> {
                 v.extend(4u32.to_le_bytes());
                 v.extend(n.to_le_bytes());
             }
+            Kv::U64(n) => {
+                v.extend(10u32.to_le_bytes());
+                v.extend(n.to_le_bytes());
+            }
         }
     }
-    string(&mut v, "w");
-    v.extend(1u32.to_le_bytes());
-    v.extend(8u64.to_le_bytes());
-    v.extend(0u32.to_le_bytes()); // F32
-    v.extend(0u64.to_le_bytes());
+    for (i, tensor) in tensors.iter().enumerate() {
+        // `w`, `w1`, `w2`…: tiny_gguf's one tensor keeps its name `w`.
+        let name = match i {
+            0 => "w".to_string(),
+            i => format!("w{i}"),
+        };
+        string(&mut v, &name);
+        v.extend((tensor.dims.len() as u32).to_le_bytes());
+        for d in &tensor.dims {
+            v.extend(d.to_le_bytes());
+        }
+        v.extend(tensor.ty.to_le_bytes());
+        v.extend(tensor.offset.to_le_bytes());
+    }
     while !v.len().is_multiple_of(32) {
         v.push(0);
     }
-    v.extend([0u8; 32]);
+    v.extend(std::iter::repeat_n(0u8, data));
     v
 }
 
 enum Kv {
     Str(&'static str),
     U32(u32),
+    U64(u64),
 }
 
 fn string(v: &mut Vec<u8>, s: &str) {

@@ -50,7 +50,8 @@ pub struct GgufSummary {
     pub context_length: Option<u64>,
     /// Whether `tokenizer.chat_template` is present (instruct models carry one).
     pub has_chat_template: bool,
-    /// Bytes the tensor data needs, when every tensor type is one whose size is known here.
+    /// Bytes the file needs to hold its tensor data (always given: a tensor
+    /// whose type's layout is not known is refused).
     pub data_end: Option<u64>,
     /// Bytes one token of context takes in the KV cache, when the header
     /// gives the layout (`<architecture>.block_count`, `.embedding_length`,
@@ -184,7 +185,15 @@ fn fixed_size(ty: u32) -> Option<u64> {
     }
 }
 
-/// (elements per block, bytes per block) of the ggml tensor types whose layout is known here.
+/// The most tokens of context a model may claim to be trained for: 2^24
+/// (16,777,216), above the longest any published model gives (10,485,760).
+/// A larger `<architecture>.context_length` is a malformed header, not a
+/// model (docs/models.md, on the GGUF reader).
+pub const MAX_CONTEXT_LENGTH: u64 = 1 << 24;
+
+/// (elements per block, bytes per block) of the ggml tensor types whose
+/// layout is known here (ggml's `ggml_type` and the block structs of
+/// `ggml-common.h`). A tensor of any other type is refused.
 fn block_layout(ty: u32) -> Option<(u64, u64)> {
     Some(match ty {
         0 => (1, 4),      // F32
@@ -194,222 +203,329 @@ fn block_layout(ty: u32) -> Option<(u64, u64)> {
         6 => (32, 22),    // Q5_0
         7 => (32, 24),    // Q5_1
         8 => (32, 34),    // Q8_0
+        9 => (32, 36),    // Q8_1
         10 => (256, 84),  // Q2_K
         11 => (256, 110), // Q3_K
         12 => (256, 144), // Q4_K
         13 => (256, 176), // Q5_K
         14 => (256, 210), // Q6_K
+        15 => (256, 292), // Q8_K
+        16 => (256, 66),  // IQ2_XXS
+        17 => (256, 74),  // IQ2_XS
+        18 => (256, 98),  // IQ3_XXS
+        19 => (256, 50),  // IQ1_S
+        20 => (32, 18),   // IQ4_NL
+        21 => (256, 110), // IQ3_S
+        22 => (256, 82),  // IQ2_S
+        23 => (256, 136), // IQ4_XS
+        24 => (1, 1),     // I8
+        25 => (1, 2),     // I16
+        26 => (1, 4),     // I32
+        27 => (1, 8),     // I64
+        28 => (1, 8),     // F64
+        29 => (256, 56),  // IQ1_M
         30 => (1, 2),     // BF16
+        34 => (256, 54),  // TQ1_0
+        35 => (256, 66),  // TQ2_0
+        39 => (32, 17),   // MXFP4
         _ => return None,
     })
 }
 
 /// Checks that `path` is a readable GGUF file whose header, metadata and
-/// tensor table are complete and whose tensor data fits in the file.
+/// tensor table are complete, that it has tensors, each of a type whose
+/// layout is known here with whole blocks in a row, whose data fits in the
+/// file, and that its context length is at most [`MAX_CONTEXT_LENGTH`].
 /// Promises a typed error naming the problem, never a panic.
 pub fn read(path: &Path) -> Result<GgufSummary, GgufError> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(GgufError::Missing(path.to_path_buf()))
-        }
-        Err(e) => {
-            return Err(GgufError::Unreadable {
-                path: path.to_path_buf(),
-                reason: e.to_string(),
-            })
-        }
-    };
-    if !meta.is_file() {
-        return Err(GgufError::Unreadable {
-            path: path.to_path_buf(),
-            reason: "not a regular file".into(),
-        });
-    }
-    let file = File::open(path).map_err(|e| GgufError::Unreadable {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    let file_len = meta.len();
+    let (file, file_len) = open(path)?;
     let mut r = Reader {
         inner: BufReader::with_capacity(1 << 16, file),
         pos: 0,
         len: file_len,
     };
-    let not_gguf = |reason: String| GgufError::NotGguf {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let truncated = |at: u64, what: &str| GgufError::Truncated {
-        path: path.to_path_buf(),
-        reason: format!("the file ends at byte {at} inside the {what} ({file_len} bytes in all)"),
-    };
-
+    let p = Problems { path, file_len };
     if file_len < 24 {
         let mut head = Vec::new();
         let _ = r.inner.read_to_end(&mut head);
         if head.len() >= 4 && &head[..4] == MAGIC {
-            return Err(truncated(file_len, "header"));
+            return Err(p.truncated(file_len, "header"));
         }
-        return Err(not_gguf(format!("only {file_len} bytes, no GGUF header")));
+        return Err(p.not_gguf(format!("only {file_len} bytes, no GGUF header")));
     }
-    let magic: [u8; 4] = r.bytes().map_err(|_| truncated(r.pos, "header"))?;
+    let magic: [u8; 4] = r.bytes().map_err(|_| p.truncated(r.pos, "header"))?;
     if &magic != MAGIC {
-        return Err(not_gguf(format!(
+        return Err(p.not_gguf(format!(
             "the file starts with {:02x?}, not the GGUF magic",
             magic
         )));
     }
-    let map = |f: Fault, at: u64, what: &str| match f {
-        Fault::Eof => truncated(at, what),
-        Fault::Bad(m) => not_gguf(format!("malformed {what}: {m}")),
-    };
-    let version = r.u32().map_err(|f| map(f, file_len, "header"))?;
+    let version = r.u32().map_err(|f| p.fault(f, "header"))?;
     if !(2..=3).contains(&version) {
-        return Err(not_gguf(format!(
+        return Err(p.not_gguf(format!(
             "unsupported GGUF version {version} (2 or 3 expected)"
         )));
     }
-    let tensor_count = r.u64().map_err(|f| map(f, file_len, "header"))?;
-    let metadata_count = r.u64().map_err(|f| map(f, file_len, "header"))?;
+    let tensor_count = r.u64().map_err(|f| p.fault(f, "header"))?;
+    let metadata_count = r.u64().map_err(|f| p.fault(f, "header"))?;
     if tensor_count > MAX_COUNT || metadata_count > MAX_COUNT {
-        return Err(not_gguf(format!(
+        return Err(p.not_gguf(format!(
             "implausible header: {tensor_count} tensors, {metadata_count} metadata entries"
         )));
     }
-
-    let mut architecture = None;
-    let mut name = None;
-    let mut alignment: u64 = 32;
-    let mut file_type = None;
-    let mut has_chat_template = false;
-    // `<architecture>.context_length`, whichever comes first in the file.
-    let mut context_lengths: Vec<(Vec<u8>, u64)> = Vec::new();
-    // `<architecture>.<field>` of the KV cache's layout.
-    let mut layout: Vec<(Vec<u8>, &'static str, u64)> = Vec::new();
-    for _ in 0..metadata_count {
-        let key = r.string().map_err(|f| map(f, file_len, "metadata"))?;
-        let ty = r.u32().map_err(|f| map(f, file_len, "metadata"))?;
-        let value = r.value(ty, 0).map_err(|f| map(f, file_len, "metadata"))?;
-        match (key.as_slice(), value) {
-            (b"general.architecture", Value::Str(s)) => {
-                architecture = Some(String::from_utf8_lossy(&s).into_owned())
-            }
-            (b"general.name", Value::Str(s)) => {
-                name = Some(String::from_utf8_lossy(&s).into_owned())
-            }
-            (b"general.alignment", Value::U32(a)) if a > 0 && a.is_power_of_two() => {
-                alignment = u64::from(a)
-            }
-            (b"general.file_type", Value::U32(t)) => file_type = Some(t),
-            (b"tokenizer.chat_template", Value::Str(s)) => has_chat_template = !s.is_empty(),
-            (k, Value::U32(n)) if layout_field(k).is_some() => {
-                let (arch, field) = layout_field(k).expect("matched");
-                layout.push((arch.to_vec(), field, u64::from(n)))
-            }
-            (k, Value::U64(n)) if layout_field(k).is_some() => {
-                let (arch, field) = layout_field(k).expect("matched");
-                layout.push((arch.to_vec(), field, n))
-            }
-            (k, Value::U32(n)) if k.ends_with(b".context_length") => {
-                context_lengths.push((k[..k.len() - 15].to_vec(), u64::from(n)))
-            }
-            (k, Value::U64(n)) if k.ends_with(b".context_length") => {
-                context_lengths.push((k[..k.len() - 15].to_vec(), n))
-            }
-            _ => {}
-        }
+    let metadata = Metadata::read(&mut r, metadata_count, &p)?;
+    let tensors = Tensors::read(&mut r, tensor_count, &p)?;
+    let data_start = r.pos.div_ceil(metadata.alignment) * metadata.alignment;
+    let data_end = data_start.saturating_add(tensors.data_len);
+    if data_end > file_len {
+        return Err(GgufError::Truncated {
+            path: path.to_path_buf(),
+            reason: format!("its tensors need {data_end} bytes but the file has {file_len}"),
+        });
     }
-
-    let mut known = true;
-    let mut data_len: u64 = 0;
-    let mut parameters: u64 = 0;
-    for i in 0..tensor_count {
-        let name_len = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
-        if name_len > MAX_TENSOR_NAME {
-            return Err(not_gguf(format!(
-                "malformed tensor table: tensor {i} has a name of {name_len} bytes"
-            )));
-        }
-        r.skip(name_len)
-            .map_err(|f| map(f, file_len, "tensor table"))?;
-        let n_dims = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
-        if n_dims == 0 || n_dims > MAX_DIMS {
-            return Err(not_gguf(format!("a tensor with {n_dims} dimensions")));
-        }
-        let mut elements: u64 = 1;
-        for _ in 0..n_dims {
-            let d = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
-            elements = elements.checked_mul(d).ok_or_else(|| {
-                not_gguf(format!(
-                    "malformed tensor table: tensor {i}'s dimensions multiply past 2^64 elements"
-                ))
-            })?;
-        }
-        parameters = parameters.checked_add(elements).ok_or_else(|| {
-            not_gguf("malformed tensor table: the tensors add up past 2^64 elements".into())
-        })?;
-        let ty = r.u32().map_err(|f| map(f, file_len, "tensor table"))?;
-        let offset = r.u64().map_err(|f| map(f, file_len, "tensor table"))?;
-        match block_layout(ty) {
-            Some((per_block, bytes)) => {
-                let end = offset.saturating_add(elements.div_ceil(per_block).saturating_mul(bytes));
-                data_len = data_len.max(end);
-            }
-            None => known = false,
-        }
-    }
-    let data_start = r.pos.div_ceil(alignment) * alignment;
-    let data_end = known.then(|| data_start.saturating_add(data_len));
-    if let Some(end) = data_end {
-        if end > file_len {
-            return Err(GgufError::Truncated {
-                path: path.to_path_buf(),
-                reason: format!("its tensors need {end} bytes but the file has {file_len}"),
-            });
-        }
-    }
-    let context_length = context_lengths
-        .iter()
-        .find(|(arch, _)| Some(arch.as_slice()) == architecture.as_deref().map(str::as_bytes))
-        .or(context_lengths.first())
-        .map(|(_, n)| *n);
-    let of_arch = |field: &str| {
-        layout
-            .iter()
-            .find(|(arch, f, _)| {
-                *f == field && Some(arch.as_slice()) == architecture.as_deref().map(str::as_bytes)
-            })
-            .map(|(_, _, n)| *n)
-    };
-    let kv_bytes_per_token = match (
-        of_arch("block_count"),
-        of_arch("embedding_length"),
-        of_arch("attention.head_count"),
-    ) {
-        (Some(layers), Some(embedding), Some(heads)) => {
-            let kv_heads = of_arch("attention.head_count_kv").unwrap_or(heads);
-            Some(crate::context::kv_bytes_per_token(
-                layers, embedding, heads, kv_heads,
-            ))
-        }
-        _ => None,
-    };
     Ok(GgufSummary {
-        kv_bytes_per_token,
-        block_count: of_arch("block_count"),
+        kv_bytes_per_token: metadata.kv_bytes_per_token(),
+        block_count: metadata.of_arch("block_count"),
+        context_length: metadata.context_length(&p)?,
         version,
         tensor_count,
         metadata_count,
-        architecture,
-        name,
-        file_type,
-        context_length,
-        has_chat_template,
-        data_end,
-        parameters,
+        architecture: metadata.architecture,
+        name: metadata.name,
+        file_type: metadata.file_type,
+        has_chat_template: metadata.has_chat_template,
+        data_end: Some(data_end),
+        parameters: tensors.parameters,
         file_len,
     })
+}
+
+/// The regular file at `path`, opened, and its length.
+fn open(path: &Path) -> Result<(File, u64), GgufError> {
+    let unreadable = |reason: String| GgufError::Unreadable {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(GgufError::Missing(path.to_path_buf()))
+        }
+        Err(e) => return Err(unreadable(e.to_string())),
+    };
+    if !meta.is_file() {
+        return Err(unreadable("not a regular file".into()));
+    }
+    let file = File::open(path).map_err(|e| unreadable(e.to_string()))?;
+    Ok((file, meta.len()))
+}
+
+/// The errors of one file's read.
+struct Problems<'a> {
+    path: &'a Path,
+    file_len: u64,
+}
+
+impl Problems<'_> {
+    fn not_gguf(&self, reason: String) -> GgufError {
+        GgufError::NotGguf {
+            path: self.path.to_path_buf(),
+            reason,
+        }
+    }
+
+    fn truncated(&self, at: u64, what: &str) -> GgufError {
+        GgufError::Truncated {
+            path: self.path.to_path_buf(),
+            reason: format!(
+                "the file ends at byte {at} inside the {what} ({} bytes in all)",
+                self.file_len
+            ),
+        }
+    }
+
+    /// A fault met while reading the `what` part of the file.
+    fn fault(&self, f: Fault, what: &str) -> GgufError {
+        match f {
+            Fault::Eof => self.truncated(self.file_len, what),
+            Fault::Bad(m) => self.not_gguf(format!("malformed {what}: {m}")),
+        }
+    }
+}
+
+/// What the metadata says that the summary shows.
+struct Metadata {
+    architecture: Option<String>,
+    name: Option<String>,
+    alignment: u64,
+    file_type: Option<u32>,
+    has_chat_template: bool,
+    /// `<architecture>.context_length`, in the file's order.
+    context_lengths: Vec<(Vec<u8>, u64)>,
+    /// `<architecture>.<field>` of the KV cache's layout.
+    layout: Vec<(Vec<u8>, &'static str, u64)>,
+}
+
+impl Metadata {
+    /// Reads `count` metadata entries.
+    fn read<R: Read>(r: &mut Reader<R>, count: u64, p: &Problems) -> Result<Metadata, GgufError> {
+        let mut m = Metadata {
+            architecture: None,
+            name: None,
+            alignment: 32,
+            file_type: None,
+            has_chat_template: false,
+            context_lengths: Vec::new(),
+            layout: Vec::new(),
+        };
+        for _ in 0..count {
+            let key = r.string().map_err(|f| p.fault(f, "metadata"))?;
+            let ty = r.u32().map_err(|f| p.fault(f, "metadata"))?;
+            let value = r.value(ty, 0).map_err(|f| p.fault(f, "metadata"))?;
+            let number = match value {
+                Value::U32(n) => Some(u64::from(n)),
+                Value::U64(n) => Some(n),
+                _ => None,
+            };
+            match (key.as_slice(), value) {
+                (b"general.architecture", Value::Str(s)) => {
+                    m.architecture = Some(String::from_utf8_lossy(&s).into_owned())
+                }
+                (b"general.name", Value::Str(s)) => {
+                    m.name = Some(String::from_utf8_lossy(&s).into_owned())
+                }
+                (b"general.alignment", Value::U32(a)) if a > 0 && a.is_power_of_two() => {
+                    m.alignment = u64::from(a)
+                }
+                (b"general.file_type", Value::U32(t)) => m.file_type = Some(t),
+                (b"tokenizer.chat_template", Value::Str(s)) => m.has_chat_template = !s.is_empty(),
+                (k, _) => match (layout_field(k), number) {
+                    (Some((arch, field)), Some(n)) => m.layout.push((arch.to_vec(), field, n)),
+                    (None, Some(n)) if k.ends_with(b".context_length") => {
+                        m.context_lengths.push((k[..k.len() - 15].to_vec(), n))
+                    }
+                    _ => {}
+                },
+            }
+        }
+        Ok(m)
+    }
+
+    fn is_architecture(&self, arch: &[u8]) -> bool {
+        Some(arch) == self.architecture.as_deref().map(str::as_bytes)
+    }
+
+    /// The trained context: the architecture's `context_length`, else the
+    /// first one in the file. More than [`MAX_CONTEXT_LENGTH`] is refused.
+    fn context_length(&self, p: &Problems) -> Result<Option<u64>, GgufError> {
+        let Some((arch, n)) = self
+            .context_lengths
+            .iter()
+            .find(|(arch, _)| self.is_architecture(arch))
+            .or(self.context_lengths.first())
+        else {
+            return Ok(None);
+        };
+        if *n > MAX_CONTEXT_LENGTH {
+            return Err(p.not_gguf(format!(
+                "malformed metadata: {}.context_length is {n} tokens, more than any model's ({MAX_CONTEXT_LENGTH} at most)",
+                String::from_utf8_lossy(arch)
+            )));
+        }
+        Ok(Some(*n))
+    }
+
+    /// `<architecture>.<field>` of the KV cache's layout, when given.
+    fn of_arch(&self, field: &str) -> Option<u64> {
+        self.layout
+            .iter()
+            .find(|(arch, f, _)| *f == field && self.is_architecture(arch))
+            .map(|(_, _, n)| *n)
+    }
+
+    fn kv_bytes_per_token(&self) -> Option<u64> {
+        let layers = self.of_arch("block_count")?;
+        let embedding = self.of_arch("embedding_length")?;
+        let heads = self.of_arch("attention.head_count")?;
+        let kv_heads = self.of_arch("attention.head_count_kv").unwrap_or(heads);
+        Some(crate::context::kv_bytes_per_token(
+            layers, embedding, heads, kv_heads,
+        ))
+    }
+}
+
+/// What the tensor table says: where the data ends and how many values
+/// there are.
+struct Tensors {
+    /// The end of the last tensor's data, from the data section's start.
+    data_len: u64,
+    parameters: u64,
+}
+
+impl Tensors {
+    /// Reads `count` tensor entries. At least one; each of a type whose
+    /// layout is known ([`block_layout`]), with rows of whole blocks.
+    fn read<R: Read>(r: &mut Reader<R>, count: u64, p: &Problems) -> Result<Tensors, GgufError> {
+        if count == 0 {
+            return Err(p.not_gguf("it has no tensors: no weights to run".into()));
+        }
+        let mut t = Tensors {
+            data_len: 0,
+            parameters: 0,
+        };
+        for i in 0..count {
+            let (elements, end) = read_tensor(r, i, p)?;
+            t.parameters = t.parameters.checked_add(elements).ok_or_else(|| {
+                p.not_gguf("malformed tensor table: the tensors add up past 2^64 elements".into())
+            })?;
+            t.data_len = t.data_len.max(end);
+        }
+        Ok(t)
+    }
+}
+
+/// Reads tensor `i`'s entry: its values and the end of its data (from the
+/// data section's start).
+fn read_tensor<R: Read>(r: &mut Reader<R>, i: u64, p: &Problems) -> Result<(u64, u64), GgufError> {
+    let table = |f: Fault| p.fault(f, "tensor table");
+    let name_len = r.u64().map_err(table)?;
+    if name_len > MAX_TENSOR_NAME {
+        return Err(p.not_gguf(format!(
+            "malformed tensor table: tensor {i} has a name of {name_len} bytes"
+        )));
+    }
+    r.skip(name_len).map_err(table)?;
+    let n_dims = r.u32().map_err(table)?;
+    if n_dims == 0 || n_dims > MAX_DIMS {
+        return Err(p.not_gguf(format!("a tensor with {n_dims} dimensions")));
+    }
+    let mut elements: u64 = 1;
+    let mut row: u64 = 0;
+    for d in 0..n_dims {
+        let size = r.u64().map_err(table)?;
+        if d == 0 {
+            row = size;
+        }
+        elements = elements.checked_mul(size).ok_or_else(|| {
+            p.not_gguf(format!(
+                "malformed tensor table: tensor {i}'s dimensions multiply past 2^64 elements"
+            ))
+        })?;
+    }
+    let ty = r.u32().map_err(table)?;
+    let offset = r.u64().map_err(table)?;
+    let Some((per_block, bytes)) = block_layout(ty) else {
+        return Err(p.not_gguf(format!(
+            "tensor {i} has type {ty}, a tensor type this version does not know: its data cannot be checked and the narrator cannot load it"
+        )));
+    };
+    if !row.is_multiple_of(per_block) {
+        return Err(p.not_gguf(format!(
+            "malformed tensor table: tensor {i}'s rows of {row} values are not whole blocks of {per_block} (type {ty})"
+        )));
+    }
+    let end = offset.saturating_add((elements / per_block).saturating_mul(bytes));
+    Ok((elements, end))
 }
 
 /// `(architecture, field)` of a metadata key naming part of the KV cache's

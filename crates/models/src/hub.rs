@@ -74,40 +74,57 @@ pub fn parse_link(link: &str) -> Result<Link, LinkError> {
         return Err(refuse("only huggingface.co and hf.co links are taken"));
     }
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
-    for p in &parts {
-        if p.is_empty() || *p == "." || *p == ".." {
-            return Err(refuse("it has an empty, `.` or `..` part"));
-        }
-        if !p
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        {
-            return Err(refuse(
-                "it has a character other than letters, digits, `-`, `_` and `.`",
-            ));
-        }
+    if let Some(problem) = parts.iter().find_map(|p| segment_problem(p)) {
+        return Err(refuse(problem));
     }
     match parts.as_slice() {
         [owner, name] => Ok(Link::Repo {
             repo: format!("{owner}/{name}"),
         }),
         [owner, name, "blob" | "resolve", revision, file @ ..] if !file.is_empty() => {
-            let last = file[file.len() - 1];
-            if !last.to_ascii_lowercase().ends_with(".gguf") {
-                return Err(refuse("it is not a .gguf file"));
-            }
-            crate::catalog::plain_name(last)
-                .map_err(|e| refuse(&format!("its file name is not usable: {e}")))?;
+            let path = file.join("/");
+            check_file_path(&path).map_err(|reason| refuse(&reason))?;
             Ok(Link::File {
                 repo: format!("{owner}/{name}"),
                 revision: revision.to_string(),
-                path: file.join("/"),
+                path,
             })
         }
         _ => Err(refuse(
             "expected huggingface.co/OWNER/REPO or .../blob|resolve/REVISION/FILE.gguf",
         )),
     }
+}
+
+/// Whether `path`, a file's path inside a repository, may be downloaded
+/// into the models folder; else why not. Every `/`-separated part must be
+/// non-empty, not `.` or `..`, and only letters, digits, `-`, `_` and `.`;
+/// the last must be a `.gguf` file whose name is one plain name inside the
+/// models folder ([`narratoria_fs::child`]). The one rule for a file link,
+/// for the file a player picks (`--pick`) and for what a repository's
+/// listing offers (docs/models.md, "Links").
+pub fn check_file_path(path: &str) -> Result<(), String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    if let Some(problem) = parts.iter().find_map(|p| segment_problem(p)) {
+        return Err(problem.to_string());
+    }
+    let last = parts[parts.len() - 1];
+    if !last.to_ascii_lowercase().ends_with(".gguf") {
+        return Err("it is not a .gguf file".into());
+    }
+    crate::catalog::plain_name(last).map_err(|e| format!("its file name is not usable: {e}"))?;
+    Ok(())
+}
+
+/// Why one `/`-separated part of a link or a repository path is refused.
+fn segment_problem(part: &str) -> Option<&'static str> {
+    if part.is_empty() || part == "." || part == ".." {
+        return Some("it has an empty, `.` or `..` part");
+    }
+    let plain = part
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    (!plain).then_some("it has a character other than letters, digits, `-`, `_` and `.`")
 }
 
 #[cfg(test)]
@@ -180,6 +197,27 @@ mod tests {
                 err.to_string().contains("not a Hugging Face model link"),
                 "{err}"
             );
+        }
+    }
+
+    #[test]
+    fn a_repository_path_is_taken_only_when_a_file_link_would_be() {
+        for good in ["m.gguf", "q4/m.Q4_K_M.gguf", "M.GGUF"] {
+            assert_eq!(check_file_path(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "../x.gguf",
+            "/etc/x.gguf",
+            "a//x.gguf",
+            "a/./x.gguf",
+            "a/../../x.gguf",
+            ".hidden.gguf",
+            "a b.gguf",
+            "x.gguf\\..\\y.gguf",
+            "README.md",
+            "",
+        ] {
+            assert!(check_file_path(bad).is_err(), "{bad}");
         }
     }
 }

@@ -4,16 +4,26 @@
 //! starts, because a catalog cannot pin what a publisher may re-upload.
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use narratoria_http::{CallError, Redirects};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use url::Url;
 
 use crate::error::ModelsError;
 
-/// The most bytes one page of a tree listing may have.
-const PAGE_MAX_BYTES: u64 = 8 << 20;
-/// The most pages a listing is followed through (1,000 files a page).
-const MAX_PAGES: usize = 50;
+/// The most bytes a repository's whole file listing may have, all its
+/// pages together (docs/models.md, "Models from Hugging Face").
+pub const MAX_LISTING_BYTES: u64 = 16 << 20;
+/// The most entries (files and folders) a repository's whole file listing
+/// may have, all its pages together.
+pub const MAX_LISTING_ENTRIES: usize = 10_000;
+/// The most pages a listing is followed through (the Hub gives up to 1,000
+/// entries a page).
+pub const MAX_PAGES: usize = 50;
+/// The longest a whole listing may take, all its pages together.
+pub const LISTING_TIME: Duration = Duration::from_secs(120);
 
 /// A file in a Hub repository, named by the catalog or by a pasted link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +46,11 @@ impl HubSource {
     /// The file's name without its folders: the name it is installed under.
     pub fn file_name(&self) -> &str {
         self.file.rsplit('/').next().unwrap_or(&self.file)
+    }
+
+    /// The folder the file is in (`""`: the repository's top).
+    pub fn folder(&self) -> &str {
+        self.file.rsplit_once('/').map_or("", |(dir, _)| dir)
     }
 
     /// Where the file is downloaded from on the Hub at `endpoint`.
@@ -74,6 +89,15 @@ pub struct Resolved {
     pub sha256: String,
 }
 
+/// Which part of a repository a listing covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    /// Every file, sub-folders included (`?recursive=true`).
+    Repository,
+    /// The files and folders directly in one folder (`""`: the top).
+    Folder(&'a str),
+}
+
 /// One entry of the tree API's answer.
 #[derive(Deserialize)]
 struct TreeEntry {
@@ -93,19 +117,27 @@ struct Lfs {
     size: Option<u64>,
 }
 
+impl TreeEntry {
+    /// The entry as a listed file, when it is a file.
+    fn into_file(self) -> Option<HubFile> {
+        if self.kind != "file" {
+            return None;
+        }
+        let sha256 = self.lfs.as_ref().and_then(|l| sha256_of(&l.oid));
+        let size = self.lfs.as_ref().and_then(|l| l.size).unwrap_or(self.size);
+        Some(HubFile {
+            path: self.path,
+            size,
+            sha256,
+        })
+    }
+}
+
 fn hub_error(repo: &str, reason: impl Into<String>) -> ModelsError {
     ModelsError::Hub {
         repo: repo.to_string(),
         reason: reason.into(),
     }
-}
-
-fn agent(redirects: u32) -> ureq::Agent {
-    ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_secs(30))
-        .timeout(Duration::from_secs(120))
-        .redirects(redirects)
-        .build()
 }
 
 /// Whether `text` is a SHA-256 in hex; returns it in lower case.
@@ -115,73 +147,181 @@ fn sha256_of(text: &str) -> Option<String> {
         .then(|| text.to_ascii_lowercase())
 }
 
-/// The files of `repo` at `revision` under `folder` (`None`: the whole
-/// repository, sub-folders included), from the Hub's tree API, followed
-/// through its pages (`Link: <…>; rel="next"`). Every page is bounded in
-/// size and the number of pages is bounded; an answer that is not the
-/// API's is an error naming the repository.
+/// The files of `repo` at `revision` in `scope`, from the Hub's tree API,
+/// followed through its pages (`Link: <…>; rel="next"`).
+///
+/// Promises: the whole listing, all pages together, has at most
+/// [`MAX_LISTING_ENTRIES`] entries, [`MAX_LISTING_BYTES`] bytes and
+/// [`MAX_PAGES`] pages and takes at most [`LISTING_TIME`]; every request
+/// stays on the host and port of `endpoint` (a redirect is followed by
+/// [`Redirects::SAME_HOST`], a next page elsewhere is refused). Past any of
+/// these, or on an answer that is not the API's, the error is
+/// [`ModelsError::Hub`] naming the repository and the bound; never a panic.
 pub fn list(
     endpoint: &str,
     repo: &str,
     revision: &str,
-    folder: Option<&str>,
+    scope: Scope<'_>,
 ) -> Result<Vec<HubFile>, ModelsError> {
-    let mut url = match folder.filter(|f| !f.is_empty()) {
-        Some(folder) => format!("{endpoint}/api/models/{repo}/tree/{revision}/{folder}"),
-        None => format!("{endpoint}/api/models/{repo}/tree/{revision}?recursive=true"),
+    let mut url = match scope {
+        Scope::Repository => format!("{endpoint}/api/models/{repo}/tree/{revision}?recursive=true"),
+        Scope::Folder("") => format!("{endpoint}/api/models/{repo}/tree/{revision}"),
+        Scope::Folder(folder) => format!("{endpoint}/api/models/{repo}/tree/{revision}/{folder}"),
     };
-    let agent = agent(5);
-    let mut files = Vec::new();
+    let agent = narratoria_http::agent_builder()
+        .timeout_connect(Duration::from_secs(30))
+        .build();
+    let started = Instant::now();
+    let mut listing = Listing::default();
     for _ in 0..MAX_PAGES {
-        let response = match agent.get(&url).call() {
-            Ok(r) => r,
-            Err(ureq::Error::Status(404, _)) => {
-                return Err(hub_error(
-                    repo,
-                    format!("no such repository or revision ({revision}) on {endpoint}"),
-                ))
-            }
-            Err(ureq::Error::Status(code, r)) => {
-                return Err(hub_error(
-                    repo,
-                    format!("the file listing answered HTTP {code} {}", r.status_text()),
-                ))
-            }
-            Err(e) => return Err(hub_error(repo, format!("the Hub cannot be reached: {e}"))),
-        };
-        let next = response.header("link").and_then(next_page);
-        let mut body = Vec::new();
-        response
-            .into_reader()
-            .take(PAGE_MAX_BYTES + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| hub_error(repo, format!("the file listing was cut: {e}")))?;
-        if body.len() as u64 > PAGE_MAX_BYTES {
+        let left = LISTING_TIME.saturating_sub(started.elapsed());
+        if left.is_zero() {
             return Err(hub_error(
                 repo,
-                format!("a page of the file listing is larger than {PAGE_MAX_BYTES} bytes"),
+                format!(
+                    "the file listing took longer than {} s",
+                    LISTING_TIME.as_secs()
+                ),
             ));
         }
-        let page: Vec<TreeEntry> = serde_json::from_slice(&body)
-            .map_err(|e| hub_error(repo, format!("the file listing is not the Hub's: {e}")))?;
-        files.extend(page.into_iter().filter(|e| e.kind == "file").map(|e| {
-            let sha256 = e.lfs.as_ref().and_then(|l| sha256_of(&l.oid));
-            let size = e.lfs.as_ref().and_then(|l| l.size).unwrap_or(e.size);
-            HubFile {
-                path: e.path,
-                size,
-                sha256,
-            }
-        }));
+        let room = MAX_LISTING_BYTES.saturating_sub(listing.bytes);
+        let of = ListingOf {
+            endpoint,
+            repo,
+            revision,
+        };
+        let (body, next) = fetch_page(&agent, &url, left, room, &of)?;
+        listing
+            .take_page(&body)
+            .map_err(|reason| hub_error(repo, reason))?;
         match next {
-            Some(n) => url = absolute(endpoint, &n),
-            None => return Ok(files),
+            Some(next) => url = next_page_url(endpoint, &next).map_err(|r| hub_error(repo, r))?,
+            None => return Ok(listing.files),
         }
     }
     Err(hub_error(
         repo,
         format!("the file listing has more than {MAX_PAGES} pages"),
     ))
+}
+
+/// The repository a listing is of, for its requests and its errors.
+struct ListingOf<'a> {
+    endpoint: &'a str,
+    repo: &'a str,
+    revision: &'a str,
+}
+
+/// One page of a listing, asked within `time_left`: its body, at most
+/// `room` bytes, and its next page's address as the `Link` header gives it.
+fn fetch_page(
+    agent: &ureq::Agent,
+    url: &str,
+    time_left: Duration,
+    room: u64,
+    of: &ListingOf<'_>,
+) -> Result<(Vec<u8>, Option<String>), ModelsError> {
+    let repo = of.repo;
+    let request = narratoria_http::Request {
+        method: "GET",
+        url,
+        body: None,
+        rule: Redirects::SAME_HOST,
+    };
+    let prepare = |r: ureq::Request, _on_first_host: bool| r.timeout(time_left);
+    let response = match narratoria_http::call(agent, request, &prepare) {
+        Ok(answer) => answer.response,
+        Err(CallError::Http(e)) => {
+            return Err(hub_error(
+                repo,
+                match *e {
+                    ureq::Error::Status(404, _) => format!(
+                        "no such repository or revision ({}) on {}",
+                        of.revision, of.endpoint
+                    ),
+                    ureq::Error::Status(code, r) => {
+                        format!("the file listing answered HTTP {code} {}", r.status_text())
+                    }
+                    other => format!("the Hub cannot be reached: {other}"),
+                },
+            ))
+        }
+        Err(refused) => return Err(hub_error(repo, format!("the file listing: {refused}"))),
+    };
+    let next = response.header("link").and_then(next_page);
+    let mut body = Vec::new();
+    response
+        .into_reader()
+        .take(room + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| hub_error(repo, format!("the file listing was cut: {e}")))?;
+    if body.len() as u64 > room {
+        return Err(hub_error(
+            repo,
+            format!("the file listing is larger than {MAX_LISTING_BYTES} bytes in all"),
+        ));
+    }
+    Ok((body, next))
+}
+
+/// What a listing has gathered so far, over its pages.
+#[derive(Default)]
+struct Listing {
+    files: Vec<HubFile>,
+    /// Entries read, folders included.
+    entries: usize,
+    bytes: u64,
+}
+
+impl Listing {
+    /// Adds one page's files. Reading stops at the first entry past
+    /// [`MAX_LISTING_ENTRIES`]: the error says so.
+    fn take_page(&mut self, body: &[u8]) -> Result<(), String> {
+        self.bytes += body.len() as u64;
+        let mut deserializer = serde_json::Deserializer::from_slice(body);
+        let read = PageSeed { listing: self }
+            .deserialize(&mut deserializer)
+            .and_then(|()| deserializer.end());
+        match read {
+            Ok(()) => Ok(()),
+            Err(_) if self.entries > MAX_LISTING_ENTRIES => Err(format!(
+                "the file listing has more than {MAX_LISTING_ENTRIES} entries"
+            )),
+            Err(e) => Err(format!("the file listing is not the Hub's: {e}")),
+        }
+    }
+}
+
+/// Reads one page's JSON array into a [`Listing`], entry by entry.
+struct PageSeed<'a> {
+    listing: &'a mut Listing,
+}
+
+impl<'de> DeserializeSeed<'de> for PageSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PageSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of tree entries")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(entry) = seq.next_element::<TreeEntry>()? {
+            self.listing.entries += 1;
+            if self.listing.entries > MAX_LISTING_ENTRIES {
+                return Err(serde::de::Error::custom("too many entries"));
+            }
+            self.listing.files.extend(entry.into_file());
+        }
+        Ok(())
+    }
 }
 
 /// The `rel="next"` address of a `Link` header.
@@ -201,25 +341,48 @@ fn next_page(link: &str) -> Option<String> {
     })
 }
 
-/// A next-page address on the same Hub: a relative one is made absolute;
-/// one on another server is taken as the Hub gives it.
-fn absolute(endpoint: &str, next: &str) -> String {
-    if next.starts_with("http://") || next.starts_with("https://") {
-        next.to_string()
-    } else {
-        format!("{endpoint}/{}", next.trim_start_matches('/'))
+/// The address of a listing's next page on the Hub at `endpoint`: a
+/// relative one is made absolute on it; an absolute one is taken only on
+/// its scheme, host and port ("never to another host for listings";
+/// docs/security.md, "Redirects"). Else why not.
+fn next_page_url(endpoint: &str, next: &str) -> Result<String, String> {
+    let shown = || format!("{:?}", next.chars().take(120).collect::<String>());
+    match Url::parse(next) {
+        Ok(page) => {
+            let hub = Url::parse(endpoint)
+                .map_err(|e| format!("the Hub's address {endpoint:?} is not usable ({e})"))?;
+            let same = page.scheme() == hub.scheme()
+                && page.host_str() == hub.host_str()
+                && page.port_or_known_default() == hub.port_or_known_default();
+            if same {
+                Ok(page.into())
+            } else {
+                Err(format!(
+                    "the file listing's next page {} is not on {endpoint}; a listing never leaves the Hub's host",
+                    shown()
+                ))
+            }
+        }
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            Ok(format!("{endpoint}/{}", next.trim_start_matches('/')))
+        }
+        Err(e) => Err(format!(
+            "the file listing's next page {} is not an address ({e})",
+            shown()
+        )),
     }
 }
 
 /// Where `source` downloads from, its size and its SHA-256, as the Hub at
 /// `endpoint` gives them now: from the tree listing of the file's folder
-/// (`lfs.oid`), else from the resolve address asked without following its
-/// redirect (`X-Linked-Etag`, `X-Linked-Size`). A file the Hub gives no
-/// SHA-256 for is refused: nothing is downloaded unchecked.
+/// (only that folder: [`Scope::Folder`]), then as [`resolve_listed`].
 pub fn resolve(endpoint: &str, source: &HubSource) -> Result<Resolved, ModelsError> {
-    let url = source.resolve_url(endpoint);
-    let folder = source.file.rsplit_once('/').map(|(dir, _)| dir);
-    let listed = list(endpoint, &source.repo, &source.revision, folder)?;
+    let listed = list(
+        endpoint,
+        &source.repo,
+        &source.revision,
+        Scope::Folder(source.folder()),
+    )?;
     let Some(file) = listed.iter().find(|f| f.path == source.file) else {
         return Err(hub_error(
             &source.repo,
@@ -231,14 +394,36 @@ pub fn resolve(endpoint: &str, source: &HubSource) -> Result<Resolved, ModelsErr
             ),
         ));
     };
+    resolve_listed(endpoint, source, file)
+}
+
+/// Where `source` downloads from, its size and its SHA-256, given `file`,
+/// its entry in a listing already read: the entry's `lfs.oid` and size,
+/// else the resolve address's own answer, asked without following its
+/// redirect (`X-Linked-Etag`, `X-Linked-Size`). A file the Hub gives no
+/// SHA-256 for is refused: nothing is downloaded unchecked. A size of 0 is
+/// taken as unknown.
+pub fn resolve_listed(
+    endpoint: &str,
+    source: &HubSource,
+    file: &HubFile,
+) -> Result<Resolved, ModelsError> {
+    let url = source.resolve_url(endpoint);
+    let listed_size = Some(file.size).filter(|s| *s > 0);
     if let Some(sha256) = &file.sha256 {
         return Ok(Resolved {
             url,
-            size: Some(file.size),
+            size: listed_size,
             sha256: sha256.clone(),
         });
     }
-    let response = match agent(0).head(&url).call() {
+    // The redirect's own headers are what is read, so this request goes
+    // through no redirect rule: its agent follows none (a 3xx is the answer).
+    let agent = narratoria_http::agent_builder()
+        .timeout_connect(Duration::from_secs(30))
+        .timeout(Duration::from_secs(120))
+        .build();
+    let response = match agent.head(&url).call() {
         Ok(r) => r,
         Err(ureq::Error::Status(code, r)) => {
             return Err(hub_error(
@@ -268,17 +453,35 @@ pub fn resolve(endpoint: &str, source: &HubSource) -> Result<Resolved, ModelsErr
     let size = response
         .header("x-linked-size")
         .and_then(|s| s.trim().parse().ok())
-        .or(Some(file.size).filter(|s| *s > 0));
+        .filter(|s| *s > 0)
+        .or(listed_size);
     Ok(Resolved { url, size, sha256 })
 }
 
 /// The GGUF files among `files`, by path, for a message.
 fn names(files: &[HubFile]) -> String {
-    let ggufs: Vec<&str> = ggufs(files).map(|f| f.path.as_str()).collect();
+    let ggufs: Vec<&HubFile> = ggufs(files).collect();
     if ggufs.is_empty() {
         "none".into()
     } else {
-        ggufs.join(", ")
+        paths_for_message(ggufs.into_iter())
+    }
+}
+
+/// The most paths a message names; the others are counted.
+const NAMED_IN_A_MESSAGE: usize = 20;
+
+/// `files`' paths for a message: the first [`NAMED_IN_A_MESSAGE`], and how
+/// many more there are.
+pub fn paths_for_message<'a>(files: impl ExactSizeIterator<Item = &'a HubFile>) -> String {
+    let more = files.len().saturating_sub(NAMED_IN_A_MESSAGE);
+    let named: Vec<&str> = files
+        .take(NAMED_IN_A_MESSAGE)
+        .map(|f| f.path.as_str())
+        .collect();
+    match more {
+        0 => named.join(", "),
+        more => format!("{} and {more} more", named.join(", ")),
     }
 }
 
@@ -318,7 +521,27 @@ mod tests {
             Some("/api/x?cursor=2")
         );
         assert_eq!(next_page(r#"</prev>; rel="prev""#), None);
-        assert_eq!(absolute("http://h:1", "/api/x"), "http://h:1/api/x");
+        assert_eq!(
+            next_page_url("http://h:1", "/api/x").as_deref(),
+            Ok("http://h:1/api/x")
+        );
+        assert_eq!(
+            next_page_url("http://h:1", "http://h:1/api/x?cursor=2").as_deref(),
+            Ok("http://h:1/api/x?cursor=2")
+        );
+        for elsewhere in [
+            "http://other:1/api/x",
+            "http://h:2/api/x",
+            "https://h:1/api/x",
+            "file:///etc/passwd",
+            "data:text/plain,x",
+        ] {
+            let err = next_page_url("http://h:1", elsewhere).unwrap_err();
+            assert!(
+                err.contains("never leaves the Hub's host"),
+                "{elsewhere}: {err}"
+            );
+        }
     }
 
     #[test]

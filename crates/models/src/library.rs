@@ -13,7 +13,7 @@ use crate::download::{self, Pace, Progress};
 use crate::error::ModelsError;
 use crate::gguf;
 use crate::hub::Link;
-use crate::hub_files::{self, HubFile, HubSource};
+use crate::hub_files::{self, HubFile, HubSource, Scope};
 use crate::unpack;
 
 /// The user's models folder, the read-only ones, and the catalog.
@@ -291,7 +291,10 @@ impl Library {
                         ),
                     });
                 }
-                (resolved.url, resolved.sha256, resolved.size.or(entry.size))
+                // The catalog's size, when it pins one, bounds the download:
+                // the Hub's can only stand in for a size the catalog lacks
+                // (docs/models.md, "The catalog").
+                (resolved.url, resolved.sha256, entry.size.or(resolved.size))
             }
             None => (entry.url.clone(), entry.sha256.clone(), entry.size),
         };
@@ -333,18 +336,27 @@ impl Library {
 
     /// The GGUF files a Hugging Face link offers: the one file a file link
     /// names, or every whole-model `.gguf` of a repository (the parts of
-    /// split models left out), with sizes and the Hub's checksums.
+    /// split models left out), with sizes and the Hub's checksums, smallest
+    /// first. Only paths a pick can take are offered
+    /// ([`crate::hub::check_file_path`], the rule of a file link): a listed
+    /// `../x.gguf` or `/abs/x.gguf` is left out. One listing
+    /// ([`hub_files::list`], bounded in total): the repository for a
+    /// repository link, the file's folder for a file link.
     pub fn hub_files(&self, link: &str) -> Result<Vec<HubFile>, ModelsError> {
         let link = crate::hub::parse_link(link)?;
         let (revision, wanted) = match &link {
             Link::Repo { .. } => ("main", None),
             Link::File { revision, path, .. } => (revision.as_str(), Some(path.as_str())),
         };
-        let folder = wanted.and_then(|p| p.rsplit_once('/')).map(|(dir, _)| dir);
-        let files = hub_files::list(&self.hub, link.repo(), revision, folder)?;
+        let scope = match wanted {
+            None => Scope::Repository,
+            Some(path) => Scope::Folder(path.rsplit_once('/').map_or("", |(dir, _)| dir)),
+        };
+        let files = hub_files::list(&self.hub, link.repo(), revision, scope)?;
         let mut offered: Vec<HubFile> = hub_files::ggufs(&files)
             .filter(|f| wanted.is_none_or(|w| f.path == w))
             .filter(|f| !hub_files::is_split_part(&f.path))
+            .filter(|f| crate::hub::check_file_path(&f.path).is_ok())
             .cloned()
             .collect();
         offered.sort_by(|a, b| a.size.cmp(&b.size).then(a.path.cmp(&b.path)));
@@ -366,8 +378,10 @@ impl Library {
     /// user's folder, checked against the Hub's SHA-256 and resumed like a
     /// catalog download, then read like [`Library::add`]: a file that is not
     /// a whole GGUF model with a chat template is deleted and refused. A
-    /// repository link needs `file` (one of [`Library::hub_files`]' paths)
-    /// unless it holds one GGUF; otherwise the error lists them.
+    /// repository link needs `file` (one of [`Library::hub_files`]' paths,
+    /// or its name) unless it holds one GGUF; otherwise the error
+    /// ([`ModelsError::HubChoose`]) carries the files offered, with their
+    /// sizes. The repository (or the file's folder) is listed once.
     pub fn add_from_hub(
         &self,
         link: &str,
@@ -375,43 +389,33 @@ impl Library {
         on_progress: &mut dyn FnMut(Progress),
     ) -> Result<InstalledModel, ModelsError> {
         let parsed = crate::hub::parse_link(link)?;
-        let source = match (&parsed, file) {
-            (
-                Link::File {
-                    repo,
-                    revision,
-                    path,
-                },
-                _,
-            ) => HubSource {
-                repo: repo.clone(),
-                revision: revision.clone(),
-                file: path.clone(),
-            },
-            (Link::Repo { repo }, chosen) => {
-                let offered = self.hub_files(link)?;
-                let pick = match chosen {
-                    Some(c) => offered
-                        .iter()
-                        .find(|f| f.path == c || f.path.rsplit('/').next() == Some(c)),
-                    None if offered.len() == 1 => offered.first(),
-                    None => None,
+        let (source, listed) = match &parsed {
+            Link::File {
+                repo,
+                revision,
+                path,
+            } => {
+                let source = HubSource {
+                    repo: repo.clone(),
+                    revision: revision.clone(),
+                    file: path.clone(),
                 };
-                let Some(pick) = pick else {
+                (source, None)
+            }
+            Link::Repo { repo } => {
+                let offered = self.hub_files(link)?;
+                let Some(pick) = pick_offered(&offered, file) else {
                     return Err(ModelsError::HubChoose {
                         repo: repo.clone(),
-                        files: offered.iter().map(|f| f.path.clone()).collect(),
+                        files: offered,
                     });
                 };
-                // The link was checked; the file chosen must pass the same
-                // rules as a file link.
-                let file_link = format!("https://huggingface.co/{repo}/resolve/main/{}", pick.path);
-                crate::hub::parse_link(&file_link)?;
-                HubSource {
+                let source = HubSource {
                     repo: repo.clone(),
                     revision: "main".into(),
                     file: pick.path.clone(),
-                }
+                };
+                (source, Some(pick.clone()))
             }
         };
         let dest = child(&self.own, source.file_name())?;
@@ -421,7 +425,23 @@ impl Library {
                 path: dest,
             });
         }
-        let resolved = hub_files::resolve(&self.hub, &source)?;
+        let resolved = match &listed {
+            Some(entry) => hub_files::resolve_listed(&self.hub, &source, entry)?,
+            None => hub_files::resolve(&self.hub, &source)?,
+        };
+        self.install_from_hub(&source, &resolved, &dest, on_progress)
+    }
+
+    /// Fetches `resolved` into the `.downloads` folder and, when it is a
+    /// whole GGUF model with a chat template, moves it to `dest`; else
+    /// deletes it and says why.
+    fn install_from_hub(
+        &self,
+        source: &HubSource,
+        resolved: &hub_files::Resolved,
+        dest: &Path,
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> Result<InstalledModel, ModelsError> {
         let downloads = self.own.join(".downloads");
         let part = child(&downloads, source.file_name())?;
         let limits = download::Limits {
@@ -437,7 +457,9 @@ impl Library {
                 if header.has_chat_template {
                     Ok(())
                 } else {
-                    Err(ModelsError::NoChatTemplate { path: dest.clone() })
+                    Err(ModelsError::NoChatTemplate {
+                        path: dest.to_path_buf(),
+                    })
                 }
             });
         if let Err(e) = checked {
@@ -445,9 +467,9 @@ impl Library {
             let _ = std::fs::remove_dir(&downloads);
             return Err(e);
         }
-        std::fs::rename(&part, &dest).map_err(|e| ModelsError::io(&dest, e))?;
+        std::fs::rename(&part, dest).map_err(|e| ModelsError::io(dest, e))?;
         let _ = std::fs::remove_dir(&downloads);
-        Ok(self.describe(&dest, false))
+        Ok(self.describe(dest, false))
     }
 
     /// The error for a name that is neither installed nor in the catalog.
@@ -523,6 +545,18 @@ impl Library {
             in_use: false,
             problem,
         }
+    }
+}
+
+/// The file of `offered` that `chosen` names (its path, or its name
+/// without folders); with no choice, the only one offered.
+fn pick_offered<'a>(offered: &'a [HubFile], chosen: Option<&str>) -> Option<&'a HubFile> {
+    match chosen {
+        Some(c) => offered
+            .iter()
+            .find(|f| f.path == c || f.path.rsplit('/').next() == Some(c)),
+        None if offered.len() == 1 => offered.first(),
+        None => None,
     }
 }
 

@@ -8,6 +8,10 @@
 //! - `HEAD|GET /OWNER/NAME/resolve/REV/PATH`: a 302 to `/cdn/SHA256` with
 //!   `X-Linked-Etag`, `X-Linked-Size` and `X-Repo-Commit`;
 //! - `GET /cdn/SHA256`: the bytes, with Range requests answered.
+//!
+//! Its [`Quirks`] make it misbehave as a hostile Hub could: redirects to
+//! addresses without a host or on another host, next pages elsewhere, sizes
+//! that lie.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -25,7 +29,7 @@ pub struct HubTestFile {
 
 /// How the stand-in departs from the real Hub, to test what a download does
 /// then.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Quirks {
     /// The tree listing and the linked etag give a checksum that is not the
     /// file's.
@@ -35,6 +39,17 @@ pub struct Quirks {
     /// The tree listing has no `lfs` objects, so the checksum must come
     /// from the resolve address's `X-Linked-Etag`.
     pub no_lfs_in_tree: bool,
+    /// The resolve address redirects here instead of to `/cdn/SHA256`
+    /// (`file:///etc/passwd`, another host…).
+    pub resolve_location: Option<String>,
+    /// Every tree listing answers a 302 to here instead of the listing.
+    pub listing_location: Option<String>,
+    /// A listing's next pages are named as absolute addresses on this base
+    /// (`http://host:port`) instead of relative ones.
+    pub next_page_base: Option<String>,
+    /// The size the listing (`size`, `lfs.size`) and `X-Linked-Size` claim
+    /// for every file, instead of its length.
+    pub claimed_size: Option<u64>,
 }
 
 /// A request the stand-in saw: method, path, Range start.
@@ -65,7 +80,7 @@ pub fn serve_hub(repo: &str, files: Vec<HubTestFile>, quirks: Quirks) -> HubServ
             log.lock()
                 .expect("the log")
                 .push((method.clone(), target.clone(), range));
-            let answer = answer(&repo, &files, quirks, &method, &target, range);
+            let answer = answer(&repo, &files, &quirks, &method, &target, range);
             let _ = stream.write_all(answer.head.as_bytes());
             if method != "HEAD" {
                 let mut body = &answer.body[..];
@@ -77,6 +92,53 @@ pub fn serve_hub(repo: &str, files: Vec<HubTestFile>, quirks: Quirks) -> HubServ
                 }
                 let _ = stream.write_all(body);
             }
+            let _ = stream.flush();
+        }
+    });
+    HubServer { endpoint, seen }
+}
+
+/// Serves the tree listing of `repo` as `pages` pages, every one `page` as
+/// it is (any JSON, however large), each but the last naming the next
+/// (`?cursor=N`); anything else is a 404. For tests of a listing's bounds.
+pub fn serve_listing(repo: &str, page: Vec<u8>, pages: usize) -> HubServer {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let endpoint = format!("http://{}", listener.local_addr().expect("its address"));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let tree = format!("/api/models/{repo}/tree/main");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let Some((method, target, range)) = read_head(&stream) else {
+                continue;
+            };
+            log.lock()
+                .expect("the log")
+                .push((method, target.clone(), range));
+            let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+            if !path.starts_with(&tree) {
+                let missing = plain("404 Not Found", "Repository not found");
+                let _ = stream.write_all(missing.head.as_bytes());
+                let _ = stream.write_all(&missing.body);
+                continue;
+            }
+            let cursor: usize = query
+                .split('&')
+                .find_map(|p| p.strip_prefix("cursor="))
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(0);
+            let next = if cursor + 1 < pages {
+                format!("Link: <{tree}?cursor={}>; rel=\"next\"\r\n", cursor + 1)
+            } else {
+                String::new()
+            };
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{next}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                page.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&page);
             let _ = stream.flush();
         }
     });
@@ -101,7 +163,7 @@ fn plain(status: &str, body: &str) -> Answer {
     }
 }
 
-fn checksum(file: &HubTestFile, quirks: Quirks) -> String {
+fn checksum(file: &HubTestFile, quirks: &Quirks) -> String {
     if quirks.wrong_checksum {
         "0".repeat(64)
     } else {
@@ -112,13 +174,16 @@ fn checksum(file: &HubTestFile, quirks: Quirks) -> String {
 fn answer(
     repo: &str,
     files: &[HubTestFile],
-    quirks: Quirks,
+    quirks: &Quirks,
     method: &str,
     target: &str,
     range: Option<u64>,
 ) -> Answer {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     if let Some(rest) = path.strip_prefix(&format!("/api/models/{repo}/tree/main")) {
+        if let Some(location) = &quirks.listing_location {
+            return redirect(location, "");
+        }
         let folder = rest.trim_start_matches('/');
         let recursive = query.contains("recursive=true");
         let cursor: usize = query
@@ -133,16 +198,16 @@ fn answer(
             return plain("404 Not Found", "Entry not found");
         };
         let sha = checksum(f, quirks);
-        let real = sha256_hex(&f.body);
-        return Answer {
-            head: format!(
-                "HTTP/1.1 302 Found\r\nLocation: /cdn/{real}\r\nX-Linked-Etag: \"{sha}\"\r\nX-Linked-Size: {}\r\nX-Repo-Commit: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                f.body.len(),
-                "c".repeat(40)
-            ),
-            body: Vec::new(),
-            transfer: false,
-        };
+        let location = quirks
+            .resolve_location
+            .clone()
+            .unwrap_or_else(|| format!("/cdn/{}", sha256_hex(&f.body)));
+        let linked = format!(
+            "X-Linked-Etag: \"{sha}\"\r\nX-Linked-Size: {}\r\nX-Repo-Commit: {}\r\n",
+            claimed_size(f, quirks),
+            "c".repeat(40)
+        );
+        return redirect(&location, &linked);
     }
     if let Some(sha) = path.strip_prefix("/cdn/") {
         let Some(f) = files.iter().find(|f| sha256_hex(&f.body) == sha) else {
@@ -175,12 +240,29 @@ fn answer(
     plain("404 Not Found", "Repository not found")
 }
 
+/// A 302 to `location`, with `headers` (whole lines) besides.
+fn redirect(location: &str, headers: &str) -> Answer {
+    Answer {
+        head: format!(
+            "HTTP/1.1 302 Found\r\nLocation: {location}\r\n{headers}Content-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
+        body: Vec::new(),
+        transfer: false,
+    }
+}
+
+/// The size the stand-in gives for `file`: its length, unless a quirk says
+/// otherwise.
+fn claimed_size(file: &HubTestFile, quirks: &Quirks) -> u64 {
+    quirks.claimed_size.unwrap_or(file.body.len() as u64)
+}
+
 /// One page of the tree listing: the files (and the folders, as the Hub
 /// lists them) directly under `folder`, or all of them when `recursive`.
 fn tree_page(
     repo: &str,
     files: &[HubTestFile],
-    quirks: Quirks,
+    quirks: &Quirks,
     folder: &str,
     recursive: bool,
     cursor: usize,
@@ -205,7 +287,7 @@ fn tree_page(
                 }
             }
             _ => {
-                let size = f.body.len();
+                let size = claimed_size(f, quirks);
                 let mut entry = serde_json::json!({"type": "file", "oid": "a".repeat(40), "size": size, "path": f.path});
                 if !quirks.no_lfs_in_tree {
                     entry["lfs"] = serde_json::json!({"oid": checksum(f, quirks), "size": size, "pointerSize": 134});
@@ -225,8 +307,9 @@ fn tree_page(
         } else {
             format!("/{folder}")
         };
+        let base = quirks.next_page_base.as_deref().unwrap_or("");
         format!(
-            "Link: </api/models/{repo}/tree/main{dir}{sep}cursor={}>; rel=\"next\"\r\n",
+            "Link: <{base}/api/models/{repo}/tree/main{dir}{sep}cursor={}>; rel=\"next\"\r\n",
             cursor + 2
         )
     });

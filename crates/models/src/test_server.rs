@@ -74,6 +74,10 @@ pub enum Misbehaviour {
     /// A 200 announcing `length` bytes, then one byte every `every`, until
     /// the client leaves or [`LIFETIME`] ends.
     Trickle { length: u64, every: Duration },
+    /// A 200 without a Content-Length, then one byte every `every`, until
+    /// the client leaves or [`LIFETIME`] ends: a body of unknown length
+    /// that never ends.
+    Dribble { every: Duration },
 }
 
 /// How long a misbehaving server lives: it stops by itself then, whether or
@@ -139,25 +143,35 @@ fn misbehave(mut stream: TcpStream, how: Misbehaviour, end: Instant) {
         Misbehaviour::Trickle { length, every } => {
             let head =
                 format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n");
-            if stream.write_all(head.as_bytes()).is_err() {
+            trickle(stream, &head, length, every, end);
+        }
+        Misbehaviour::Dribble { every } => {
+            let head = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n";
+            trickle(stream, head, u64::MAX, every, end);
+        }
+    }
+}
+
+/// Sends `head`, then one byte of `length` every `every`, until the client
+/// leaves or `end`.
+fn trickle(mut stream: TcpStream, head: &str, length: u64, every: Duration, end: Instant) {
+    if stream.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for _ in 0..length {
+        let next = Instant::now() + every;
+        while Instant::now() < next {
+            if Instant::now() >= end {
                 return;
             }
-            for _ in 0..length {
-                let next = Instant::now() + every;
-                while Instant::now() < next {
-                    if Instant::now() >= end {
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(5).min(every));
-                }
-                if stream
-                    .write_all(b"x")
-                    .and_then(|()| stream.flush())
-                    .is_err()
-                {
-                    return;
-                }
-            }
+            std::thread::sleep(Duration::from_millis(5).min(every));
+        }
+        if stream
+            .write_all(b"x")
+            .and_then(|()| stream.flush())
+            .is_err()
+        {
+            return;
         }
     }
 }

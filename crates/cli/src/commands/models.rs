@@ -74,7 +74,8 @@ pub fn run(cmd: ModelsCommand) -> Result<ExitCode, CliError> {
 fn server(cmd: ServerCommand) -> Result<ExitCode, CliError> {
     match cmd {
         ServerCommand::Show { json } => {
-            let chosen = servers::chosen();
+            // Shown: an endpoint's credentials masked, as an API key is.
+            let chosen = servers::chosen().shown();
             if json {
                 print_json(&chosen);
                 return Ok(ExitCode::SUCCESS);
@@ -113,7 +114,7 @@ fn server(cmd: ServerCommand) -> Result<ExitCode, CliError> {
             say!(
                 "{} at {} answers in {} ms and is used from now on by play, turn, narrate and the window.",
                 choice.model,
-                choice.endpoint,
+                choice.shown().endpoint,
                 check.round_trip_ms
             );
             Ok(ExitCode::SUCCESS)
@@ -129,7 +130,7 @@ fn server(cmd: ServerCommand) -> Result<ExitCode, CliError> {
                     say!(
                         "{role}: {} at {} answers in {} ms",
                         c.model,
-                        c.endpoint,
+                        c.shown().endpoint,
                         check.round_trip_ms
                     );
                 }
@@ -154,28 +155,25 @@ fn looks_like_link(text: &str) -> bool {
         || lower.starts_with("hf.co/")
 }
 
-/// Downloads the GGUF a Hugging Face link points at, with a progress bar;
-/// a repository with several lists them with their sizes first.
+/// Downloads the GGUF a Hugging Face link points at, with a progress bar.
+/// The repository is listed once, by the download itself: a repository
+/// with several files and no pick (or a pick that is none of them) lists
+/// them with their sizes.
 fn add_from_hub(
     models: &Models,
     link: &str,
     pick: Option<&str>,
 ) -> Result<narratoria_models::InstalledModel, CliError> {
-    let offered = models.hub_files(link).map_err(to_cli)?;
-    if pick.is_none() && offered.len() > 1 {
-        say!("The repository has {} GGUF models:", offered.len());
-        for f in &offered {
+    let mut bar = DownloadBar::new(pick.unwrap_or(link));
+    let added = models.add_from_hub(link, pick, &mut |p| bar.update(p));
+    bar.finish();
+    if let Err(ModelsError::HubChoose { files, .. }) = &added {
+        say!("The repository has {} GGUF models:", files.len());
+        for f in files {
             say!("  {:<60} {:>9}", f.path, human_size(f.size));
         }
         say!("Pick one with: narratoria models add {link} --pick NAME");
     }
-    let label = pick
-        .map(str::to_string)
-        .or_else(|| (offered.len() == 1).then(|| offered[0].path.clone()))
-        .unwrap_or_else(|| link.to_string());
-    let mut bar = DownloadBar::new(&label);
-    let added = models.add_from_hub(link, pick, &mut |p| bar.update(p));
-    bar.finish();
     added.map_err(to_cli)
 }
 

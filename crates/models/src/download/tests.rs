@@ -171,6 +171,7 @@ fn quick(min_rate: u64, grace_ms: u64, stall_ms: u64, stall_bytes: u64) -> Pace 
         grace: Duration::from_millis(grace_ms),
         stall: Duration::from_millis(stall_ms),
         stall_bytes,
+        unsized_deadline: Duration::from_secs(60),
     }
 }
 
@@ -291,4 +292,113 @@ fn the_default_pace_allows_a_slow_real_connection() {
     assert_eq!(deadline, 60 + 2_834, "{deadline}");
     assert_eq!(Pace::DEFAULT.stall, Duration::from_secs(60));
     assert_eq!(Limits::for_size(None).max_bytes(), UNSIZED_MAX_BYTES);
+}
+
+/// The bounds of a download of unknown size, as docs/models.md states them.
+#[test]
+fn a_download_of_unknown_size_has_a_stated_ceiling_and_deadline() {
+    assert_eq!(UNSIZED_MAX_BYTES, 64 << 30);
+    assert_eq!(
+        Pace::DEFAULT.unsized_deadline,
+        Duration::from_secs(4 * 3_600)
+    );
+    let unknown = Limits::for_size(None);
+    assert_eq!(unknown.attempt_deadline(None, 0), UNSIZED_DEADLINE);
+    // An announced length gives the deadline of its bytes instead.
+    assert_eq!(
+        unknown.attempt_deadline(Some(32 << 10), 0),
+        Duration::from_secs(61)
+    );
+}
+
+/// A body without a length that never ends, for a file of unknown size,
+/// had no deadline (only the stall rule, which a byte now and then keeps
+/// quiet): it now ends at the pace's deadline for a download of unknown
+/// length.
+#[test]
+fn an_endless_body_of_unknown_size_is_stopped_at_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_misbehaving(Misbehaviour::Dribble {
+        every: Duration::from_millis(10),
+    });
+    let dest = dir.path().join("m.bin");
+    let limits = Limits {
+        size: None,
+        pace: Pace {
+            unsized_deadline: Duration::from_millis(300),
+            ..quick(1, 60_000, 10_000, 1)
+        },
+    };
+    let started = Instant::now();
+    let err = super::fetch(&server.url, &"0".repeat(64), &dest, &limits, &mut |_| {}).unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(err.code(), "download_too_slow", "{err}");
+    let message = err.to_string();
+    assert!(message.contains("deadline of 300 ms"), "{message}");
+    assert!(message.contains("unknown length"), "{message}");
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(part_path(&dest).is_file(), "the part is kept to go on from");
+}
+
+/// A server that redirects a download to an address without a host (or
+/// another scheme, or in a loop) made the client panic; each is now a
+/// download error naming the redirect.
+#[test]
+fn a_refused_redirect_is_a_download_error_not_a_panic() {
+    use crate::test_hub::{serve_hub, HubTestFile, Quirks};
+    let body = body();
+    let resolve = "/o/r/resolve/main/m.gguf";
+    for (location, says) in [
+        ("file:///etc/passwd", "only http:// and https://"),
+        ("data:text/plain,hello", "only http:// and https://"),
+        ("ftp://127.0.0.1/m.gguf", "only http:// and https://"),
+        (resolve, "more than 5 redirects"),
+    ] {
+        let hub = serve_hub(
+            "o/r",
+            vec![HubTestFile {
+                path: "m.gguf".into(),
+                body: body.clone(),
+            }],
+            Quirks {
+                resolve_location: Some(location.into()),
+                ..Quirks::default()
+            },
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("m.gguf");
+        let url = format!("{}{resolve}", hub.endpoint);
+        let err = fetch(&url, &sha(&body), &dest, &mut |_| {}).unwrap_err();
+        assert_eq!(err.code(), "download_failed", "{location}: {err}");
+        let message = err.to_string();
+        assert!(message.contains("a redirect was refused"), "{message}");
+        assert!(message.contains(says), "{location}: {message}");
+        assert!(!dest.exists());
+    }
+}
+
+/// A download may be handed to another host (the Hub's content network).
+#[test]
+fn a_download_follows_a_redirect_to_another_host() {
+    use crate::test_hub::{serve_hub, HubTestFile, Quirks};
+    let body = body();
+    let cdn = serve(body.clone(), false, true);
+    let hub = serve_hub(
+        "o/r",
+        vec![HubTestFile {
+            path: "m.gguf".into(),
+            body: body.clone(),
+        }],
+        Quirks {
+            resolve_location: Some(cdn.url.clone()),
+            ..Quirks::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("m.gguf");
+    let url = format!("{}/o/r/resolve/main/m.gguf", hub.endpoint);
+    fetch(&url, &sha(&body), &dest, &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+    assert_eq!(*cdn.seen.lock().unwrap(), vec![None]);
 }

@@ -5,7 +5,8 @@
 use super::*;
 use crate::download::Pace;
 use crate::fixture::tiny_gguf;
-use crate::test_hub::{serve_hub, sha256_hex, HubServer, HubTestFile, Quirks};
+use crate::hub_files::{MAX_LISTING_BYTES, MAX_LISTING_ENTRIES};
+use crate::test_hub::{serve_hub, serve_listing, sha256_hex, HubServer, HubTestFile, Quirks};
 
 const REPO: &str = "tester/Tiny-Instruct-GGUF";
 
@@ -65,6 +66,7 @@ fn library(root: &Path, hub: &HubServer, catalog: Vec<Entry>) -> Library {
             grace: std::time::Duration::from_secs(20),
             stall: std::time::Duration::from_secs(5),
             stall_bytes: 1,
+            unsized_deadline: std::time::Duration::from_secs(20),
         })
 }
 
@@ -279,4 +281,223 @@ fn every_built_in_hub_entry_passes_the_catalog_rules() {
             crate::catalog::read_file(&path).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         }
     }
+}
+
+/// The tree requests `hub` saw.
+fn listings(hub: &HubServer) -> usize {
+    seen(hub)
+        .iter()
+        .filter(|(_, p, _)| p.starts_with("/api/models/"))
+        .count()
+}
+
+/// A Hub stand-in answering a file link's download with a redirect to an
+/// address without a host (`file:`, `data:`), another scheme or in a loop
+/// crashed `models add` (exit 101): each is now an error naming it.
+#[test]
+fn a_file_link_redirected_where_it_may_not_go_is_an_error_not_a_panic() {
+    let link = format!("https://huggingface.co/{REPO}/resolve/main/tiny-q4_k_m.gguf");
+    let resolve = format!("/{REPO}/resolve/main/tiny-q4_k_m.gguf");
+    for (location, says) in [
+        ("file:///etc/passwd", "only http:// and https://"),
+        (
+            "data:text/plain;base64,R0dVRg==",
+            "only http:// and https://",
+        ),
+        ("ftp://127.0.0.1/tiny.gguf", "only http:// and https://"),
+        (resolve.as_str(), "more than 5 redirects"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let quirks = Quirks {
+            resolve_location: Some(location.into()),
+            ..Quirks::default()
+        };
+        let hub = serve_hub(REPO, repo_files(), quirks);
+        let lib = library(dir.path(), &hub, Vec::new());
+        let err = lib.add_from_hub(&link, None, &mut |_| {}).unwrap_err();
+        assert_eq!(err.code(), "download_failed", "{location}: {err}");
+        let message = err.to_string();
+        assert!(message.contains("a redirect was refused"), "{message}");
+        assert!(message.contains(says), "{location}: {message}");
+        assert!(!dir.path().join("own/tiny-q4_k_m.gguf").exists());
+    }
+}
+
+/// A listing stays on the Hub's host: a redirect of the listing, or a next
+/// page, to another host (here another port, which answered the listing
+/// before) is refused, and nothing is asked there.
+#[test]
+fn a_listing_never_leaves_the_hubs_host() {
+    let link = format!("https://huggingface.co/{REPO}");
+    let elsewhere = serve_hub(REPO, repo_files(), Quirks::default());
+    let tree = format!(
+        "{}/api/models/{REPO}/tree/main?recursive=true",
+        elsewhere.endpoint
+    );
+    let cases = [
+        (
+            Quirks {
+                listing_location: Some(tree),
+                ..Quirks::default()
+            },
+            "for another host",
+        ),
+        (
+            Quirks {
+                next_page_base: Some(elsewhere.endpoint.clone()),
+                ..Quirks::default()
+            },
+            "never leaves the Hub's host",
+        ),
+        (
+            Quirks {
+                listing_location: Some("file:///etc/passwd".into()),
+                ..Quirks::default()
+            },
+            "only http:// and https://",
+        ),
+        (
+            Quirks {
+                listing_location: Some(format!("/api/models/{REPO}/tree/main")),
+                ..Quirks::default()
+            },
+            "more than 5 redirects",
+        ),
+    ];
+    for (quirks, says) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = serve_hub(REPO, repo_files(), quirks);
+        let lib = library(dir.path(), &hub, Vec::new());
+        let err = lib.hub_files(&link).unwrap_err();
+        assert_eq!(err.code(), "hub_failed", "{err}");
+        assert!(err.to_string().contains(says), "{says}: {err}");
+    }
+    assert!(seen(&elsewhere).is_empty(), "{:?}", seen(&elsewhere));
+}
+
+/// `models add LINK --pick FILE` listed the repository twice (once to
+/// offer, once more to pick) and a third time to find the file's checksum;
+/// now once.
+#[test]
+fn adding_from_a_repository_lists_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = serve_hub(REPO, repo_files(), Quirks::default());
+    let lib = library(dir.path(), &hub, Vec::new());
+    let link = format!("https://huggingface.co/{REPO}");
+    lib.hub_files(&link).unwrap();
+    let one_listing = listings(&hub);
+    assert!(
+        one_listing >= 2,
+        "the stand-in pages its listing: {one_listing}"
+    );
+    lib.add_from_hub(&link, Some("tiny-q4_k_m.gguf"), &mut |_| {})
+        .unwrap();
+    assert_eq!(listings(&hub), 2 * one_listing, "{:?}", seen(&hub));
+    // Without a pick the choice is offered from the same one listing.
+    let before = listings(&hub);
+    let err = lib.add_from_hub(&link, None, &mut |_| {}).unwrap_err();
+    let ModelsError::HubChoose { files, .. } = err else {
+        panic!("{err}")
+    };
+    assert_eq!(files.len(), 2);
+    assert_eq!(listings(&hub) - before, one_listing);
+}
+
+/// The listing offered names that `--pick` then refused (`../x.gguf`,
+/// an absolute path, a space): only names a pick takes are offered.
+#[test]
+fn only_names_a_pick_takes_are_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = repo_files();
+    for hostile in ["../escape.gguf", "/abs.gguf", "a b.gguf", ".hidden.gguf"] {
+        files.push(file(hostile, tiny_gguf(true)));
+    }
+    let hub = serve_hub(REPO, files, Quirks::default());
+    let lib = library(dir.path(), &hub, Vec::new());
+    let link = format!("https://huggingface.co/{REPO}");
+    let offered = lib.hub_files(&link).unwrap();
+    let paths: Vec<&str> = offered.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["tiny-q4_k_m.gguf", "q8/tiny-q8_0.gguf"]);
+    for path in &paths {
+        assert_eq!(crate::hub::check_file_path(path), Ok(()));
+    }
+    let err = lib
+        .add_from_hub(&link, Some("../escape.gguf"), &mut |_| {})
+        .unwrap_err();
+    assert_eq!(err.code(), "hub_choose_file", "{err}");
+    assert!(!err.to_string().contains("escape"), "{err}");
+}
+
+/// 50 pages of minimal entries just under the old 8 MiB page bound gave
+/// millions of files: a listing is bounded in entries and bytes in all.
+#[test]
+fn a_listing_is_bounded_in_entries_and_bytes_in_all() {
+    let link = format!("https://huggingface.co/{REPO}");
+    let entries = |n: usize| {
+        let page: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"type":"file","path":"m{i}.gguf","size":1}}"#))
+            .collect();
+        format!("[{}]", page.join(",")).into_bytes()
+    };
+    // One page past the entries in all, then three pages that pass it together.
+    for (page, pages) in [
+        (entries(MAX_LISTING_ENTRIES + 1), 1),
+        (entries(MAX_LISTING_ENTRIES / 3 + 1), 3),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = serve_listing(REPO, page, pages);
+        let lib = library(dir.path(), &hub, Vec::new());
+        let err = lib.hub_files(&link).unwrap_err();
+        assert_eq!(err.code(), "hub_failed", "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("more than {MAX_LISTING_ENTRIES} entries")),
+            "{err}"
+        );
+    }
+    // Pages of one entry, each 7 MiB: the third passes the bytes in all.
+    let padding = "x".repeat(7 << 20);
+    let page = format!(r#"[{{"type":"file","path":"m.gguf","size":1,"pad":"{padding}"}}]"#);
+    let dir = tempfile::tempdir().unwrap();
+    let hub = serve_listing(REPO, page.into_bytes(), 3);
+    let lib = library(dir.path(), &hub, Vec::new());
+    let err = lib.hub_files(&link).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("larger than {MAX_LISTING_BYTES} bytes in all")),
+        "{err}"
+    );
+    assert_eq!(listings(&hub), 3);
+}
+
+/// A catalog entry pinned at a small size took 64 MiB when the Hub's
+/// listing claimed 10^12 bytes: the catalog's size bounds the download.
+#[test]
+fn the_catalogs_size_bounds_a_hub_download_whatever_the_hub_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut large = tiny_gguf(true);
+    large.extend(vec![0u8; 200 << 10]);
+    let files = vec![file("tiny-q4_k_m.gguf", large.clone())];
+    let quirks = Quirks {
+        claimed_size: Some(1_000_000_000_000),
+        ..Quirks::default()
+    };
+    let hub = serve_hub(REPO, files, quirks);
+    let mut entry = hub_entry("");
+    entry.size = Some(1_000);
+    let lib = library(dir.path(), &hub, vec![entry]);
+    let mut most = 0;
+    let err = lib
+        .download("tiny-hub", &mut |p| most = most.max(p.done))
+        .unwrap_err();
+    assert_eq!(err.code(), "download_too_large", "{err}");
+    assert!(
+        err.to_string().contains("the catalog's size of 1000 bytes"),
+        "{err}"
+    );
+    assert_eq!(most, 0, "refused on the announced length");
+    assert!(!dir.path().join("own/tiny-q4_k_m.gguf").exists());
+    // Without a size in the catalog, the Hub's stands in.
+    let lib = library(dir.path(), &hub, vec![hub_entry("")]);
+    lib.download("tiny-hub", &mut |_| {}).unwrap();
 }

@@ -83,6 +83,59 @@ fn add_refuses_files_the_narrator_cannot_use() {
     assert!(!lib.own_dir().join("junk.gguf").exists());
 }
 
+/// `models add` took a GGUF whose tensor had a type without a known layout
+/// and no data, and one claiming 2^64 - 1 tokens of context; the list
+/// showed both without a problem.
+#[test]
+fn add_refuses_tensors_it_cannot_check_and_absurd_contexts_and_the_list_says_why() {
+    use crate::fixture::{gguf_with, TestTensor, F32};
+    let dir = tempfile::tempdir().unwrap();
+    let lib = library(dir.path(), vec![]);
+    let unknown_type = TestTensor {
+        dims: vec![4096],
+        ty: 99,
+        offset: 0,
+    };
+    let f32 = TestTensor {
+        dims: vec![8],
+        ty: F32,
+        offset: 0,
+    };
+    for (name, bytes, says) in [
+        (
+            "typeless.gguf",
+            gguf_with(2048, &[unknown_type], 0),
+            "type 99",
+        ),
+        (
+            "endless.gguf",
+            gguf_with(u64::MAX, &[f32], 32),
+            "context_length",
+        ),
+    ] {
+        let src = dir.path().join(name);
+        std::fs::write(&src, &bytes).unwrap();
+        let err = lib.add(&src, false).unwrap_err();
+        assert_eq!(err.code(), "model_not_gguf", "{err}");
+        assert!(err.to_string().contains(says), "{err}");
+        assert!(!lib.own_dir().join(name).exists());
+        // Put there by hand, it is listed with the reason.
+        std::fs::create_dir_all(lib.own_dir()).unwrap();
+        std::fs::write(lib.own_dir().join(name), &bytes).unwrap();
+    }
+    let listing = lib.list(None);
+    assert_eq!(listing.installed.len(), 2);
+    for m in &listing.installed {
+        let problem = m.problem.as_deref().unwrap_or_default();
+        assert!(
+            problem.contains("not a GGUF model"),
+            "{}: {problem:?}",
+            m.name
+        );
+        assert_eq!(m.context_length, None);
+    }
+}
+
 #[test]
 fn add_can_link_instead_of_copying() {
     let dir = tempfile::tempdir().unwrap();
