@@ -202,3 +202,121 @@ fn a_server_that_is_down_is_named_not_silently_replaced() {
         "nothing is remembered"
     );
 }
+
+/// A stand-in whose every answer is a redirect to `location`. Returns its
+/// base address.
+fn serve_redirect(location: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    });
+    base
+}
+
+/// `models server models` against a server redirecting its model list to
+/// a file or a `data:` address once crashed (exit 101, a panic in the HTTP
+/// client); it is a clear `remote_redirect` failure now.
+#[test]
+fn a_model_list_redirected_off_the_server_is_refused_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    for location in ["file:///etc/passwd", "data:application/json,{}"] {
+        let base = serve_redirect(location);
+        let listed = run(&home, &["models", "server", "models", &base]);
+        assert_ne!(listed.code, 0, "{}", listed.stdout);
+        assert_ne!(listed.code, 101, "a panic: {}", listed.stderr);
+        assert!(!listed.stderr.contains("panicked"), "{}", listed.stderr);
+        assert!(
+            listed.stderr.contains("remote_redirect"),
+            "{}",
+            listed.stderr
+        );
+        assert!(!listed.stdout.contains("root:"), "{}", listed.stdout);
+    }
+}
+
+/// A password in a server's endpoint is treated as an API key: masked in
+/// what `set`, `show`, `show --json` and `check` print and in the debug
+/// log's command line, and the settings file keeping it is the player's
+/// alone.
+#[test]
+fn an_endpoints_password_is_shown_masked_and_kept_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let (base, _) = serve();
+    let endpoint = base.replace("http://", "http://user:PASSWORD123@");
+    let debug = |args: &[&str]| {
+        narratoria(
+            args,
+            &[
+                ("NARRATORIA_HOME", home.to_str().unwrap()),
+                ("NARRATORIA_MODEL", "/nonexistent/model.gguf"),
+                ("NARRATORIA_LOG", "debug"),
+            ],
+        )
+    };
+    let set = debug(&[
+        "models",
+        "server",
+        "set",
+        "--role",
+        "planner",
+        "--endpoint",
+        &endpoint,
+        "--model",
+        "stub-model",
+    ]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let masked = base.replace("http://", "http://user:••••••••@");
+    assert!(set.stdout.contains(&masked), "{}", set.stdout);
+    for args in [
+        &["models", "server", "show"][..],
+        &["models", "server", "show", "--json"],
+        &["models", "server", "check"],
+    ] {
+        let shown = debug(args);
+        assert_eq!(shown.code, 0, "{args:?}: {}", shown.stderr);
+        assert!(
+            shown.stdout.contains("user:••••••••@"),
+            "{args:?}: {}",
+            shown.stdout
+        );
+        for out in [&shown.stdout, &shown.stderr] {
+            assert!(!out.contains("PASSWORD123"), "{args:?}: {out}");
+        }
+    }
+    for out in [&set.stdout, &set.stderr] {
+        assert!(!out.contains("PASSWORD123"), "{out}");
+    }
+    let logs = home.join("logs");
+    let mut log = String::new();
+    for file in std::fs::read_dir(&logs).unwrap() {
+        log.push_str(&std::fs::read_to_string(file.unwrap().path()).unwrap());
+    }
+    assert!(log.contains("user:••••••••@"), "the start-up line:\n{log}");
+    assert!(
+        !log.contains("PASSWORD123"),
+        "the password was logged:\n{log}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let settings = home.join("settings.json");
+        let mode = std::fs::metadata(&settings).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", settings.display());
+    }
+}

@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use narratoria_core::skills::config::REDACTED;
+use narratoria_remote::mask_url_credentials;
 
 use tracing::{Event, Level, Subscriber};
 use tracing_appender::non_blocking::WorkerGuard;
@@ -120,6 +121,10 @@ const SECRET_WORDS: [&str; 6] = [
 /// - the value of any option whose name holds a credential word (`--api-key`,
 ///   `--token`, `--password`, …) is replaced by `••••••••`, given as the next
 ///   argument or after `=`.
+/// - the credentials of any URL, wherever it stands (`--endpoint
+///   http://user:pass@host/v1`, a positional address), are masked as an API
+///   key is: `http://user:••••••••@host/v1`
+///   ([`narratoria_remote::mask_url_credentials`]).
 ///
 /// Everything else is kept as given (not valid Unicode: lossily).
 pub fn loggable_args(args: impl IntoIterator<Item = OsString>) -> Vec<String> {
@@ -127,7 +132,7 @@ pub fn loggable_args(args: impl IntoIterator<Item = OsString>) -> Vec<String> {
     // The previous option takes this argument as its value.
     let mut hide_next: Option<Hidden> = None;
     for arg in args {
-        let arg = arg.to_string_lossy().into_owned();
+        let arg = mask_url_credentials(&arg.to_string_lossy());
         if let Some(kind) = hide_next.take() {
             out.push(kind.hide(&arg));
             continue;
@@ -480,6 +485,37 @@ mod tests {
                 "--json",
             ]
         );
+    }
+
+    /// An endpoint's credentials are masked wherever the address stands: as
+    /// an option's value, after `=`, or alone.
+    #[test]
+    fn the_logged_command_line_holds_no_endpoint_credentials() {
+        let logged = loggable_args(args(&[
+            "narratoria",
+            "models",
+            "server",
+            "set",
+            "--endpoint",
+            "http://user:PASSWORD@127.0.0.1:11434/v1",
+            "--endpoint=https://TOKEN@host/v1",
+            "http://me:PASSWORD@h/v1",
+            "--model",
+            "llama3",
+        ]));
+        let line = logged.join(" ");
+        for secret in ["PASSWORD", "TOKEN"] {
+            assert!(!line.contains(secret), "{secret} in {line}");
+        }
+        assert_eq!(
+            logged[5..8],
+            [
+                format!("http://user:{REDACTED}@127.0.0.1:11434/v1"),
+                format!("--endpoint=https://{REDACTED}@host/v1"),
+                format!("http://me:{REDACTED}@h/v1"),
+            ]
+        );
+        assert_eq!(logged[9], "llama3");
     }
 
     /// A setting without `=` is hidden whole, and a `--set` is hidden

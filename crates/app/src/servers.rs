@@ -10,7 +10,9 @@ use narratoria_core::error::ErrorCode;
 use narratoria_core::host::Generator;
 use narratoria_core::planner::Planner;
 use narratoria_models::ModelsError;
-use narratoria_remote::{Check, OnWait, RemoteError, RemotePlanner, RemoteWriter, Server};
+use narratoria_remote::{
+    mask_url_credentials, Check, OnWait, RemoteError, RemotePlanner, RemoteWriter, Server,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::roles::{Role, RoleChoice};
@@ -41,16 +43,17 @@ impl ServerChoice {
     /// endpoint that is not an http(s) address is refused.
     pub fn server(&self) -> Result<Server, AppError> {
         let endpoint = self.endpoint.trim().trim_end_matches('/');
+        let shown = || mask_url_credentials(endpoint);
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
             return Err(AppError::new(
                 ErrorCode::ServerFailed,
-                format!("the server address {endpoint:?} is not an http(s) address"),
+                format!("the server address {:?} is not an http(s) address", shown()),
             ));
         }
         if self.model.trim().is_empty() {
             return Err(AppError::new(
                 ErrorCode::ServerFailed,
-                format!("no model is named for the server at {endpoint}"),
+                format!("no model is named for the server at {}", shown()),
             ));
         }
         let key = self
@@ -59,6 +62,16 @@ impl ServerChoice {
             .and_then(|var| std::env::var(var).ok())
             .filter(|k| !k.is_empty());
         Ok(Server::new(endpoint, self.model.trim()).with_api_key(key))
+    }
+
+    /// The choice as people are shown it (the terminal, `--json`): the
+    /// endpoint's credentials masked as an API key is
+    /// (`http://user:••••••••@host/v1`). Never written to the settings.
+    pub fn shown(&self) -> ServerChoice {
+        ServerChoice {
+            endpoint: mask_url_credentials(&self.endpoint),
+            ..self.clone()
+        }
     }
 }
 
@@ -70,6 +83,16 @@ impl ServerChoice {
 pub struct Servers {
     pub planner: Option<ServerChoice>,
     pub writer: Option<ServerChoice>,
+}
+
+impl Servers {
+    /// The choices as people are shown them ([`ServerChoice::shown`]).
+    pub fn shown(&self) -> Servers {
+        Servers {
+            planner: self.planner.as_ref().map(ServerChoice::shown),
+            writer: self.writer.as_ref().map(ServerChoice::shown),
+        }
+    }
 }
 
 /// The servers the settings give each role.
@@ -213,13 +236,45 @@ mod tests {
                 model: " ".into(),
                 ..ok.clone()
             },
+            ServerChoice {
+                endpoint: "ftp://me:PASSWORD@h/v1".into(),
+                ..ok.clone()
+            },
+            ServerChoice {
+                endpoint: "http://me:PASSWORD@h/v1".into(),
+                model: String::new(),
+                ..ok.clone()
+            },
         ] {
-            assert_eq!(bad.server().unwrap_err().code, ErrorCode::ServerFailed);
+            let e = bad.server().unwrap_err();
+            assert_eq!(e.code, ErrorCode::ServerFailed);
+            assert!(!e.to_string().contains("PASSWORD"), "{e}");
         }
         let json = serde_json::json!({"endpoint": "http://h/v1", "model": "m", "apiKey": "secret"});
         assert!(
             serde_json::from_value::<ServerChoice>(json).is_err(),
             "a key is never kept in the settings"
         );
+    }
+
+    /// Credentials in an endpoint are shown masked, wherever a choice is
+    /// shown; the choice itself keeps them (to be used).
+    #[test]
+    fn a_shown_choice_masks_the_endpoints_credentials() {
+        let choice = ServerChoice {
+            endpoint: "http://user:PASSWORD@127.0.0.1:11434/v1".into(),
+            model: "m".into(),
+            api_key_env: None,
+        };
+        let shown = Servers {
+            planner: Some(choice.clone()),
+            writer: None,
+        }
+        .shown();
+        let planner = shown.planner.as_ref().unwrap();
+        assert_eq!(planner.endpoint, "http://user:••••••••@127.0.0.1:11434/v1");
+        let json = serde_json::to_string(&shown).unwrap();
+        assert!(!json.contains("PASSWORD"), "{json}");
+        assert!(choice.server().unwrap().endpoint.contains("PASSWORD"));
     }
 }

@@ -170,6 +170,12 @@ pub enum PlannerError {
 /// design's 5 seconds (docs/narrator.md, "How long a plan is given").
 pub const PLAN_TIME_DEFAULT: Duration = Duration::from_secs(5);
 
+/// The most tools a model's plan may use, the story's narration aside (the
+/// host adds that step itself): the in-process planner's grammar writes no
+/// more, and a remote server's plan with more is refused (docs/narrator.md,
+/// "One plan": "up to the plan's two tools").
+pub const MAX_MODEL_PLAN_TOOLS: usize = 2;
+
 /// Turns player input into plans. Implementations must be safe to call from
 /// several threads and must return by `request.deadline`.
 pub trait Planner: Send + Sync {

@@ -100,7 +100,9 @@ impl Settings {
     }
 
     /// Sets `key` in the user's file (`None` removes it, so the default
-    /// applies again) and saves that file in one step.
+    /// applies again) and saves that file in one step, readable by the
+    /// player alone (`0600` on Unix): a server's endpoint may hold a
+    /// password (docs/security.md, "Secrets").
     pub fn set(&mut self, key: &str, value: Option<Value>) -> Result<(), ModelsError> {
         match value {
             Some(v) => self.user.insert(key.to_string(), v),
@@ -111,7 +113,7 @@ impl Settings {
         if let Some(dir) = self.user_file.parent() {
             std::fs::create_dir_all(dir).map_err(|e| ModelsError::io(dir, e))?;
         }
-        narratoria_fs::write_atomically(&self.user_file, (text + "\n").as_bytes(), false)
+        narratoria_fs::write_atomically(&self.user_file, (text + "\n").as_bytes(), true)
             .map_err(|e| ModelsError::io(&self.user_file, e))
     }
 
@@ -192,6 +194,25 @@ mod tests {
             let (s, _) = Settings::load(&[], &user);
             assert_eq!((s.planner(), s.writer_context()), (None, None), "{odd}");
         }
+    }
+
+    /// The settings may hold a server's endpoint with its password: the
+    /// file is the player's alone, an older readable one too once saved.
+    #[cfg(unix)]
+    #[test]
+    fn the_users_file_is_readable_by_the_player_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("config/settings.json");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let (mut s, _) = Settings::load(&[], &user);
+        let server = json!({"endpoint": "http://me:PASSWORD@h/v1", "model": "m"});
+        s.set("plannerServer", Some(server)).unwrap();
+        assert_eq!(mode(&user), 0o600);
+        std::fs::set_permissions(&user, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let (mut s, _) = Settings::load(&[], &user);
+        s.set(MODEL_KEY, Some(json!("mine"))).unwrap();
+        assert_eq!(mode(&user), 0o600);
     }
 
     #[test]

@@ -33,7 +33,7 @@ impl Default for CompactLimits {
         CompactLimits {
             narrative_max_chars: 90,
             narrative_with_tools_max_chars: 56,
-            max_tools: 2,
+            max_tools: narratoria_core::planner::MAX_MODEL_PLAN_TOOLS,
             input_string_max_chars: 32,
         }
     }

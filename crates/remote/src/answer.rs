@@ -5,12 +5,15 @@
 //! it are tolerated), the host's fields are written over the model's
 //! (`requestId`, `metadata`, `disabledSkills`), and the result must pass
 //! the Plan JSON contract ([`Plan::from_value`], as
-//! [`Plan::from_json_str`] does), name only tools the plan may use, form a
-//! graph without cycles, and give each tool an input its schema accepts.
+//! [`Plan::from_json_str`] does), use at most [`MAX_MODEL_PLAN_TOOLS`]
+//! tools besides the narration (as the in-process planner), name only tools
+//! the plan may use, form a graph without cycles, and give each tool an
+//! input its schema accepts.
 
 use narratoria_core::dag::Dag;
 use narratoria_core::plan::{Plan, PlanError};
-use narratoria_core::planner::PlanRequest;
+use narratoria_core::planner::{PlanRequest, MAX_MODEL_PLAN_TOOLS};
+use narratoria_core::turn::narration_step::is_narration_tool;
 use narratoria_core::FieldError;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -54,6 +57,16 @@ pub(crate) fn plan_from_answer(
         plan.shift_remove("narrative");
     }
     let plan = Plan::from_value(value).map_err(|e| clip(&e.to_string(), 600))?;
+    let used = plan
+        .tools
+        .iter()
+        .filter(|t| !is_narration_tool(request.catalog, t))
+        .count();
+    if used > MAX_MODEL_PLAN_TOOLS {
+        return Err(format!(
+            "the plan uses {used} tools; a plan uses at most {MAX_MODEL_PLAN_TOOLS}: choose the ones the action needs most"
+        ));
+    }
 
     let available: Vec<&str> = catalog::tools(cards).map(|t| t.path.as_str()).collect();
     for t in &plan.tools {

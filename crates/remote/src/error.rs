@@ -37,12 +37,17 @@ pub enum RemoteError {
         what: &'static str,
         limit: usize,
     },
+    /// The server answered with a redirect the product does not follow: to
+    /// another host, to an address that is not http(s), too many, or for a
+    /// request with a body (docs/security.md, "Redirects").
+    #[error("{server} answered with a redirect that is not followed: {reason}")]
+    Redirect { server: String, reason: String },
 }
 
 impl RemoteError {
     /// A stable code for the UI and logs: `remote_unreachable`,
     /// `remote_timeout`, `remote_http`, `remote_bad_answer`,
-    /// `remote_model_missing` or `remote_too_large`.
+    /// `remote_model_missing`, `remote_too_large` or `remote_redirect`.
     pub fn code(&self) -> &'static str {
         match self {
             RemoteError::Unreachable { .. } => "remote_unreachable",
@@ -51,6 +56,7 @@ impl RemoteError {
             RemoteError::BadAnswer { .. } => "remote_bad_answer",
             RemoteError::ModelMissing { .. } => "remote_model_missing",
             RemoteError::TooLarge { .. } => "remote_too_large",
+            RemoteError::Redirect { .. } => "remote_redirect",
         }
     }
 
@@ -62,7 +68,8 @@ impl RemoteError {
             | RemoteError::Http { server, .. }
             | RemoteError::BadAnswer { server, .. }
             | RemoteError::ModelMissing { server, .. }
-            | RemoteError::TooLarge { server, .. } => server,
+            | RemoteError::TooLarge { server, .. }
+            | RemoteError::Redirect { server, .. } => server,
         }
     }
 }

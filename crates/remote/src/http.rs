@@ -9,7 +9,9 @@ use std::io::{BufRead, Read};
 use std::time::{Duration, Instant};
 
 pub(crate) use narratoria_http::error_message;
-use narratoria_http::{is_timeout, is_timeout_kind};
+use narratoria_http::{
+    agent_builder, call, is_timeout, is_timeout_kind, CallError, Redirects, Request,
+};
 use narratoria_lexicon::clip_to as clip;
 use serde_json::Value;
 
@@ -30,21 +32,29 @@ pub const MAX_LINE_BYTES: usize = 256 << 10;
 pub const MAX_ERROR_BYTES: usize = 64 << 10;
 
 /// Sends a GET to `{endpoint}/{path}`; the whole exchange must end within
-/// `timeout`. A status that is not 2xx is an error.
+/// `timeout`. A status that is not 2xx is an error. Redirects are followed
+/// on the endpoint's own host and port only, the key sent on each of them
+/// ([`Redirects::SAME_HOST`], docs/security.md "Redirects"); any other is
+/// [`RemoteError::Redirect`], never a panic.
 pub(crate) fn get(
     server: &Server,
     path: &str,
     timeout: Duration,
 ) -> Result<ureq::Response, RemoteError> {
     let url = checked_url(server, path)?;
-    let started = Instant::now();
-    let req = with_key(server, agent(timeout).get(&url)).set("accept", "application/json");
-    req.call().map_err(|e| failure(server, e, started))
+    let request = Request {
+        method: "GET",
+        url: &url,
+        body: None,
+        rule: Redirects::SAME_HOST,
+    };
+    send(server, request, timeout, "application/json")
 }
 
 /// Sends `body` as a JSON POST to `{endpoint}/{path}`; the whole exchange,
 /// the answer's body included, must end within `timeout`. A status that is
-/// not 2xx is an error.
+/// not 2xx is an error; a redirect is [`RemoteError::Redirect`] (a request
+/// with a body is never sent again elsewhere).
 pub(crate) fn post(
     server: &Server,
     path: &str,
@@ -52,16 +62,68 @@ pub(crate) fn post(
     timeout: Duration,
 ) -> Result<ureq::Response, RemoteError> {
     let url = checked_url(server, path)?;
-    let started = Instant::now();
-    let req = with_key(server, agent(timeout).post(&url))
-        .set("content-type", "application/json")
-        .set("accept", "text/event-stream, application/json");
-    req.send_string(&body.to_string())
-        .map_err(|e| failure(server, e, started))
+    let bytes = body.to_string().into_bytes();
+    let request = Request {
+        method: "POST",
+        url: &url,
+        body: Some(&bytes),
+        rule: Redirects::NONE,
+    };
+    send(
+        server,
+        request,
+        timeout,
+        "text/event-stream, application/json",
+    )
 }
 
+/// Sends `request` by the product's redirect rule ([`narratoria_http::call`]):
+/// every hop within what is left of `timeout`, the key only on the
+/// endpoint's host.
+fn send(
+    server: &Server,
+    request: Request<'_>,
+    timeout: Duration,
+    accept: &str,
+) -> Result<ureq::Response, RemoteError> {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let agent = agent(timeout);
+    // An endpoint the client cannot ask is the endpoint's fault, not a redirect's.
+    if let Err(e) = agent.request(request.method, request.url).request_url() {
+        return Err(RemoteError::Unreachable {
+            server: server.label(),
+            reason: server.scrub(&format!("the endpoint is not a usable address ({e})")),
+        });
+    }
+    let has_body = request.body.is_some();
+    let prepare = |req: ureq::Request, on_first_host: bool| {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut req = req
+            .timeout(left.max(Duration::from_millis(1)))
+            .set("accept", accept);
+        if has_body {
+            req = req.set("content-type", "application/json");
+        }
+        if on_first_host {
+            with_key(server, req)
+        } else {
+            req
+        }
+    };
+    match call(&agent, request, &prepare) {
+        Ok(answer) => Ok(answer.response),
+        Err(CallError::Http(e)) => Err(failure(server, *e, started)),
+        Err(CallError::Redirect { reason }) => Err(RemoteError::Redirect {
+            server: server.label(),
+            reason: server.scrub(&reason),
+        }),
+    }
+}
+
+/// An agent that follows no redirect on its own ([`agent_builder`]).
 fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::AgentBuilder::new()
+    agent_builder()
         .timeout_connect(timeout)
         .timeout(timeout)
         .user_agent(concat!("narratoria-remote/", env!("CARGO_PKG_VERSION")))

@@ -20,6 +20,7 @@
 #![deny(unsafe_code)]
 
 mod answer;
+mod budget;
 mod catalog;
 mod chat;
 mod error;
@@ -38,6 +39,7 @@ pub use http::{
 };
 pub use planner::{PlannerOptions, RemotePlanner, COLD_LOAD_ALLOWANCE, REMOTE_PLAN_TIME};
 pub use schema::plan_schema_for;
+pub use secret::mask_url_credentials;
 pub use server::{Check, Server, ServerKind, LIST_TIMEOUT};
 pub use wait::{OnWait, WaitNotice, WAIT_NOTICE_AFTER};
 pub use writer::{RemoteWriter, WriterOptions};

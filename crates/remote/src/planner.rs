@@ -3,7 +3,6 @@
 //! schema sent where the server enforces one, and whatever it writes is
 //! checked as strictly as any plan ([`crate::answer`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::answer;
+use crate::budget::{Budget, Outcome};
 use crate::catalog;
 use crate::chat::{self, Ask, Ending, Reply};
 use crate::error::RemoteError;
@@ -25,19 +25,24 @@ use crate::server::Server;
 use crate::wait::OnWait;
 use crate::writer::RemoteWriter;
 
-/// How long one plan is given once the remote model is loaded.
+/// How long a turn's planning is given once the remote model is loaded: its
+/// plans and replans together (docs/models.md, "External servers").
 pub const REMOTE_PLAN_TIME: Duration = Duration::from_secs(30);
 
-/// How much longer a plan is given while the model may still be loading.
+/// How much longer a turn's planning is given while the server has not
+/// answered yet (a cold model load): given once per server, its warm-ups
+/// included, and again only after the server has answered.
 pub const COLD_LOAD_ALLOWANCE: Duration = Duration::from_secs(120);
 
 /// How a remote plan is asked for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlannerOptions {
-    /// How long one plan is given once the model answers.
+    /// How long a turn's plans and replans are given together once the
+    /// model answers.
     pub plan_time: Duration,
-    /// How much longer a plan is given while the server may be loading the
-    /// model: until its first answer, and again after a plan ran out of time.
+    /// How much longer a turn's planning (warm-ups included) is given while
+    /// the server may be loading the model: once, and again only after the
+    /// server has answered ([`crate::budget`]).
     pub cold_load: Duration,
     /// The most tokens the model may write for one plan.
     pub max_tokens: u32,
@@ -56,14 +61,14 @@ impl Default for PlannerOptions {
 }
 
 /// The planner on a remote server. Cheap to share across threads: each
-/// plan is one request, and nothing is held between them but whether the
-/// server has answered yet.
+/// plan is one request, and nothing is held between them but the time
+/// budget (whether the server has answered, what is left of the turn's
+/// time and of the cold-load allowance).
 pub struct RemotePlanner {
     server: Server,
     options: PlannerOptions,
     on_wait: Option<OnWait>,
-    /// Whether the server has answered since it was last thought cold.
-    warm: AtomicBool,
+    budget: Budget,
 }
 
 impl std::fmt::Debug for RemotePlanner {
@@ -79,17 +84,19 @@ impl std::fmt::Debug for RemotePlanner {
 impl RemotePlanner {
     /// A planner on `server` with the default options and no wait notices.
     pub fn new(server: Server) -> RemotePlanner {
+        let options = PlannerOptions::default();
         RemotePlanner {
             server,
-            options: PlannerOptions::default(),
+            budget: Budget::new(options.plan_time, options.cold_load),
+            options,
             on_wait: None,
-            warm: AtomicBool::new(false),
         }
     }
 
-    /// The same planner with `options`.
+    /// The same planner with `options`, its budget whole.
     pub fn with_options(mut self, options: PlannerOptions) -> RemotePlanner {
         self.options = options;
+        self.budget = Budget::new(options.plan_time, options.cold_load);
         self
     }
 
@@ -111,7 +118,7 @@ impl RemotePlanner {
 
     /// Whether the server has answered (so the model is thought loaded).
     pub fn is_warm(&self) -> bool {
-        self.warm.load(Ordering::Relaxed)
+        self.budget.is_warm()
     }
 
     fn body(&self, system: &str, user: &str, paths: &[String]) -> Value {
@@ -139,6 +146,72 @@ impl RemotePlanner {
             e => PlannerError::Model(e.to_string()),
         }
     }
+
+    /// Asks for the plan of `attempt` with `body`, by `deadline` and within
+    /// the turn's budget, and counts the time it took there. Returns the
+    /// whole answer and whether it stopped at `max_tokens`.
+    fn ask_plan(
+        &self,
+        body: Value,
+        attempt: u32,
+        deadline: Instant,
+    ) -> Result<(Reply, bool), PlannerError> {
+        let Some(grant) = self.budget.plan(attempt) else {
+            return Err(PlannerError::Deadline);
+        };
+        let started = Instant::now();
+        let reply = chat::ask(
+            Ask {
+                server: &self.server,
+                body,
+                deadline: deadline.min(started + grant.limit),
+                cancel: None,
+                max_text: MAX_COMPLETION_BYTES,
+                on_wait: self.on_wait.as_ref(),
+                cold: grant.cold,
+            },
+            &mut |_| {},
+        );
+        let outcome = match &reply {
+            Ok(Reply {
+                ending: Ending::Finished { .. },
+                ..
+            }) => Outcome::Answered,
+            // It may be loading the model.
+            Ok(Reply {
+                ending: Ending::Deadline | Ending::Cancelled,
+                ..
+            }) => Outcome::TimedOut,
+            Ok(_) | Err(_) => Outcome::Failed,
+        };
+        self.budget.spend(grant.cold, started.elapsed(), outcome);
+        let reply = reply.map_err(|e| self.failed(e))?;
+        match reply.ending {
+            Ending::Finished { length } => Ok((reply, length)),
+            Ending::Deadline | Ending::Cancelled => Err(PlannerError::Deadline),
+            Ending::TextLimit => Err(self.failed(RemoteError::TooLarge {
+                server: self.server.label(),
+                what: "a plan",
+                limit: MAX_COMPLETION_BYTES,
+            })),
+        }
+    }
+}
+
+/// The skills a plan may use: the enabled ones the turn has not left out,
+/// and of those only the ones a player's correction names (and narration).
+fn usable_cards(request: &PlanRequest<'_>) -> Vec<catalog::SkillCard> {
+    let mut usable = catalog::cards(request.catalog, request.disabled_skills);
+    if let Some(needed) = request.skills_needed {
+        usable.retain(|c| {
+            needed.contains(&c.name)
+                || request
+                    .catalog
+                    .get(&c.name)
+                    .is_some_and(|skill| skill.scripts.iter().all(|s| is_narration(skill, s)))
+        });
+    }
+    usable
 }
 
 impl Planner for RemotePlanner {
@@ -149,11 +222,14 @@ impl Planner for RemotePlanner {
 
     /// Asks the server for one token when it has not answered yet, so that
     /// a cold server loads the model now rather than in the first plan's
-    /// time. Returns by `deadline`; a failure is left for the plan to meet.
+    /// time. Begins a turn's budget; waits no longer than `deadline` and
+    /// what is left of the cold-load allowance, and sends nothing once the
+    /// allowance is spent. A failure is left for the plan to meet.
     fn warm_up(&self, _catalog: &Catalog, deadline: Instant) {
-        if self.is_warm() {
+        let Some(allowed) = self.budget.warm_up() else {
             return;
-        }
+        };
+        let started = Instant::now();
         let body = json!({
             "model": self.server.model,
             "messages": [{"role": "user", "content": "Say OK."}],
@@ -165,7 +241,7 @@ impl Planner for RemotePlanner {
             Ask {
                 server: &self.server,
                 body,
-                deadline,
+                deadline: deadline.min(started + allowed),
                 cancel: None,
                 max_text: 1024,
                 on_wait: self.on_wait.as_ref(),
@@ -173,20 +249,24 @@ impl Planner for RemotePlanner {
             },
             &mut |_| {},
         );
-        if let Ok(Reply {
-            ending: Ending::Finished { .. } | Ending::TextLimit,
-            ..
-        }) = reply
-        {
-            self.warm.store(true, Ordering::Relaxed);
-        }
+        let outcome = match &reply {
+            Ok(Reply {
+                ending: Ending::Finished { .. } | Ending::TextLimit,
+                ..
+            }) => Outcome::Answered,
+            Ok(_) => Outcome::TimedOut,
+            Err(_) => Outcome::Failed,
+        };
+        self.budget.spend(true, started.elapsed(), outcome);
     }
 
     /// Writes one plan; returns by `request.deadline` whatever the server
-    /// does. A server that fails is [`PlannerError::Model`] naming it; an
-    /// answer that is not a usable plan is [`PlannerError::InvalidOutput`]
-    /// with the reason. `on_narrative` gets the plan's narrative once the
-    /// plan is checked.
+    /// does, and within what is left of the turn's budget
+    /// ([`crate::budget`]): a plan with none left is
+    /// [`PlannerError::Deadline`] at once, nothing sent. A server that fails
+    /// is [`PlannerError::Model`] naming it; an answer that is not a usable
+    /// plan is [`PlannerError::InvalidOutput`] with the reason. `on_narrative`
+    /// gets the plan's narrative once the plan is checked.
     fn plan(
         &self,
         request: &PlanRequest<'_>,
@@ -195,49 +275,15 @@ impl Planner for RemotePlanner {
         if Instant::now() >= request.deadline {
             return Err(PlannerError::Deadline);
         }
-        // A player's correction names the skills the plan may use.
-        let mut usable = catalog::cards(request.catalog, request.disabled_skills);
-        if let Some(needed) = request.skills_needed {
-            usable.retain(|c| {
-                needed.contains(&c.name)
-                    || request
-                        .catalog
-                        .get(&c.name)
-                        .is_some_and(|skill| skill.scripts.iter().all(|s| is_narration(skill, s)))
-            });
-        }
+        let usable = usable_cards(request);
         let paths: Vec<String> = catalog::tools(&usable).map(|t| t.path.clone()).collect();
         let system = prompt::system(&catalog::cards(request.catalog, &[]));
         let user = prompt::user(request);
-        let reply = chat::ask(
-            Ask {
-                server: &self.server,
-                body: self.body(&system, &user, &paths),
-                deadline: request.deadline,
-                cancel: None,
-                max_text: MAX_COMPLETION_BYTES,
-                on_wait: self.on_wait.as_ref(),
-                cold: !self.is_warm(),
-            },
-            &mut |_| {},
-        )
-        .map_err(|e| self.failed(e))?;
-        let length = match reply.ending {
-            Ending::Finished { length } => length,
-            Ending::Deadline | Ending::Cancelled => {
-                // It may have been loading the model: the next plan gets the allowance.
-                self.warm.store(false, Ordering::Relaxed);
-                return Err(PlannerError::Deadline);
-            }
-            Ending::TextLimit => {
-                return Err(self.failed(RemoteError::TooLarge {
-                    server: self.server.label(),
-                    what: "a plan",
-                    limit: MAX_COMPLETION_BYTES,
-                }))
-            }
-        };
-        self.warm.store(true, Ordering::Relaxed);
+        let (reply, length) = self.ask_plan(
+            self.body(&system, &user, &paths),
+            request.attempt,
+            request.deadline,
+        )?;
         let plan = answer::plan_from_answer(&reply.text, request, &usable).map_err(|reason| {
             let reason = if length {
                 format!(
@@ -259,14 +305,12 @@ impl Planner for RemotePlanner {
         })
     }
 
-    /// [`PlannerOptions::plan_time`], and [`PlannerOptions::cold_load`]
-    /// more while the server may be loading the model.
+    /// The most the next turn's first plan is given:
+    /// [`PlannerOptions::plan_time`], and what is left of
+    /// [`PlannerOptions::cold_load`] while the server may be loading the
+    /// model. Each plan is held to the turn's budget besides.
     fn plan_time(&self) -> Duration {
-        if self.is_warm() {
-            self.options.plan_time
-        } else {
-            self.options.plan_time + self.options.cold_load
-        }
+        self.budget.next_plan_time()
     }
 
     /// A writer on the same server and model.

@@ -7,7 +7,7 @@
 //! in short, the story so far and the state in a few lines. A remote model
 //! writes the plan's own JSON, so the shape shown is the Plan's.
 
-use narratoria_core::planner::PlanRequest;
+use narratoria_core::planner::{PlanRequest, MAX_MODEL_PLAN_TOOLS};
 use serde_json::{Map, Value};
 
 use crate::catalog::SkillCard;
@@ -38,6 +38,9 @@ pub(crate) fn system(cards: &[SkillCard]) -> String {
         s.push_str("\n\nNo tools are available now: always answer with \"tools\":[].");
         return s;
     }
+    s.push_str(&format!(
+        "\n- Use at most {MAX_MODEL_PLAN_TOOLS} tools: the ones the action needs most."
+    ));
     s.push_str("\n\nTools:");
     for c in cards {
         for t in &c.tools {

@@ -3,11 +3,13 @@
 //!
 //! It is [`plan_schema`] made easy to enforce: references inlined (some
 //! servers' grammar converters do not follow `$ref`), `toolPath` limited to
-//! the tools the plan may use, and `requestId` no longer required (the
+//! the tools the plan may use, `tools` to [`MAX_MODEL_PLAN_TOOLS`] (as the
+//! in-process planner's grammar), and `requestId` no longer required (the
 //! host writes it). Whatever the server does with it, the answer is
 //! checked against the real contract afterwards.
 
 use narratoria_core::plan::plan_schema;
+use narratoria_core::planner::MAX_MODEL_PLAN_TOOLS;
 use serde_json::{json, Map, Value};
 
 use crate::server::ServerKind;
@@ -34,11 +36,19 @@ pub fn plan_schema_for(paths: &[String]) -> Value {
         {
             tools.insert("maxItems".into(), json!(0));
         }
-    } else if let Some(path) = schema
-        .pointer_mut("/properties/tools/items/properties/toolPath")
-        .and_then(Value::as_object_mut)
-    {
-        path.insert("enum".into(), json!(paths));
+    } else {
+        if let Some(tools) = schema
+            .pointer_mut("/properties/tools")
+            .and_then(Value::as_object_mut)
+        {
+            tools.insert("maxItems".into(), json!(MAX_MODEL_PLAN_TOOLS));
+        }
+        if let Some(path) = schema
+            .pointer_mut("/properties/tools/items/properties/toolPath")
+            .and_then(Value::as_object_mut)
+        {
+            path.insert("enum".into(), json!(paths));
+        }
     }
     schema
 }
@@ -123,6 +133,7 @@ mod tests {
                 ["maxRetries"]["type"],
             "integer"
         );
+        assert_eq!(s["properties"]["tools"]["maxItems"], MAX_MODEL_PLAN_TOOLS);
         let none = plan_schema_for(&[]);
         assert_eq!(none["properties"]["tools"]["maxItems"], 0);
     }

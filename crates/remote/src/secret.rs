@@ -42,6 +42,49 @@ pub(crate) fn scrub(key: Option<&ApiKey>, text: &str) -> String {
     }
 }
 
+/// `text` with the credentials of every URL in it masked, as an API key is
+/// (docs/security.md, "Secrets"): `http://user:pass@host/v1` is shown
+/// `http://user:••••••••@host/v1`, and a user without a password (often a
+/// token) `http://••••••••@host/v1`. Everything else is kept as it is.
+pub fn mask_url_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(after.len());
+        let (authority, tail) = after.split_at(end);
+        match authority.rsplit_once('@') {
+            Some((userinfo, host)) => {
+                match userinfo.split_once(':') {
+                    Some((user, _)) if !user.is_empty() => out.push_str(&format!("{user}:{MASK}")),
+                    _ => out.push_str(MASK),
+                }
+                out.push('@');
+                out.push_str(host);
+            }
+            None => out.push_str(authority),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The secret in `url`'s credentials: the password of `user:pass@`, or a
+/// user given without a password (often a token); `None` without either.
+pub(crate) fn url_secret(url: &str) -> Option<&str> {
+    let rest = url.trim();
+    let rest = rest.split_once("://").map_or(rest, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    Some(userinfo.split_once(':').map_or(userinfo, |(_, p)| p))
+}
+
 /// Masks the key in text that arrives piece by piece: a key split across
 /// pieces is masked too. What [`StreamScrubber::push`] returns is final; a
 /// tail that could be the start of the key is held back until the next
@@ -115,6 +158,29 @@ mod tests {
         }
         out.push_str(&s.finish());
         assert_eq!(out, format!("Once {MASK} upon sk-a time é"));
+    }
+
+    #[test]
+    fn the_credentials_of_every_url_are_masked() {
+        assert_eq!(
+            mask_url_credentials("http://me:hunter22@10.0.0.2:11434/v1"),
+            format!("http://me:{MASK}@10.0.0.2:11434/v1")
+        );
+        assert_eq!(
+            mask_url_credentials("--endpoint=https://tok3n@h/v1 and http://a:b:c@d?x=@y"),
+            format!("--endpoint=https://{MASK}@h/v1 and http://a:{MASK}@d?x=@y")
+        );
+        assert_eq!(
+            mask_url_credentials("http://u:p@ss@h/v1"),
+            format!("http://u:{MASK}@h/v1"),
+            "an @ in the password"
+        );
+        for kept in ["http://127.0.0.1:8080/v1", "no url", "mailto:me@h", ""] {
+            assert_eq!(mask_url_credentials(kept), kept);
+        }
+        assert_eq!(url_secret("http://u:pw@h/v1"), Some("pw"));
+        assert_eq!(url_secret("http://tok@h/v1"), Some("tok"));
+        assert_eq!(url_secret("http://h/v1?a=b@c"), None);
     }
 
     #[test]

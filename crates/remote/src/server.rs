@@ -205,13 +205,21 @@ impl Server {
         self.api_key.as_deref().and_then(ApiKey::new)
     }
 
-    /// `text` with the key (and a password in the endpoint's URL) masked.
+    /// `text` with the key (and the credentials of the endpoint's URL, or of
+    /// any URL in it) masked.
     pub(crate) fn scrub(&self, text: &str) -> String {
         let text = secret::scrub(self.key().as_ref(), text);
-        match url_password(&self.endpoint).and_then(ApiKey::new) {
+        let text = match secret::url_secret(&self.endpoint).and_then(ApiKey::new) {
             Some(p) => p.scrub(&text),
             None => text,
-        }
+        };
+        secret::mask_url_credentials(&text)
+    }
+
+    /// The endpoint as people are shown it: its credentials masked
+    /// ([`secret::mask_url_credentials`]).
+    pub fn shown_endpoint(&self) -> String {
+        secret::mask_url_credentials(&self.endpoint)
     }
 
     /// The ids of the models the server lists (`GET {endpoint}/models`,
@@ -295,15 +303,6 @@ fn host_of(url: &str) -> &str {
     authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
-/// The password in `url`'s credentials (`http://user:pass@host`), if any.
-fn url_password(url: &str) -> Option<&str> {
-    let rest = url.trim();
-    let rest = rest.split_once("://").map_or(rest, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let (userinfo, _) = authority.rsplit_once('@')?;
-    userinfo.split_once(':').map(|(_, p)| p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,6 +352,7 @@ mod tests {
             "http://me:hunter22@10.0.0.2:11434/v1/models"
         );
         assert_eq!(s.scrub("x hunter22 sk-1234"), "x •••••••• ••••••••");
+        assert_eq!(s.shown_endpoint(), "http://me:••••••••@10.0.0.2:11434/v1");
         let debug = format!("{s:?}");
         assert!(
             !debug.contains("sk-1234") && !debug.contains("hunter22"),

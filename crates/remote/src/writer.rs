@@ -214,9 +214,11 @@ fn generation_error(e: RemoteError) -> GenerationError {
             status: 401 | 403, ..
         } => FailureCode::Unauthorized,
         RemoteError::Http { status: 429, .. } => FailureCode::RateExceeded,
+        // The endpoint should name the address it redirects to.
         RemoteError::Http {
             status: 400 | 422, ..
-        } => FailureCode::ValidationError,
+        }
+        | RemoteError::Redirect { .. } => FailureCode::ValidationError,
         RemoteError::Unreachable { .. }
         | RemoteError::Http { .. }
         | RemoteError::BadAnswer { .. }

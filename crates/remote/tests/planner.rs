@@ -7,8 +7,10 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError};
-use narratoria_remote::{RemotePlanner, Server, ServerKind, WaitNotice};
+use narratoria_core::planner::{
+    PlanOutcome, PlanRequest, Planner, PlannerError, MAX_MODEL_PLAN_TOOLS,
+};
+use narratoria_remote::{PlannerOptions, RemotePlanner, Server, ServerKind, WaitNotice};
 use serde_json::{json, Map, Value};
 use support::{catalog, chunk, plan_text, respond, start_events, stream_answer, TestServer};
 
@@ -469,4 +471,145 @@ fn a_server_that_is_down_is_a_model_error_naming_it() {
     let m = result.unwrap_err();
     assert!(model(&m).starts_with("KoboldCpp at 127.0.0.1:"), "{m}");
     assert!(model(&m).contains("cannot be reached"), "{m}");
+}
+
+/// A plan request the server redirects — to a file, or even on its own
+/// host — is a model error naming the refused redirect: a request with a
+/// body is never sent again (the planner's thread used to panic on a
+/// `Location` without a host).
+#[test]
+fn a_redirected_plan_request_is_a_model_error_not_a_panic() {
+    for location in ["file:///etc/passwd", "data:text/plain,x", "/v1/other"] {
+        let server = TestServer::start(move |_, s| support::redirect(s, 307, location));
+        let (result, _) = plan_with(
+            &planner(&server.url, ServerKind::Other),
+            Duration::from_secs(5),
+        );
+        let e = result.unwrap_err();
+        assert!(model(&e).contains("redirect that is not followed"), "{e}");
+        assert_eq!(server.received().len(), 1, "sent once: {location}");
+    }
+}
+
+/// A remote plan is held to the in-process planner's tool count
+/// ([`MAX_MODEL_PLAN_TOOLS`]): a server writing 3,000 dice rolls (each once
+/// run as a script) is refused with the reason, as is one tool too many;
+/// the schema it is sent says so too.
+#[test]
+fn a_plan_with_more_tools_than_a_plan_may_use_is_invalid_output() {
+    let rolls = |n: usize| {
+        let tools: Vec<Value> = (0..n)
+            .map(|i| json!({"toolId": format!("r{i}"), "toolPath": "dice-roller/roll-dice", "input": {"formula": "1d6"}}))
+            .collect();
+        json!({"tools": tools}).to_string()
+    };
+    let many = rolls(3000);
+    assert!(many.len() < narratoria_remote::MAX_COMPLETION_BYTES);
+    let e = outcome_of(move |s| {
+        let pieces: Vec<&str> = many
+            .as_bytes()
+            .chunks(4096)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        stream_answer(s, &pieces)
+    });
+    assert!(invalid(&e).contains("uses 3000 tools"), "{e}");
+    assert!(
+        invalid(&e).contains(&format!("at most {MAX_MODEL_PLAN_TOOLS}")),
+        "{e}"
+    );
+    let one_too_many = rolls(MAX_MODEL_PLAN_TOOLS + 1);
+    let e = outcome_of(move |s| stream_answer(s, &[&one_too_many]));
+    assert!(invalid(&e).contains("at most"), "{e}");
+
+    let enough = rolls(MAX_MODEL_PLAN_TOOLS);
+    let server = TestServer::start(move |_, s| stream_answer(s, &[&enough]));
+    let (result, _) = plan_with(
+        &planner(&server.url, ServerKind::LlamaServer),
+        Duration::from_secs(20),
+    );
+    assert_eq!(result.unwrap().plan.tools.len(), MAX_MODEL_PLAN_TOOLS);
+    let sent = server.received()[0].json();
+    assert_eq!(
+        sent["response_format"]["json_schema"]["schema"]["properties"]["tools"]["maxItems"],
+        MAX_MODEL_PLAN_TOOLS
+    );
+}
+
+/// Plays a turn's planning as the app and the turn ask it: a warm-up when
+/// the planner is chosen, one when the turn begins (each allowed `warm_up`
+/// by the caller), then five attempts, each given the planner's own plan
+/// time. Returns how long it all took and what each plan came to.
+fn turn_of_planning(
+    p: &RemotePlanner,
+    warm_ups: usize,
+    warm_up: Duration,
+) -> (Duration, Vec<PlannerError>) {
+    let catalog = catalog();
+    let state = Map::new();
+    let started = Instant::now();
+    for _ in 0..warm_ups {
+        p.warm_up(&catalog, Instant::now() + warm_up);
+    }
+    let mut errors = Vec::new();
+    for attempt in 1..=5 {
+        let request = PlanRequest {
+            attempt,
+            ..PlanRequest::first(
+                "I attack the goblin",
+                &catalog,
+                &state,
+                Instant::now() + p.plan_time(),
+            )
+        };
+        errors.push(
+            p.plan(&request, &mut |_| {})
+                .expect_err("the server never answers"),
+        );
+    }
+    (started.elapsed(), errors)
+}
+
+/// A server that lists its models (so it can be chosen) but never answers a
+/// completion once held one turn 480 s: each warm-up, plan and replan had
+/// its own time and the cold-load allowance came back after every miss.
+/// Now the turn's planning has one budget — the plan time, and the
+/// allowance once (docs/models.md) — and the next turn the plan time alone.
+#[test]
+fn a_silent_server_holds_a_turns_whole_planning_to_one_budget() {
+    let server = TestServer::start(|r, s| {
+        if r.path.ends_with("/models") {
+            support::models_answer(s, &["test-model"], "library");
+        } else {
+            std::thread::sleep(Duration::from_secs(15));
+        }
+    });
+    let options = PlannerOptions {
+        plan_time: Duration::from_millis(300),
+        cold_load: Duration::from_millis(700),
+        ..PlannerOptions::default()
+    };
+    let remote = Server::new(&server.url, "test-model").with_kind(ServerKind::Ollama);
+    assert!(remote.check().unwrap().model_listed);
+    let p = RemotePlanner::new(remote).with_options(options);
+    let bound = options.plan_time + options.cold_load;
+    assert_eq!(p.plan_time(), bound);
+
+    let (took, errors) = turn_of_planning(&p, 2, Duration::from_secs(2));
+    assert!(took <= bound + MARGIN, "the turn's planning took {took:?}");
+    assert!(
+        errors.iter().all(|e| *e == PlannerError::Deadline),
+        "{errors:?}"
+    );
+
+    let (took, errors) = turn_of_planning(&p, 1, Duration::from_secs(2));
+    assert!(
+        took <= options.plan_time + MARGIN,
+        "the next turn's planning took {took:?}: the allowance is given once"
+    );
+    assert!(
+        errors.iter().all(|e| *e == PlannerError::Deadline),
+        "{errors:?}"
+    );
+    assert_eq!(p.plan_time(), options.plan_time);
 }

@@ -3,7 +3,7 @@
 mod support;
 
 use narratoria_remote::{Server, ServerKind};
-use support::{models_answer, nothing_listens, respond, TestServer};
+use support::{models_answer, nothing_listens, redirect, respond, TestServer};
 
 #[test]
 fn models_are_listed_with_the_key_in_the_header_only() {
@@ -113,4 +113,59 @@ fn an_answer_echoing_the_key_never_shows_it() {
     let e = remote.list_models().unwrap_err();
     assert_eq!(e.code(), "remote_bad_answer");
     assert!(!e.to_string().contains(key), "{e}");
+}
+
+/// A model list redirected off the server — to a file, to a `data:`
+/// address, to another host — is refused with `remote_redirect`: no panic
+/// (the client used to crash on a `Location` without a host), nothing asked
+/// of the other host, the key in no message (docs/security.md, "Redirects").
+#[test]
+fn a_redirect_off_the_server_is_refused_never_followed_nor_a_crash() {
+    let elsewhere = TestServer::start(|_, s| models_answer(s, &["not-yours"], "library"));
+    let key = "sk-redirected-0123";
+    for (status, location) in [
+        (302, "file:///etc/passwd".to_string()),
+        (302, "data:application/json,{\"data\":[]}".to_string()),
+        (301, "ftp://127.0.0.1/v1/models".to_string()),
+        (307, format!("{}/models", elsewhere.url)),
+    ] {
+        let server = TestServer::start(move |_, s| redirect(s, status, &location));
+        let remote = Server::new(&server.url, "m").with_api_key(Some(key.into()));
+        let e = remote.list_models().unwrap_err();
+        assert_eq!(e.code(), "remote_redirect", "{e}");
+        assert!(e.to_string().starts_with("the server at 127.0.0.1:"), "{e}");
+        assert!(e.to_string().contains("not followed"), "{e}");
+        assert!(!e.to_string().contains(key), "{e}");
+        assert_eq!(remote.check().unwrap_err().code(), "remote_redirect");
+    }
+    assert!(
+        elsewhere.received().is_empty(),
+        "another host is never asked: {:?}",
+        elsewhere.received()
+    );
+}
+
+/// A redirect on the server's own host and port is followed, the key sent
+/// on each hop.
+#[test]
+fn a_redirect_on_the_same_server_is_followed_with_the_key() {
+    let server = TestServer::start(|r, s| match r.path.as_str() {
+        "/v1/models" => redirect(s, 302, "/v1/moved/models"),
+        _ => models_answer(s, &["llama3"], "library"),
+    });
+    let remote = Server::new(&server.url, "llama3").with_api_key(Some("sk-k".into()));
+    assert_eq!(remote.list_models().unwrap(), ["llama3"]);
+    let got = server.received();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[1].path, "/v1/moved/models");
+    assert!(got
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer sk-k")));
+}
+
+/// An endpoint that names no host is unreachable, not a redirect.
+#[test]
+fn an_endpoint_without_a_host_is_unreachable() {
+    let e = Server::new("http://:80/v1", "m").list_models().unwrap_err();
+    assert_eq!(e.code(), "remote_unreachable", "{e}");
 }

@@ -224,6 +224,7 @@ fn failures_carry_protocol_codes() {
             r#"{"error":"model \"m\" not found, try pulling it first"}"#,
         ),
         "/b/v1/chat/completions" => respond(s, 503, "text/plain", "loading"),
+        "/d/v1/chat/completions" => support::redirect(s, 302, "file:///etc/passwd"),
         _ => respond(s, 401, "application/json", "{}"),
     });
     let code = |prefix: &str| {
@@ -242,6 +243,11 @@ fn failures_carry_protocol_codes() {
     assert_eq!(code("a"), "NOT_FOUND");
     assert_eq!(code("b"), "EXTERNAL_SERVICE_ERROR");
     assert_eq!(code("c"), "UNAUTHORIZED");
+    assert_eq!(
+        code("d"),
+        "VALIDATION_ERROR",
+        "a redirect is never followed"
+    );
     let writer = RemoteWriter::new(Server::new(support::nothing_listens(), "m"));
     let (result, _) = write(&writer, &request(), &Arc::default(), Duration::from_secs(5));
     assert_eq!(result.unwrap_err().code, "EXTERNAL_SERVICE_ERROR");

@@ -57,6 +57,14 @@ pub enum ProviderError {
         status: u16,
         message: String,
     },
+    /// The endpoint answered with a redirect, which a request with a body
+    /// never follows (docs/security.md, "Redirects"): the setting should
+    /// name the address the provider redirects to.
+    #[error("{provider} answered with a redirect that is not followed: {reason}")]
+    Redirect {
+        provider: &'static str,
+        reason: String,
+    },
     /// The settings cannot work (e.g. an endpoint that is not an http(s) URL).
     #[error("{0}")]
     Config(String),
@@ -109,9 +117,9 @@ impl ProviderError {
             | ProviderError::Timeout { .. }
             | ProviderError::BadAnswer { .. } => FailureCode::ExternalServiceError,
             ProviderError::Rejected { status: 404, .. } => FailureCode::NotFound,
-            ProviderError::Rejected { .. } | ProviderError::Config(_) => {
-                FailureCode::ValidationError
-            }
+            ProviderError::Rejected { .. }
+            | ProviderError::Config(_)
+            | ProviderError::Redirect { .. } => FailureCode::ValidationError,
             ProviderError::ModelMissing(_) | ProviderError::NoOwnModel => FailureCode::NotFound,
             #[cfg(feature = "own-model")]
             ProviderError::Local(e) => match e {

@@ -7,7 +7,8 @@
 //!
 //! [`build`] does no I/O; [`RunFolder::write`] is the one function that
 //! does. Every record passes through the scrub of the skills' secret values
-//! given to [`build`], and the write refuses a file that still holds one.
+//! given to [`build`], and the write refuses a file one of whose texts still
+//! holds one.
 
 mod events;
 mod records;
@@ -20,7 +21,7 @@ mod write;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::skills::config::{scrub, scrub_text, REDACTED};
+use crate::skills::config::{scrub, scrub_text, MIN_SCRUBBED_LEN, REDACTED};
 use crate::store::TurnRecord;
 use crate::trace::TraceRecord;
 
@@ -100,12 +101,17 @@ impl Clock {
 }
 
 /// Builds the run folder of `turn` of session `session`. `secrets` are the
-/// values of the skills' secret settings: every one is replaced by the
-/// redaction mark in every record, and [`RunFolder::write`] refuses a file
-/// that still holds one. The run's id is the turn's key (a fresh UUID for a
-/// turn without one).
+/// values of the skills' secret settings: every one of
+/// [`MIN_SCRUBBED_LEN`] bytes or more (the scrub's rule for a script's
+/// output) is replaced by the redaction mark in every text of every record,
+/// and [`RunFolder::write`] refuses a file one of whose texts still holds
+/// one. The run's id is the turn's key (a fresh UUID for a turn without one).
 pub fn build(session: &str, turn: &TurnRecord, secrets: &[String]) -> RunFolder {
-    let secrets: Vec<String> = secrets.iter().filter(|s| !s.is_empty()).cloned().collect();
+    let secrets: Vec<String> = secrets
+        .iter()
+        .filter(|s| s.len() >= MIN_SCRUBBED_LEN)
+        .cloned()
+        .collect();
     let run_id = if turn.id.is_empty() {
         uuid::Uuid::new_v4().to_string()
     } else {

@@ -357,3 +357,47 @@ fn a_file_that_would_hold_a_secret_is_refused_and_nothing_is_written() {
         "no staging left"
     );
 }
+
+/// A secret setting spelt like JSON's own words or a number (`true`,
+/// `null`, `1234`) once refused every folder: the bytes of `"fallback":
+/// true` held it. The JSON around the texts holds no secret; the texts are
+/// scrubbed of it, and a real secret is still in no file.
+#[tokio::test]
+async fn a_secret_spelt_like_json_does_not_refuse_the_folder() {
+    let (out, dir) = played().await;
+    let turn = record_of(&out);
+    let secrets = ["true", "false", "null", "1234", "ab", SECRET].map(String::from);
+    let at = dir.path().join("run");
+    build("session-1", &turn, &secrets).write(&at).unwrap();
+    assert_secret_nowhere(&at, SECRET);
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(at.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["turn"]["fallback"], false, "the JSON is left whole");
+}
+
+/// The same, without a played turn: a fallback turn's `true`, and a text
+/// that says it, with the secret `true`.
+#[test]
+fn a_json_literal_is_no_secret_but_a_text_holding_it_is_scrubbed() {
+    let dir = tempfile::tempdir().unwrap();
+    let turn = TurnRecord {
+        id: "k".into(),
+        parent: None,
+        number: 1,
+        input: "is it true".into(),
+        narrative: "n".into(),
+        fallback: true,
+        state_after: Map::new(),
+        created_at: String::new(),
+        duration_ms: 0,
+        attempts: vec![],
+        trace: None,
+    };
+    let at = dir.path().join("run");
+    let folder = build("s", &turn, &["true".to_string(), "null".to_string()]);
+    folder.write(&at).unwrap();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(at.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["turn"]["fallback"], true);
+    assert_eq!(result["turn"]["input"], format!("is it {REDACTED}"));
+}

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::RunFolder;
 use crate::error::ErrorCode;
 
@@ -46,17 +48,18 @@ impl RunFolder {
 
     /// Writes the folder at `dir`, which must not exist or be an empty
     /// folder; returns `dir`. Refuses, writing nothing, when any file would
-    /// hold one of the secret values the folder was built with (as is or
-    /// as JSON escapes it).
+    /// hold one of the secret values the folder was built with: inside a
+    /// text of its records (a string or an object's key — what the scrub
+    /// reaches, so whatever JSON escapes of it), or in `summary.md`. The
+    /// JSON around the texts (`true`, `null`, numbers) holds no secret: a
+    /// secret spelt like it never refuses the folder.
     pub fn write(&self, dir: &Path) -> Result<PathBuf, RunFolderError> {
-        let files = self.files();
-        for (name, bytes) in &files {
-            if self.leaks(bytes) {
-                return Err(RunFolderError::SecretLeak {
-                    file: (*name).to_string(),
-                });
-            }
+        if let Some(file) = self.leaking_file() {
+            return Err(RunFolderError::SecretLeak {
+                file: file.to_string(),
+            });
         }
+        let files = self.files();
         let io = |e: std::io::Error| RunFolderError::Io {
             path: dir.to_path_buf(),
             message: e.to_string(),
@@ -91,18 +94,45 @@ impl RunFolder {
         Ok(dir.to_path_buf())
     }
 
-    /// Whether `bytes` hold a secret value, as is or JSON-escaped.
-    fn leaks(&self, bytes: &[u8]) -> bool {
-        self.secrets.iter().any(|secret| {
-            let escaped = serde_json::to_string(secret).unwrap_or_default();
-            let escaped = escaped.trim_matches('"');
-            contains(bytes, secret.as_bytes()) || contains(bytes, escaped.as_bytes())
-        })
+    /// The first file, in [`FILES`](super::FILES)' order, one of whose
+    /// texts holds a secret value.
+    fn leaking_file(&self) -> Option<&'static str> {
+        let holds = |values: &[&Value]| values.iter().any(|v| holds_secret(v, &self.secrets));
+        let events: Vec<&Value> = self.events.iter().collect();
+        let transcripts: Vec<&Value> = self.transcripts.iter().collect();
+        if holds(&[&self.manifest]) {
+            Some("run.json")
+        } else if holds(&events) {
+            Some("events.jsonl")
+        } else if holds(&transcripts) {
+            Some("transcripts.jsonl")
+        } else if holds(&[&self.result]) {
+            Some("result.json")
+        } else if has_secret(&self.summary, &self.secrets) {
+            Some("summary.md")
+        } else {
+            None
+        }
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+/// Whether a string of `value`, or a key of one of its objects, holds one
+/// of `secrets`.
+fn holds_secret(value: &Value, secrets: &[String]) -> bool {
+    match value {
+        Value::String(s) => has_secret(s, secrets),
+        Value::Array(a) => a.iter().any(|v| holds_secret(v, secrets)),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| has_secret(k, secrets) || holds_secret(v, secrets)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+fn has_secret(text: &str, secrets: &[String]) -> bool {
+    secrets
+        .iter()
+        .any(|s| !s.is_empty() && text.contains(s.as_str()))
 }
 
 fn pretty(value: &serde_json::Value) -> Vec<u8> {

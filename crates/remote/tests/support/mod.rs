@@ -130,6 +130,15 @@ pub fn respond(stream: &mut TcpStream, status: u16, content_type: &str, body: &s
     let _ = stream.flush();
 }
 
+/// Answers with a redirect: `status` and `location`, no body.
+pub fn redirect(stream: &mut TcpStream, status: u16, location: &str) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} Moved\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    );
+    let _ = stream.flush();
+}
+
 /// Writes the head of a stream of events (the body follows until close).
 pub fn start_events(stream: &mut TcpStream) -> bool {
     stream

@@ -11,7 +11,9 @@ use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
 
 pub use narratoria_http::error_message;
-use narratoria_http::{is_timeout, is_timeout_kind};
+use narratoria_http::{
+    agent_builder, call, is_timeout, is_timeout_kind, CallError, Redirects, Request,
+};
 use serde_json::Value;
 
 use crate::config::ApiKey;
@@ -122,7 +124,8 @@ impl Call<'_> {
     /// Sends the POST. Promises: 401/403 → `Unauthorized` (the body is not
     /// quoted), 429 → `RateLimited`, 5xx → `Service`, other 4xx → `Rejected`,
     /// no connection → `Unreachable`, no answer in time → `Timeout`, a URL
-    /// that is not http(s) → `Config`, a JSON answer longer than
+    /// that is not http(s) → `Config`, any redirect → `Redirect` (never
+    /// followed, never a panic), a JSON answer longer than
     /// [`MAX_ANSWER_BYTES`] → `BadAnswer` (read no further). A streamed
     /// answer is bounded the same way as it is read.
     pub fn send(&self) -> Result<Answer, ProviderError> {
@@ -133,7 +136,9 @@ impl Call<'_> {
                 self.scrub(&self.url)
             )));
         }
-        let agent = ureq::AgentBuilder::new()
+        // The client follows no redirect on its own; a POST follows none at
+        // all (docs/security.md, "Redirects").
+        let agent = agent_builder()
             .timeout_connect(self.timeout)
             .timeout(self.timeout)
             .user_agent(concat!(
@@ -141,30 +146,59 @@ impl Call<'_> {
                 env!("CARGO_PKG_VERSION")
             ))
             .build();
-        let mut req = agent
-            .post(&self.url)
-            .set("content-type", "application/json")
-            .set("accept", "text/event-stream, application/json");
-        for (name, value) in &self.headers {
-            req = req.set(name, value);
+        // An endpoint the client cannot ask is the setting's fault, not a redirect's.
+        if let Err(e) = agent.post(&self.url).request_url() {
+            return Err(ProviderError::Config(format!(
+                "the {} endpoint is not a usable URL: {}",
+                self.provider,
+                self.scrub(&e.to_string())
+            )));
         }
-        match req.send_string(&self.body.to_string()) {
-            Ok(resp) => {
-                let is_json = resp.content_type().contains("json");
-                let body = Bounded::answer(resp.into_reader());
-                if is_json {
-                    let mut bytes = Vec::new();
-                    BufReader::new(body)
-                        .read_to_end(&mut bytes)
-                        .map_err(|e| self.read_error(e))?;
-                    let v = serde_json::from_slice(&bytes).map_err(|e| self.malformed(e))?;
-                    Ok(Answer::Json(v))
-                } else {
-                    Ok(Answer::Events(SseReader::new(BufReader::new(body))))
-                }
+        let body = self.body.to_string().into_bytes();
+        let request = Request {
+            method: "POST",
+            url: &self.url,
+            body: Some(&body),
+            rule: Redirects::NONE,
+        };
+        let prepare = |req: ureq::Request, on_first_host: bool| {
+            let req = req
+                .set("content-type", "application/json")
+                .set("accept", "text/event-stream, application/json");
+            if !on_first_host {
+                return req;
             }
-            Err(ureq::Error::Status(status, resp)) => Err(self.status_error(status, resp)),
-            Err(ureq::Error::Transport(t)) => Err(self.transport_error(&t)),
+            self.headers
+                .iter()
+                .fold(req, |req, (name, value)| req.set(name, value))
+        };
+        match call(&agent, request, &prepare) {
+            Ok(answer) => self.answer(answer.response),
+            Err(CallError::Http(e)) => match *e {
+                ureq::Error::Status(status, resp) => Err(self.status_error(status, resp)),
+                ureq::Error::Transport(t) => Err(self.transport_error(&t)),
+            },
+            Err(CallError::Redirect { reason }) => Err(ProviderError::Redirect {
+                provider: self.provider,
+                reason: self.scrub(&reason),
+            }),
+        }
+    }
+
+    /// A 2xx answer: one JSON body read whole within [`MAX_ANSWER_BYTES`],
+    /// or a stream of events bounded the same way as it is read.
+    fn answer(&self, resp: ureq::Response) -> Result<Answer, ProviderError> {
+        let is_json = resp.content_type().contains("json");
+        let body = Bounded::answer(resp.into_reader());
+        if is_json {
+            let mut bytes = Vec::new();
+            BufReader::new(body)
+                .read_to_end(&mut bytes)
+                .map_err(|e| self.read_error(e))?;
+            let v = serde_json::from_slice(&bytes).map_err(|e| self.malformed(e))?;
+            Ok(Answer::Json(v))
+        } else {
+            Ok(Answer::Events(SseReader::new(BufReader::new(body))))
         }
     }
 
@@ -354,6 +388,7 @@ impl<R: BufRead> SseReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use narratoria_protocol::FailureCode;
     use std::io::Write;
     use std::net::{TcpListener, TcpStream};
 
@@ -530,6 +565,51 @@ mod tests {
             err.to_string().contains("longer than 8 MiB (the limit)"),
             "{err}"
         );
+    }
+
+    /// A server on 127.0.0.1 answering every request with `status` and a
+    /// `Location` of `location`. Returns its base URL.
+    fn serve_redirect(status: u16, location: String) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                read_request(&mut stream);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} Moved\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                );
+            }
+        });
+        url
+    }
+
+    /// A redirect of the provider's POST — to a file, a `data:` address,
+    /// another host or even its own — is a clear `Redirect` error with a
+    /// validation code: never followed, the body never sent again, no panic
+    /// (docs/security.md, "Redirects").
+    #[test]
+    fn a_redirected_request_is_a_clear_error_never_followed() {
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        other.set_nonblocking(true).unwrap();
+        let elsewhere = format!("http://{}/v1/chat/completions", other.local_addr().unwrap());
+        for (status, location) in [
+            (302, "file:///etc/passwd".to_string()),
+            (302, "data:text/plain,hello".to_string()),
+            (307, elsewhere),
+            (308, "/v2/chat/completions".to_string()),
+        ] {
+            let url = serve_redirect(status, location.clone());
+            let err = ask_openai(&url).expect_err("a redirect must fail");
+            assert!(
+                matches!(err, ProviderError::Redirect { .. }),
+                "{location}: {err:?}"
+            );
+            assert!(err.to_string().contains("not followed"), "{err}");
+            assert_eq!(err.code(), FailureCode::ValidationError);
+        }
+        assert!(other.accept().is_err(), "the other host was never asked");
     }
 
     #[test]
