@@ -30,5 +30,7 @@ fn main() {
             narratoria_app::logging::init("narratoria-desktop", Some("info"))
         })
         .ok();
+    // A panic is logged with its backtrace and told to the page.
+    logs::panics::install();
     startup::run();
 }

@@ -27,6 +27,7 @@ pub fn run() {
         .manage(model::models::ModelStatus::default())
         .manage(model::library::Downloads::default())
         .setup(|tauri_app| {
+            logs::panics::tell_window(tauri_app.handle());
             let resources = tauri_app.path().resource_dir().ok();
             let paths = DesktopPaths::from_env(resources.as_deref());
             let app = SharedApp::open(&paths).map_err(|e| {

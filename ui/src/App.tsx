@@ -12,6 +12,7 @@ import {
   type SkillChange,
   type SkillsView,
   type ModelView,
+  type PanicNote,
   type TurnEvent,
   type TurnView,
 } from "./api";
@@ -48,6 +49,8 @@ export function App() {
   const [stopping, setStopping] = useState(false);
   const [alternatives, setAlternatives] = useState<Alternative[]>([]);
   const [error, setError] = useState<AppError | null>(null);
+  // A panic inside the app: what failed and where the log is.
+  const [panic, setPanic] = useState<PanicNote | null>(null);
   const [skills, setSkills] = useState<SkillsView | null>(null);
   const [changes, setChanges] = useState<SkillChange[]>([]);
   const [model, setModel] = useState<ModelView | null>(null);
@@ -78,6 +81,7 @@ export function App() {
       ),
       events.modelLoaded(() => refreshModel()),
       events.modelFailed(() => refreshModel()),
+      events.panicked(setPanic),
     ];
     return () => offs.forEach((p) => p.then((off) => off()));
   }, [refreshSkills, refreshModel]);
@@ -267,6 +271,20 @@ export function App() {
           <strong data-code={error.code}>{sentenceOf(error)}</strong>
           <span className="error-message">{error.message}</span>
           <button className="link" onClick={() => setError(null)} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      {panic && (
+        <div className="banner error" role="alert" data-testid="panic-banner">
+          <strong>Something failed inside Narratoria.</strong>
+          <span className="error-message">
+            {panic.message} The log in {panic.logDir} has the details.
+          </span>
+          <button className="link" onClick={() => api.openLogFolder().catch(() => undefined)}>
+            Open the log folder
+          </button>
+          <button className="link" onClick={() => setPanic(null)} aria-label="Dismiss">
             ×
           </button>
         </div>

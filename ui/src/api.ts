@@ -494,7 +494,15 @@ export const events = {
   modelFailed: (f: (e: AppError) => void) => listen<AppError>("model-failed", (e) => f(e.payload)),
   /** An external server keeps a role's request waiting (a model loading), or answers after such a wait. */
   serverWait: (f: (w: ServerWait) => void) => listen<ServerWait>("server-wait", (e) => f(e.payload)),
+  /** Something failed inside the app (a panic); its backtrace is in the log. */
+  panicked: (f: (p: PanicNote) => void) => listen<PanicNote>("app-panic", (e) => f(e.payload)),
 };
+
+/** A panic as the app tells it: what failed, and the folder of the log that has the details. */
+export interface PanicNote {
+  message: string;
+  logDir: string;
+}
 
 /** An external server's wait, as the app tells it (docs/models.md, "External servers"). */
 export interface ServerWait {

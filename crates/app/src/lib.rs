@@ -20,6 +20,7 @@ pub mod load_queue;
 pub mod locate;
 pub mod logging;
 mod model;
+pub mod panic_hook;
 pub mod models;
 pub mod planner;
 mod play;

@@ -79,10 +79,14 @@ pub fn init(program: &str, level: Option<&str>) -> Result<LogGuard, LevelError> 
         ),
         None => (None, None, None),
     };
+    // A panic's backtrace is for the log file; stderr gets its one-line note.
     let stderr_layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .event_format(Note(program.to_string()))
-        .with_filter(stderr_level);
+        .with_filter(stderr_level)
+        .with_filter(tracing_subscriber::filter::filter_fn(|meta| {
+            meta.target() != crate::panic_hook::BACKTRACE_TARGET
+        }));
     // A second start (tests that call this twice) keeps the first one.
     let _ = tracing_subscriber::registry()
         .with(file_layer)

@@ -31,9 +31,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    std::panic::set_hook(Box::new(|info| {
-        tracing::error!("internal error: {info}");
-    }));
+    // The log keeps the panic and its backtrace; its stderr note says where.
+    narratoria_app::panic_hook::install(|note| {
+        tell!(
+            "narratoria: something failed inside; the log in {} has the details",
+            note.log_dir.display()
+        );
+    });
     narratoria_app::logging::log_start(std::env::args_os());
     match commands::dispatch(cli) {
         Ok(code) => code,
