@@ -1,6 +1,7 @@
 //! `narratoria play`: `/note` and `/language` keep a story's author's note
 //! and language, and the storyteller is told them with the whole story;
-//! a story's first words in French make a French story.
+//! a story's first words in French make a French story; an action longer
+//! than the storyteller reads is refused before it is played.
 
 use crate::support::*;
 
@@ -72,4 +73,41 @@ fn a_storys_first_words_tell_its_language() {
     );
     assert!(text.contains("note=None lang=fr turns=0."), "{text}");
     assert!(text.contains("The story is told in French (fr)."), "{text}");
+}
+
+/// An action of 2,001 characters is refused before it is played — at the
+/// terminal, which goes on to the next line, by `turn` and by
+/// `play --jsonl` (exit 2) — naming how long an action may be; nothing of
+/// it is saved, so the storyteller tells every later turn (it failed its
+/// input check on every later turn before).
+#[test]
+fn an_action_longer_than_an_action_may_be_is_refused_up_front() {
+    let story = teller();
+    let long = format!("I shout {}", "a".repeat(1993));
+    assert_eq!(long.chars().count(), 2001);
+    let text = play(&story, &format!("{long}\nI look around\nI wait\n/quit\n"));
+    for words in [
+        "an action holds at most 2000 characters; this one holds 2001",
+        " turns=0.",
+        " turns=1.",
+    ] {
+        assert!(text.contains(words), "{words:?} missing from:\n{text}");
+    }
+
+    let (root, db) = (&story.root, &story.db);
+    let refused = turn(root, db, story.home(), &long);
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(
+        refused
+            .stderr
+            .contains("error[action_too_long]: an action holds at most 2000"),
+        "{}",
+        refused.stderr
+    );
+    let args = ["play", "--jsonl", "--session", r(db), "--skills", r(root)];
+    let jsonl = with_stdin(&args, story.home(), format!("{long}\n").as_bytes());
+    let stderr = String::from_utf8_lossy(&jsonl.stderr);
+    assert_eq!(jsonl.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error[action_too_long]"), "{stderr}");
+    assert!(jsonl.stdout.is_empty());
 }

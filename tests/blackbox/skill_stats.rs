@@ -142,3 +142,74 @@ fn skills_stats_refuses_a_bad_since() {
         }
     }
 }
+
+/// A dice roller that fails as a hostile script may: six log lines of a
+/// million characters, an error whose code holds 400,000 characters and
+/// whose message 500,000.
+fn flooding_skills(root: &Path) {
+    let dice = py(r#"
+        sys.stdin.readline()
+        for _ in range(6):
+            emit({"type": "log", "level": "info", "message": "l" * 1000000})
+        emit({"type": "error", "code": "E" * 400000, "message": "m" * 500000, "recoverable": False})
+        emit({"type": "done", "ok": False})
+        "#);
+    skill(root, "dice-roller", &[("roll-dice.py", &dice)]);
+    let story = py(r#"
+        sys.stdin.readline()
+        emit({"type": "done", "ok": True, "output": {"narrative": "The goblin flees."}})
+        "#);
+    skill(root, "storyteller", &[("narrate.py", &story)]);
+}
+
+/// The bytes the database at `db` holds, its write-ahead log with it.
+fn stored_bytes(db: &Path) -> u64 {
+    let wal = db.with_extension("db-wal");
+    [db.to_path_buf(), wal]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// After such a failure the turn's records stay small (the database grew
+/// by 11.8 MB a turn) and `skills stats` prints its table, the code
+/// clipped — it panicked on every later call once a code held 65,534
+/// characters — while `--json` still counts it.
+#[test]
+fn skills_stats_prints_a_failure_with_a_huge_code_and_its_records_stay_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    flooding_skills(&root);
+    let db = dir.path().join("game.db");
+    let played = turn(&root, &db, dir.path(), "I attack the goblin");
+    assert_eq!(played.code, 0, "{}", played.stderr);
+    let bytes = stored_bytes(&db);
+    assert!(
+        bytes < 2_000_000,
+        "the database holds {bytes} bytes after one turn"
+    );
+
+    let table = stats(&db, dir.path(), &[]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let clipped = format!("{}… 1", "E".repeat(63));
+    for words in ["dice-roller/roll-dice", clipped.as_str()] {
+        assert!(
+            table.stdout.contains(words),
+            "{words:?} in:\n{}",
+            table.stdout
+        );
+    }
+    assert!(
+        table.stdout.lines().all(|l| l.chars().count() < 2_000),
+        "{}",
+        table.stdout
+    );
+    let all = stats_json(&db, dir.path(), &[]);
+    assert_eq!(
+        skill_in(&all, "dice-roller")["failures"],
+        1,
+        "{}",
+        pretty(&all)
+    );
+}

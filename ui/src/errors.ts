@@ -4,11 +4,13 @@
 
 import type { AppError } from "./bindings/AppError";
 import type { ErrorCode } from "./bindings/ErrorCode";
+import { ACTION_CHARS } from "./bounds";
 
 const SENTENCES: Record<ErrorCode, string> = {
   plan_not_json: "The narrator's answer could not be read.",
   plan_invalid: "The narrator came up with a plan that cannot be carried out.",
   input_empty: "Say what your character does first.",
+  action_too_long: `That action is too long — an action holds at most ${ACTION_CHARS} characters; shorten it.`,
   export_format_unknown: "That export format is not available — choose Markdown or JSON.",
   export_refused: "Nothing was saved: the folder must be new or empty, and no secret setting may be written into it.",
   skills_dir_unusable: "A skills folder cannot be read.",

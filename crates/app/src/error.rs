@@ -2,6 +2,7 @@
 //! classifies without string matching, a sentence, and field errors.
 
 use narratoria_core::error::{ErrorCode, FieldError};
+use narratoria_core::narration::ActionTooLong;
 use narratoria_core::skills::config::ConfigError;
 use narratoria_core::store::StoreError;
 use serde::Serialize;
@@ -34,6 +35,12 @@ impl AppError {
 
 impl From<StoreError> for AppError {
     fn from(e: StoreError) -> Self {
+        AppError::new(e.code(), e.to_string())
+    }
+}
+
+impl From<ActionTooLong> for AppError {
+    fn from(e: ActionTooLong) -> Self {
         AppError::new(e.code(), e.to_string())
     }
 }

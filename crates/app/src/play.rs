@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use narratoria_core::error::ErrorCode;
 use narratoria_core::executor::ExecutorOptions;
 use narratoria_core::host::serve::HostLink;
-use narratoria_core::narration::StoryTold;
+use narratoria_core::narration::{check_action, StoryTold};
 use narratoria_core::planner::TurnSummary;
 use narratoria_core::protocol::StoryPlace;
 use narratoria_core::skills::health::Health;
@@ -53,12 +53,16 @@ pub(crate) fn story_place(place: &TurnPlace) -> StoryPlace {
     }
 }
 
-/// The player's words, trimmed; blank words are refused with `ask`.
+/// The player's words, trimmed; blank words are refused with `ask`
+/// (`input_empty`), words longer than an action may be with how long it
+/// may be (`action_too_long`, [`narratoria_core::narration::ACTION_CHARS`]),
+/// before anything is played.
 pub(crate) fn player_input<'a>(input: &'a str, ask: &str) -> Result<&'a str, AppError> {
     let input = input.trim();
     if input.is_empty() {
         return Err(AppError::new(ErrorCode::InputEmpty, ask.to_string()));
     }
+    check_action(input)?;
     Ok(input)
 }
 
@@ -235,5 +239,33 @@ mod tests {
             .collect();
         files.retain(|f| f != "skills");
         assert!(files.is_empty(), "{files:?}");
+    }
+
+    /// An action longer than an action may be is refused before the turn
+    /// starts — nothing played, nothing saved — with how long one may be;
+    /// an action at the bound, counted in characters, is played.
+    #[tokio::test]
+    async fn an_action_over_its_bound_is_refused_before_the_turn() {
+        use narratoria_core::error::ErrorCode;
+        use narratoria_core::narration::ACTION_CHARS;
+        let dir = tempfile::tempdir().unwrap();
+        crate::tests::skill_folder(dir.path(), "teller");
+        let app = crate::tests::app_in(dir.path());
+        let session = app.current_session_id().unwrap();
+        let long = format!("I say {}", "é".repeat(ACTION_CHARS));
+        let refused = app.play(&long, None).await.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::ActionTooLong);
+        assert!(
+            refused
+                .message
+                .contains("an action holds at most 2000 characters"),
+            "{}",
+            refused.message
+        );
+        let head = narratoria_core::sync::lock(&app.store).head_turn(&session);
+        assert!(head.unwrap().is_none(), "nothing saved");
+        let longest = "é".repeat(ACTION_CHARS);
+        let played = app.play(&format!("  {longest}  "), None).await.unwrap();
+        assert_eq!(played.turn.input, longest);
     }
 }

@@ -15,6 +15,9 @@ pub enum ErrorCode {
     PlanInvalid,
     /// The player's input was empty.
     InputEmpty,
+    /// The player's action is longer than an action may be
+    /// (`narration::ACTION_CHARS`); nothing was played.
+    ActionTooLong,
     /// A session export was asked for in a format there is none of.
     ExportFormatUnknown,
     /// An export was refused: its folder is not new or empty, or a file
@@ -109,10 +112,11 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 26] = [
+    const PINNED: [(ErrorCode, &str); 27] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
+        (ErrorCode::ActionTooLong, "action_too_long"),
         (ErrorCode::ExportFormatUnknown, "export_format_unknown"),
         (ErrorCode::ExportRefused, "export_refused"),
         (ErrorCode::SkillsDirUnusable, "skills_dir_unusable"),

@@ -305,8 +305,19 @@ fn mentioned_faction(catalog: &Catalog, text: &str) -> Option<String> {
 
 /// Builds an input object from candidate values, keeping only properties the
 /// schema declares (all of them when there is no schema), and filling any
-/// other required string property with the first text candidate.
+/// other required string property with the first text candidate; each
+/// string within the `maxLength` its property declares
+/// ([`crate::schema::fit_lengths`]).
 fn fit(schema: Option<&Value>, candidates: &[(&str, Value)]) -> Map<String, Value> {
+    let mut out = fit_names(schema, candidates);
+    if let Some(schema) = schema {
+        crate::schema::fit_lengths(&mut out, schema);
+    }
+    out
+}
+
+/// [`fit`]'s properties, before their lengths are fitted.
+fn fit_names(schema: Option<&Value>, candidates: &[(&str, Value)]) -> Map<String, Value> {
     let mut out = Map::new();
     let Some(props) = schema
         .and_then(|s| s.get("properties"))
@@ -439,6 +450,64 @@ mod tests {
 
     fn paths(p: &Plan) -> Vec<&str> {
         p.tools.iter().map(|t| t.tool_path.as_str()).collect()
+    }
+
+    /// The input schema of `skill`'s `script` as the skill ships it.
+    fn shipped_schema(skill: &str, script: &str) -> Value {
+        let path = format!(
+            "{}/../../skills/{skill}/skill.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        manifest["scripts"][script]["inputSchema"].clone()
+    }
+
+    /// An action as long as an action may be, naming everything the rules
+    /// plan for, gives every tool an input its shipped schema takes: each
+    /// text clipped to the bound its property declares (a dice `reason`
+    /// holds 200 characters, a standing's 500).
+    #[test]
+    fn a_long_action_gives_every_tool_an_input_its_schema_takes() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let shipped: [(&str, &[&str]); 4] = [
+            ("dice-roller", &["roll-dice"]),
+            ("memory", &["store-memory", "recall-memory"]),
+            ("reputation", &["update-reputation", "query-reputation"]),
+            ("storyteller", &["narrate"]),
+        ];
+        for (name, scripts) in shipped {
+            let schemas: Vec<(&str, Value)> = scripts
+                .iter()
+                .map(|script| (*script, shipped_schema(name, script)))
+                .collect();
+            let factions = r#"{"factionList": ["Thieves Guild"]}"#;
+            skill(
+                r,
+                name,
+                &schemas,
+                if name == "reputation" { factions } else { "" },
+            );
+        }
+        let c = crate::skills::discover(&[r.to_path_buf()]).unwrap();
+        let start = "I attack, remember and help the Thieves Guild, and meet Mara ";
+        let action = format!("{start}{}", "again ".repeat(400));
+        let action = narratoria_lexicon::clip_after(&action, crate::narration::ACTION_CHARS - 1);
+        let p = plan_for(&c, &action, &[]);
+        assert_eq!(p.tools.len(), 5, "{:?}", paths(&p));
+        for tool in &p.tools {
+            let (skill, script) = tool.tool_path.split_once('/').unwrap();
+            let schema = crate::schema::compile(&shipped_schema(skill, script)).unwrap();
+            let input = Value::Object(tool.input.clone());
+            let refused = crate::schema::validation_errors(&schema, &input);
+            assert!(refused.is_empty(), "{}: {refused:?}", tool.tool_path);
+        }
+        let reason = p.tools[0].input["reason"].as_str().unwrap();
+        assert!(
+            reason.chars().count() <= 200 && reason.ends_with('…'),
+            "{reason}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! JSON Schema validation with pointer-located errors (the contract
 //! schemas themselves are listed in `contracts.rs`).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::FieldError;
 
@@ -23,4 +23,54 @@ pub fn validation_errors(validator: &jsonschema::Validator, value: &Value) -> Ve
             message: e.to_string(),
         })
         .collect()
+}
+
+/// Clips each top-level string of `input` to the `maxLength` its property
+/// in `schema` declares (whole characters, an ellipsis marking the cut;
+/// [`narratoria_lexicon::clip_to`]). Promises: every such string then
+/// meets its `maxLength`; nothing else changes. For what the host writes
+/// into a script's input from text it does not bound itself (the player's
+/// words, a turn's account).
+pub fn fit_lengths(input: &mut Map<String, Value>, schema: &Value) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, value) in input.iter_mut() {
+        let max = props
+            .get(key)
+            .and_then(|p| p.get("maxLength"))
+            .and_then(Value::as_u64)
+            .and_then(|m| usize::try_from(m).ok());
+        if let (Some(max), Value::String(text)) = (max, &mut *value) {
+            if text.len() > max {
+                *text = narratoria_lexicon::clip_to(text, max);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_are_clipped_to_their_declared_max_length_only() {
+        let schema = json!({"type": "object", "properties": {
+            "reason": {"type": "string", "maxLength": 5},
+            "query": {"type": "string"},
+            "n": {"type": "integer", "maxLength": 1}
+        }});
+        let mut input = json!({"reason": "éééééé", "query": "long words", "n": 12345, "x": "free"})
+            .as_object()
+            .unwrap()
+            .clone();
+        fit_lengths(&mut input, &schema);
+        assert_eq!(
+            Value::Object(input.clone()),
+            json!({"reason": "éééé…", "query": "long words", "n": 12345, "x": "free"})
+        );
+        let validator = compile(&schema).unwrap();
+        assert!(validation_errors(&validator, &Value::Object(input)).is_empty());
+    }
 }

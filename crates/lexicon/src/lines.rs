@@ -38,6 +38,10 @@ pub struct Lines {
     /// The first memory, told to the player (`{memory}`).
     pub you_remember: String,
     pub unavailable: String,
+    /// The player's action in their own words (`{input}`), quoted: what a
+    /// turn told without a model says when nothing else tells it in a
+    /// language whose grammar the template does not turn to "you".
+    pub acted: String,
     /// How a check went when the player's words tell no deed, a sentence.
     pub without_a_deed: ByVerdict,
     /// Lines that close a turn told without a model, by style.

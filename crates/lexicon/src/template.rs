@@ -18,12 +18,14 @@ pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> S
 }
 
 /// The turn in a few plain sentences of `language` (English lines where it
-/// has none shipped). Promises: a failed check is never told as a success
-/// and the other way round; no digit from the tools' outputs appears; in
-/// English it starts with the player's deed ("You …"), in another language
-/// with the outcome (the deed is the player's own words, which only English
-/// grammar here turns to "you"). `outputs` are the outputs of the turn's
-/// tools in plan order (`null` for one that failed).
+/// has none shipped). Promises: never empty; a failed check is never told
+/// as a success and the other way round; no digit from the tools' outputs
+/// appears; in English it starts with the player's deed ("You …"), in
+/// another language with the outcome (the deed is the player's own words,
+/// which only English grammar here turns to "you") — and where no outcome
+/// tells anything, with the player's words quoted in the language's lines
+/// (`acted`; docs/stories.md, "Language"). `outputs` are the outputs of
+/// the turn's tools in plan order (`null` for one that failed).
 pub fn told_in<'a>(
     language: &Language,
     action: &str,
@@ -57,6 +59,10 @@ pub fn told_in<'a>(
             },
             Fact::Roll { .. } | Fact::Unavailable => continue,
         });
+    }
+    if told.is_empty() {
+        let words = action.split_whitespace().collect::<Vec<_>>().join(" ");
+        told.push(lines.acted.replace("{input}", &words));
     }
     told.join(" ")
 }
@@ -173,6 +179,43 @@ mod tests {
         assert_eq!(
             told_in(&welsh, "Rwy'n agor y drws", [&roll]),
             "You try, but it does not work."
+        );
+    }
+
+    /// A turn with no outcome to tell (no check, no standing, no memory)
+    /// is told in the story's language, never as nothing: in each shipped
+    /// language its own lines, in a language without lines English ones.
+    #[test]
+    fn a_turn_with_nothing_decided_is_never_told_as_nothing() {
+        let roll_only = json!({"formula": "3d6", "total": 11});
+        let cases = [
+            ("en", "I open the door", "You open the door."),
+            (
+                "fr",
+                "J'ouvre la porte",
+                "Vous agissez : « J'ouvre la porte ».",
+            ),
+            ("es", "Abro la puerta", "Actúas: «Abro la puerta»."),
+            (
+                "de",
+                "Ich öffne die Tür",
+                "Du handelst: „Ich öffne die Tür“.",
+            ),
+            ("cy", "Rwy'n agor y drws", "You act: “Rwy'n agor y drws”."),
+        ];
+        for (code, action, expected) in cases {
+            let language = Language::parse(code).unwrap();
+            assert_eq!(told_in(&language, action, []), expected, "{code}");
+            // A roll with no verdict tells nothing either.
+            assert_eq!(told_in(&language, action, [&roll_only]), expected, "{code}");
+            let flavoured = told_with_flavour(&language, action, "vivid", []);
+            assert!(flavoured.starts_with(expected), "{code}: {flavoured}");
+        }
+        // The player's words on one line, however they were typed.
+        let fr = Language::parse("fr").unwrap();
+        assert_eq!(
+            told_in(&fr, " J'ouvre\n la  porte ", []),
+            "Vous agissez : « J'ouvre la porte »."
         );
     }
 

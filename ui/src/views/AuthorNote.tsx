@@ -9,9 +9,7 @@
 import { useEffect, useState } from "react";
 import { api, asAppError, type AppError, type StoryLanguage } from "../api";
 import { sentenceOf } from "../errors";
-
-/** The most characters a note holds (the storyteller's `authorNote`). */
-export const NOTE_CHARS = 2000;
+import { NOTE_CHARS } from "../bounds";
 
 /** The languages offered by name; any other is given by its code. */
 export const LANGUAGES: { code: string; name: string }[] = [

@@ -16,6 +16,7 @@ import { Prose } from "./Prose";
 import { Standings } from "./Standings";
 import { AuthorNote } from "./AuthorNote";
 import { LastTurnControls, TurnEditButtons, type TurnActions } from "./TurnControls";
+import { ACTION_CHARS } from "../bounds";
 
 interface Props {
   session: SessionView | null;
@@ -132,6 +133,7 @@ export function PlayView({
           placeholder="What does your character do? (Enter sends, Shift+Enter for a new line)"
           value={input}
           rows={2}
+          maxLength={ACTION_CHARS}
           disabled={busy}
           onChange={(e) => setInput(e.target.value)}
           onKeyDown={(e) => {

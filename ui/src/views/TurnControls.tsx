@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState, type MouseEvent } from "react";
 import type { Alternative, MechanicsChange } from "../api";
 import { ROLL_SKILL } from "../turn";
+import { ACTION_CHARS } from "../bounds";
 
 /** A skill the last turn could have used, and whether it did. */
 export interface Mechanic {
@@ -180,6 +181,7 @@ export function TurnEditButtons({
           aria-label={label}
           value={text}
           rows={editing === "input" ? 2 : 6}
+          maxLength={editing === "input" ? ACTION_CHARS : undefined}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Escape") {

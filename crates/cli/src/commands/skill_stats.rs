@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use chrono::format::ParseErrorKind;
 use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat};
+use narratoria_core::narration::clip_to;
+use narratoria_core::store::bounds::CODE_CHARS;
 use narratoria_core::store::{RunStats, SkillStats, StatsQuery};
 
 use super::common::open_store;
@@ -111,21 +113,27 @@ fn table(stats: &SkillStats) -> Vec<[String; 7]> {
     rows
 }
 
-/// One row of the table.
+/// The most characters a cell of the table shows; a longer one (a name, a
+/// list of codes) is clipped with an ellipsis. `--json` shows it whole.
+const CELL_CHARS: usize = 200;
+
+/// One row of the table: each failure code within [`CODE_CHARS`] (one
+/// recorded before records were bounded may be longer), each cell within
+/// [`CELL_CHARS`].
 fn row(name: String, stats: &RunStats) -> [String; 7] {
     let codes: Vec<String> = stats
         .failures_by_code
         .iter()
-        .map(|(code, n)| format!("{code} {n}"))
+        .map(|(code, n)| format!("{} {n}", clip_to(code, CODE_CHARS)))
         .collect();
     [
-        name,
+        clip_to(&name, CELL_CHARS),
         stats.runs.to_string(),
         stats.failures.to_string(),
         if codes.is_empty() {
             "-".into()
         } else {
-            codes.join(", ")
+            clip_to(&codes.join(", "), CELL_CHARS)
         },
         format!("{} ms", stats.p50_ms),
         format!("{} ms", stats.p95_ms),
@@ -133,12 +141,15 @@ fn row(name: String, stats: &RunStats) -> [String; 7] {
     ]
 }
 
-/// `rows` as aligned lines: names and codes to the left, numbers to the right.
+/// `rows` as aligned lines: names and codes to the left, numbers to the
+/// right. Promises any cells: each column is as wide as its widest cell,
+/// at most [`CELL_CHARS`] (a wider cell overflows its column, never
+/// panics: padding is written out, not asked of a format width).
 fn aligned(rows: &[[String; 7]]) -> Vec<String> {
     let mut widths = [0usize; 7];
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(cell.chars().count()).min(CELL_CHARS);
         }
     }
     rows.iter()
@@ -147,14 +158,22 @@ fn aligned(rows: &[[String; 7]]) -> Vec<String> {
                 .iter()
                 .zip(widths)
                 .enumerate()
-                .map(|(i, (cell, w))| match i {
-                    0 | 3 => format!("{cell:<w$}"),
-                    _ => format!("{cell:>w$}"),
-                })
+                .map(|(i, (cell, w))| padded(cell, w, matches!(i, 0 | 3)))
                 .collect();
             cells.join("  ").trim_end().to_string()
         })
         .collect()
+}
+
+/// `cell` padded with spaces to `width` characters, on its right when it
+/// is `left`-aligned, else on its left.
+fn padded(cell: &str, width: usize, left: bool) -> String {
+    let pad = " ".repeat(width.saturating_sub(cell.chars().count()));
+    if left {
+        format!("{cell}{pad}")
+    } else {
+        format!("{pad}{cell}")
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +189,72 @@ mod tests {
             Ok(1_772_409_600_000 + 8 * 3_600_000 + 250)
         );
         assert_eq!(parse_since("1960-01-01"), Ok(0));
+    }
+
+    /// A failure code of 70,000 characters (kept before records were
+    /// bounded) is printed clipped, every line within bounds; the
+    /// format width the longest code asked for panicked past 65,535.
+    #[test]
+    fn a_table_with_a_huge_code_prints_clip_to() {
+        let mut stats = RunStats {
+            runs: 2,
+            failures: 2,
+            ..RunStats::default()
+        };
+        let huge = "E".repeat(70_000);
+        stats.failures_by_code.insert(huge.clone(), 1);
+        stats.failures_by_code.insert("TIMEOUT".into(), 1);
+        let rows = vec![
+            row("dice-roller/roll-dice".into(), &stats),
+            row("n".repeat(70_000), &stats),
+        ];
+        let lines = aligned(&rows);
+        assert_eq!(lines.len(), 2);
+        for line in &lines {
+            assert!(
+                line.chars().count() < 7 * (CELL_CHARS + 2),
+                "{}",
+                line.len()
+            );
+            assert!(line.contains("…"), "{line}");
+        }
+        let codes = &rows[0][3];
+        assert!(
+            codes.starts_with(&format!("{}…", "E".repeat(CODE_CHARS - 1))),
+            "{codes}"
+        );
+        assert!(codes.ends_with(", TIMEOUT 1"), "{codes}");
+    }
+
+    #[test]
+    fn cells_line_up_names_left_and_numbers_right() {
+        let rows = [
+            [
+                "a".to_string(),
+                "1".into(),
+                "0".into(),
+                "-".into(),
+                "1 ms".into(),
+                "1 ms".into(),
+                "1 ms".into(),
+            ],
+            [
+                "abc".to_string(),
+                "10".into(),
+                "2".into(),
+                "X 2".into(),
+                "10 ms".into(),
+                "10 ms".into(),
+                "10 ms".into(),
+            ],
+        ];
+        assert_eq!(
+            aligned(&rows),
+            [
+                "a     1  0  -     1 ms   1 ms   1 ms",
+                "abc  10  2  X 2  10 ms  10 ms  10 ms"
+            ]
+        );
     }
 
     #[test]

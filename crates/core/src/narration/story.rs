@@ -6,20 +6,13 @@
 
 use serde_json::{Map, Value};
 
+use super::bounds::STORY_TURNS;
 use super::Language;
 use crate::planner::TurnSummary;
-
-/// The most turns the narration step is told: the storyteller's
-/// `recentTurns` holds at most this many (skills/storyteller/skill.json).
-pub const STORY_TURNS: usize = 2000;
 
 /// About the most characters of turns (the player's words and the
 /// narrations) the narration step is told; older turns are left out first.
 pub const STORY_CHARS: usize = 400_000;
-
-/// The most characters an author's note holds (the storyteller's
-/// `authorNote`); a longer one is refused, never cut.
-pub const AUTHOR_NOTE_CHARS: usize = 2000;
 
 /// The story as the narration step is told it.
 #[derive(Debug, Clone, PartialEq)]

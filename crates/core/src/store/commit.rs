@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{
-    head, invocations, now, path_keys, recent_at, state_at, to_json, AttemptRecord, Store,
+    bounds, head, invocations, now, path_keys, recent_at, state_at, to_json, AttemptRecord, Store,
     StoreError,
 };
 use crate::planner::TurnSummary;
@@ -116,7 +116,8 @@ impl Store {
     /// [`StoreError::SessionChanged`], saving nothing, when the branch's
     /// head is no longer where it was when the turn started. A line of
     /// turns undone on the branch that the new turn leaves behind is kept
-    /// as a branch of its own.
+    /// as a branch of its own. Its attempts, trace and invocation records
+    /// are kept within [`bounds`].
     pub fn commit_at(&mut self, place: &TurnPlace, turn: &NewTurn) -> Result<u32, StoreError> {
         let tx = self
             .conn
@@ -144,9 +145,10 @@ impl Store {
             keep_undone_line(&tx, &place.session, &name, redo)?;
         }
         let t = now();
-        let turn_id = insert_turn(&tx, place, turn, &t)?;
+        let trace = turn.trace.as_ref().map(bounds::kept_trace);
+        let turn_id = insert_turn(&tx, place, turn, trace.as_ref(), &t)?;
         insert_attempts(&tx, turn_id, &turn.attempts)?;
-        if let Some(trace) = &turn.trace {
+        if let Some(trace) = &trace {
             invocations::insert(&tx, &place.session, turn_id, trace)?;
         }
         tx.execute(
@@ -202,12 +204,14 @@ fn keep_undone_line(
     Ok(())
 }
 
-/// Inserts the turn's row at `place` (its trace with it) and its narration
-/// as its one active alternative; returns the turn's row id.
+/// Inserts the turn's row at `place` (with `trace`, the turn's trace as
+/// it is kept) and its narration as its one active alternative; returns the
+/// turn's row id.
 fn insert_turn(
     tx: &Transaction,
     place: &TurnPlace,
     turn: &NewTurn,
+    trace: Option<&crate::trace::TraceRecord>,
     t: &str,
 ) -> Result<i64, StoreError> {
     tx.execute(
@@ -225,7 +229,7 @@ fn insert_turn(
             to_json(&turn.state_after),
             t,
             turn.duration_ms as i64,
-            turn.trace.as_ref().map(to_json)
+            trace.map(to_json)
         ],
     )?;
     let turn_id = tx.last_insert_rowid();
@@ -240,12 +244,14 @@ fn insert_turn(
     Ok(turn_id)
 }
 
+/// Inserts the turn's plan attempts, each within [`bounds`], and their
+/// planner transcripts.
 fn insert_attempts(
     tx: &Transaction,
     turn_id: i64,
     attempts: &[AttemptRecord],
 ) -> Result<(), StoreError> {
-    for a in attempts {
+    for a in attempts.iter().map(bounds::kept_attempt) {
         tx.execute(
             "INSERT INTO plan_attempts (turn_id, attempt, plan, result, error, lore, routing, noted)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

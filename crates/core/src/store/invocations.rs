@@ -6,11 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use narratoria_lexicon::clip_to;
 use rusqlite::{params, params_from_iter, ToSql, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
+use super::bounds::{CODE_CHARS, MESSAGE_CHARS};
 use super::{to_json, Store, StoreError};
 use crate::trace::{Span, SpanKind, SpanStatus, TraceRecord};
 
@@ -36,9 +38,11 @@ pub(crate) struct Invocation {
     pub input: Value,
     /// `completed`, or the state it failed in (`failed`, `timeout`…).
     pub status: String,
-    /// Why it failed (see [`failure_code`]); `None` when it completed.
+    /// Why it failed (see [`failure_code`]), within [`CODE_CHARS`]; `None`
+    /// when it completed.
     pub failure_code: Option<String>,
-    /// What went wrong, in words; `None` when it completed.
+    /// What went wrong, in words, within [`MESSAGE_CHARS`]; `None` when it
+    /// completed.
     pub message: Option<String>,
     pub duration_ms: u64,
     /// When the process started, in ms since the Unix epoch.
@@ -85,8 +89,11 @@ fn from_span(trace: &TraceRecord, span: &Span) -> Option<Invocation> {
         script: text("script").unwrap_or_else(|| span.name.clone()),
         tool_id: text("toolId").unwrap_or_default(),
         attempt: attempt.and_then(|a| u32::try_from(a).ok()).unwrap_or(1),
-        failure_code: failed.then(|| failure_code(attrs)),
-        message: if failed { text("message") } else { None },
+        failure_code: failed.then(|| clip_to(&failure_code(attrs), CODE_CHARS)),
+        message: failed
+            .then(|| text("message"))
+            .flatten()
+            .map(|m| clip_to(&m, MESSAGE_CHARS)),
         duration_ms: span.end_ms.saturating_sub(span.start_ms),
         started_at_unix_ms: trace.started_at_unix_ms.saturating_add(span.start_ms),
         skill,

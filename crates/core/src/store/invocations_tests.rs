@@ -526,3 +526,88 @@ fn a_turn_without_a_trace_has_no_records() {
         SkillStats::default()
     );
 }
+
+/// A script that fails with a 400 KB code, a 500 KB message and six 1 MiB
+/// log lines (it grew the database by 11.8 MB a turn) leaves records of a
+/// few KB: every text within its bound, the log lines within theirs, the
+/// dropped ones counted — in the attempt's result and trace, the turn's
+/// trace and the invocation record — and the stats read them.
+#[test]
+fn a_flooding_failure_is_stored_within_the_bounds() {
+    use super::bounds::{tests::flooding_tool, CODE_CHARS, LOG_LINES, MESSAGE_CHARS};
+    let mut trace = trace_of(
+        WEEK,
+        &[failed("dice-roller", "roll", 10, "script_error", Some("E"))],
+    );
+    let script = trace.spans.last_mut().unwrap();
+    script
+        .attributes
+        .insert("failureCode".into(), json!("E".repeat(400_000)));
+    script
+        .attributes
+        .insert("message".into(), json!("m".repeat(500_000)));
+    let result = crate::result::ExecutionResult {
+        plan_id: uuid::Uuid::new_v4(),
+        success: false,
+        narrative: None,
+        failed_tools: vec!["roll".into()],
+        can_replan: true,
+        failure_reason: Some(crate::result::FailureReason::ToolFailure),
+        failure_message: Some(format!(
+            "required tool \"roll\" failed: {}",
+            "m".repeat(500_000)
+        )),
+        execution_trace: vec![flooding_tool(LOG_LINES + 6)],
+        final_state: Map::new(),
+        total_execution_time_ms: 10,
+        generation_metadata: None,
+        trace: Some(trace.clone()),
+    };
+    let mut turn = played("roll", Some(trace));
+    turn.attempts = vec![AttemptRecord {
+        attempt: 1,
+        plan: None,
+        result: Some(result),
+        error: Some("e".repeat(500_000)),
+        transcript: None,
+        lore: Vec::new(),
+        routing: None,
+        noted: false,
+    }];
+    let mut store = Store::open(Path::new(":memory:")).unwrap();
+    let id = store.create_session("Flood", &Map::new()).unwrap();
+    store.commit_turn(&id, &turn).unwrap();
+
+    let size = |sql: &str| -> i64 { store.conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let attempts = size("SELECT SUM(length(result) + length(error)) FROM plan_attempts");
+    assert!(
+        attempts < 100_000,
+        "plan_attempts holds {attempts} characters"
+    );
+    assert!(size("SELECT length(trace) FROM turns") < 20_000);
+    assert_eq!(
+        size("SELECT length(failure_code) FROM invocations"),
+        CODE_CHARS as i64
+    );
+    assert_eq!(
+        size("SELECT length(message) FROM invocations"),
+        MESSAGE_CHARS as i64
+    );
+
+    let kept = store.head_turn(&id).unwrap().unwrap();
+    let tool = &kept.attempts[0].result.as_ref().unwrap().execution_trace[0];
+    let logs = tool.events.iter().filter(|e| e["type"] == "log").count();
+    assert_eq!(
+        logs,
+        LOG_LINES + 1,
+        "the lines kept, then how many were dropped"
+    );
+    assert!(tool
+        .events
+        .iter()
+        .any(|e| e.get("dropped") == Some(&json!(6))));
+    let stats = store.skill_stats(&StatsQuery::default()).unwrap();
+    let code = stats.totals.failures_by_code.keys().next().unwrap();
+    assert_eq!(code.chars().count(), CODE_CHARS);
+    assert!(code.ends_with('…'), "{code}");
+}

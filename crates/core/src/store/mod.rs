@@ -10,8 +10,10 @@
 //! What lives where: `schema` the tables, `commit` adding turns, `tree`
 //! branches and moving heads, `swipes` a turn's alternatives, `steer` a
 //! story's author's note and language, `export` the documents written out,
-//! `invocations` each script run's record and the skills' stats.
+//! `invocations` each script run's record and the skills' stats, `bounds`
+//! what a record keeps of what scripts said.
 
+pub mod bounds;
 mod commit;
 mod corrections;
 mod export;

@@ -107,7 +107,8 @@ pub struct Account<'a> {
 }
 
 /// A one-tool plan storing the turn's memory, when the memory skill can
-/// store now (see [`keeps_accounts`]).
+/// store now (see [`keeps_accounts`]); the account within the length its
+/// script's input schema allows ([`crate::schema::fit_lengths`]).
 pub fn plan(catalog: &Catalog, disabled: &[String], account: Account<'_>) -> Option<Plan> {
     if !keeps_accounts(catalog, disabled) {
         return None;
@@ -120,6 +121,13 @@ pub fn plan(catalog: &Catalog, disabled: &[String], account: Account<'_>) -> Opt
     tool.input
         .insert("metadata".into(), json!({"importance": 3}));
     tool.input.insert("turnAccount".into(), json!(true));
+    let schema = catalog
+        .get(MEMORY)
+        .and_then(|skill| skill.script(STORE))
+        .and_then(|script| script.input_schema.as_ref());
+    if let Some(schema) = schema {
+        crate::schema::fit_lengths(&mut tool.input, schema);
+    }
     tool.required = false;
     tool.retry_policy.max_retries = 1;
     let mut plan = Plan::new(vec![tool]);
@@ -230,5 +238,35 @@ mod tests {
             noted: false,
         };
         assert!(plan(&c, &[], account).is_none());
+    }
+
+    /// The account of a turn as long as a turn may be (an action at its
+    /// bound, a long narration) still fits the memory script's `summary`.
+    #[test]
+    fn the_account_of_a_long_turn_fits_the_memory_schema() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../skills/memory/skill.json"
+        );
+        let shipped: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let schema = &shipped["scripts"][STORE]["inputSchema"];
+        let dir = tempfile::tempdir().unwrap();
+        let extra = format!(r#","scripts":{{"{STORE}":{{"inputSchema":{schema}}}}}"#);
+        crate::test_support::script_skill(dir.path(), MEMORY, STORE, &extra, "");
+        let c = crate::skills::discover(&[dir.path().to_path_buf()]).unwrap();
+        let input = format!("I tell my tale {}", "again ".repeat(400));
+        let input = narratoria_lexicon::clip_after(&input, crate::narration::ACTION_CHARS - 1);
+        let account = Account {
+            input: &input,
+            narrative: &"The hall listens. ".repeat(100),
+            noted: false,
+        };
+        let plan = plan(&c, &[], account).unwrap();
+        let validator = crate::schema::compile(schema).unwrap();
+        let told = Value::Object(plan.tools[0].input.clone());
+        let refused = crate::schema::validation_errors(&validator, &told);
+        assert!(refused.is_empty(), "{refused:?}");
+        let summary = told["summary"].as_str().unwrap();
+        assert!(summary.starts_with("You tell your tale again"), "{summary}");
     }
 }

@@ -4,9 +4,14 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::narration::{Language, StoryTold, STORY_TURNS};
+use crate::narration::bounds::{
+    ACTION_CHARS, AUTHOR_NOTE_CHARS, LANGUAGE_CHARS, NARRATION_CHARS, SCENARIO_CHARS, SCENE_CHARS,
+    STORY_TURNS,
+};
+use crate::narration::{clip_to, Language, StoryTold};
 use crate::plan::{Plan, ToolInvocation};
 use crate::planner::TurnSummary;
+use crate::scenario::known::ANSWER_CHARS;
 use crate::scenario::StoryContext;
 use crate::skills::{Catalog, Skill, SkillScript};
 
@@ -42,6 +47,9 @@ pub struct Telling<'a> {
     pub author_note: Option<&'a str>,
     /// The story's language (absent: the storyteller tells in English).
     pub language: Option<&'a Language>,
+    /// What the story already holds that answers the player's question
+    /// ([`crate::scenario::known::answer`]).
+    pub answer: Option<&'a str>,
 }
 
 impl<'a> Telling<'a> {
@@ -53,6 +61,7 @@ impl<'a> Telling<'a> {
         told: &'a StoryTold,
         story: Option<&'a StoryContext>,
         opening: Option<&'a str>,
+        answer: Option<&'a str>,
     ) -> Telling<'a> {
         Telling {
             input,
@@ -62,6 +71,7 @@ impl<'a> Telling<'a> {
             opening,
             author_note: Some(&told.author_note),
             language: Some(&told.language),
+            answer,
         }
     }
 }
@@ -118,7 +128,8 @@ pub fn narration_step<'a>(plan: &'a Plan, catalog: &Catalog) -> Option<&'a ToolI
 /// every other tool, with the player's input, the story's turns (after the
 /// opening scene, when given, told with no player action), the scenario,
 /// the author's note (when not blank) and the language as its input (a
-/// style the planner chose is kept).
+/// style the planner chose is kept), each within the storyteller's schema
+/// bound ([`crate::narration::bounds`]).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
     let narrations = take_narrations(plan, catalog);
     if !can_narrate(catalog, &plan.disabled_skills) {
@@ -150,26 +161,38 @@ fn take_narrations(plan: &mut Plan, catalog: &Catalog) -> Vec<ToolInvocation> {
 }
 
 /// The narration step's input: what `telling` holds that is not blank, and
-/// the `style` the planner chose.
+/// the `style` the planner chose. Promises an input the storyteller's
+/// input schema takes (a `style` the planner chose aside): every text is
+/// clipped to its bound, so a story saved before the bounds (an action of
+/// 5,000 characters among its turns) is still told by the storyteller.
 fn narration_input(telling: &Telling, style: Option<&Value>) -> Map<String, Value> {
     let mut input = Map::new();
-    input.insert("playerInput".into(), json!(telling.input));
+    input.insert(
+        "playerInput".into(),
+        json!(clip_to(telling.input, ACTION_CHARS)),
+    );
     if let Some(style) = style {
         input.insert("style".into(), style.clone());
     }
     let not_blank = |s: &&str| !s.trim().is_empty();
-    if let Some(scenario) = telling.scenario.filter(not_blank) {
-        input.insert("scenario".into(), json!(scenario));
-    }
-    if let Some(scene) = telling.scene.filter(not_blank) {
-        input.insert("context".into(), json!(scene));
-    }
-    if let Some(note) = telling.author_note.map(str::trim).filter(not_blank) {
-        input.insert("authorNote".into(), json!(note));
-    }
-    if let Some(language) = telling.language {
-        input.insert("language".into(), json!(language.code()));
-    }
+    let mut told = |key: &str, text: Option<&str>, max: usize| {
+        if let Some(text) = text.filter(not_blank) {
+            input.insert(key.into(), json!(clip_to(text, max)));
+        }
+    };
+    told("scenario", telling.scenario, SCENARIO_CHARS);
+    told("answer", telling.answer, ANSWER_CHARS);
+    told("context", telling.scene, SCENE_CHARS);
+    told(
+        "authorNote",
+        telling.author_note.map(str::trim),
+        AUTHOR_NOTE_CHARS,
+    );
+    told(
+        "language",
+        telling.language.map(Language::code),
+        LANGUAGE_CHARS,
+    );
     let recent = story_turns(telling);
     if !recent.is_empty() {
         input.insert("recentTurns".into(), Value::Array(recent));
@@ -179,25 +202,29 @@ fn narration_input(telling: &Telling, style: Option<&Value>) -> Map<String, Valu
 
 /// The story's turns as the storyteller takes them: the opening (when not
 /// blank, with no player action), then each turn, at most [`STORY_TURNS`]
-/// of them — the oldest (the opening first) give way.
+/// of them — the oldest (the opening first) give way — each player's words
+/// within [`ACTION_CHARS`] and each narration within [`NARRATION_CHARS`].
 fn story_turns(telling: &Telling) -> Vec<Value> {
     let opening = telling
         .opening
         .map(str::trim)
         .filter(|o| !o.is_empty())
-        .map(|o| json!({"player": "", "narrator": o}));
-    let mut recent: Vec<Value> = opening
-        .into_iter()
-        .chain(
-            telling
-                .recent
-                .iter()
-                .map(|t| json!({"player": t.input, "narrator": t.narrative})),
-        )
-        .collect();
-    let over = recent.len().saturating_sub(STORY_TURNS);
-    recent.drain(..over);
-    recent
+        .map(|o| ("", o));
+    let turns = telling
+        .recent
+        .iter()
+        .map(|t| (t.input.as_str(), t.narrative.as_str()));
+    let all: Vec<(&str, &str)> = opening.into_iter().chain(turns).collect();
+    let over = all.len().saturating_sub(STORY_TURNS);
+    all[over..]
+        .iter()
+        .map(|(player, narrator)| {
+            json!({
+                "player": clip_to(player, ACTION_CHARS),
+                "narrator": clip_to(narrator, NARRATION_CHARS),
+            })
+        })
+        .collect()
 }
 
 /// [`NARRATE_TOOL_ID`], or `narrate-2`, `narrate-3`… when `plan` has it.
@@ -270,6 +297,7 @@ mod tests {
         opening: None,
         author_note: None,
         language: None,
+        answer: None,
     };
 
     #[test]
@@ -426,24 +454,157 @@ mod tests {
         assert!(!input.contains_key("authorNote") && !input.contains_key("language"));
     }
 
-    /// What the host tells the storyteller fits its input schema.
-    #[test]
-    fn the_bounds_fit_the_storytellers_input_schema() {
+    /// The storyteller's input schema, compiled, as the skill ships it.
+    fn storyteller_schema() -> jsonschema::Validator {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../skills/storyteller/skill.json"
         );
         let skill: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let input = &skill["scripts"]["narrate"]["inputSchema"]["properties"];
-        assert_eq!(
-            input["authorNote"]["maxLength"].as_u64(),
-            Some(crate::narration::AUTHOR_NOTE_CHARS as u64)
+        crate::schema::compile(&skill["scripts"]["narrate"]["inputSchema"]).unwrap()
+    }
+
+    /// Every way `input` breaks the storyteller's input schema.
+    fn refusals(schema: &jsonschema::Validator, input: &Map<String, Value>) -> Vec<String> {
+        let input = Value::Object(input.clone());
+        crate::schema::validation_errors(schema, &input)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    /// A story saved before actions were bounded — a turn of 2,500
+    /// characters, told again with its words — is still told by the
+    /// storyteller: what it is told is clipped to its schema.
+    #[test]
+    fn a_story_saved_with_a_long_action_is_still_told_by_the_storyteller() {
+        let schema = storyteller_schema();
+        let long = "I shout ".repeat(320);
+        let recent = [
+            TurnSummary {
+                input: long.clone(),
+                narrative: "The hall echoes. ".repeat(600),
+            },
+            TurnSummary {
+                input: "I listen".into(),
+                narrative: "Silence.".into(),
+            },
+        ];
+        let fr = Language::parse("fr").unwrap();
+        let (scenario, scene, opening) = (
+            "A mill. ".repeat(600),
+            "Lore. ".repeat(2000),
+            "Rain. ".repeat(2000),
         );
+        let telling = Telling {
+            input: &long,
+            recent: &recent,
+            scenario: Some(&scenario),
+            scene: Some(&scene),
+            opening: Some(&opening),
+            author_note: Some("Keep it grim."),
+            language: Some(&fr),
+            answer: None,
+        };
+        let input = narration_input(&telling, None);
+        assert_eq!(refusals(&schema, &input), Vec::<String>::new());
+        let player = input["playerInput"].as_str().unwrap();
+        assert_eq!(player.chars().count(), ACTION_CHARS);
+        assert!(player.starts_with("I shout I shout") && player.ends_with('…'));
+        let turns = input["recentTurns"].as_array().unwrap();
+        assert_eq!(turns.len(), 3, "the opening, then both turns");
+        assert_eq!(turns[1]["player"], json!(player), "clipped alike");
         assert_eq!(
-            input["recentTurns"]["maxItems"].as_u64(),
-            Some(crate::narration::STORY_TURNS as u64)
+            turns[2],
+            json!({"player": "I listen", "narrator": "Silence."})
         );
-        assert!(input["language"]["maxLength"].as_u64().unwrap() >= 3);
+        assert_eq!(input["authorNote"], "Keep it grim.");
+        assert_eq!(input["language"], "fr");
+    }
+
+    /// A seeded stream of numbers (SplitMix64): the same lengths every run.
+    struct Seeded(u64);
+
+    impl Seeded {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D1_049B_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+
+        /// A text of up to three times `bound` characters, often right
+        /// about it, of one- to four-byte characters.
+        fn text(&mut self, bound: usize) -> String {
+            let len = match self.below(3) {
+                0 => bound.saturating_sub(2) + self.below(5),
+                _ => self.below(3 * bound + 1),
+            };
+            const CHARS: [char; 5] = ['a', ' ', 'é', '日', '🐉'];
+            (0..len).map(|_| CHARS[self.below(CHARS.len())]).collect()
+        }
+    }
+
+    /// Whatever the lengths of what the story holds, the input the host
+    /// builds passes the storyteller's real input schema.
+    #[test]
+    fn what_the_storyteller_is_told_fits_its_schema_whatever_the_lengths() {
+        let schema = storyteller_schema();
+        let mut rng = Seeded(47);
+        let fr = Language::parse("fr").unwrap();
+        for round in 0..150 {
+            let recent: Vec<TurnSummary> = (0..rng.below(4))
+                .map(|_| TurnSummary {
+                    input: rng.text(ACTION_CHARS),
+                    narrative: rng.text(NARRATION_CHARS),
+                })
+                .collect();
+            let (input, scenario, scene) = (
+                rng.text(ACTION_CHARS).replace(' ', "x"),
+                rng.text(SCENARIO_CHARS),
+                rng.text(SCENE_CHARS),
+            );
+            let (opening, note) = (rng.text(NARRATION_CHARS), rng.text(AUTHOR_NOTE_CHARS));
+            let telling = Telling {
+                input: if input.is_empty() { "x" } else { &input },
+                recent: &recent,
+                scenario: Some(&scenario),
+                scene: Some(&scene),
+                opening: Some(&opening),
+                author_note: Some(&note),
+                language: Some(&fr),
+                answer: None,
+            };
+            let built = narration_input(&telling, Some(&json!("terse")));
+            assert_eq!(
+                refusals(&schema, &built),
+                Vec::<String>::new(),
+                "round {round}"
+            );
+        }
+        // More turns than the storyteller takes: the newest are told.
+        let many: Vec<TurnSummary> = (0..STORY_TURNS + 3)
+            .map(|n| TurnSummary {
+                input: format!("step {n}"),
+                narrative: "On.".into(),
+            })
+            .collect();
+        let built = narration_input(
+            &Telling {
+                recent: &many,
+                opening: Some("A road."),
+                ..TELLING
+            },
+            None,
+        );
+        assert_eq!(refusals(&schema, &built), Vec::<String>::new());
+        let told = built["recentTurns"].as_array().unwrap();
+        assert_eq!(told.len(), STORY_TURNS);
+        assert_eq!(
+            told[STORY_TURNS - 1]["player"],
+            format!("step {}", STORY_TURNS + 2)
+        );
     }
 
     #[test]

@@ -74,6 +74,43 @@ async fn a_failing_storyteller_is_replanned_away_and_the_template_tells_the_turn
     assert_eq!(out.turn.attempts.len(), 2);
 }
 
+/// A turn the storyteller failed (and was replanned away) is told by the
+/// template in the story's language and never as nothing — in French and
+/// German it was empty, though the turn succeeded.
+#[tokio::test]
+async fn a_turn_told_without_the_storyteller_speaks_the_storys_language() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "storyteller", "narrate", FAIL);
+    let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
+    let cases = [
+        ("en", "I sing", "You sing."),
+        ("fr", "Je chante", "Vous agissez : « Je chante »."),
+        ("de", "Ich singe", "Du handelst: „Ich singe“."),
+        ("es", "Canto", "Actúas: «Canto»."),
+        ("cy", "Rwy'n canu", "You act: “Rwy'n canu”."),
+    ];
+    for (code, input, told) in cases {
+        let language = crate::narration::Language::parse(code).unwrap();
+        let out = play_turn(
+            TurnInputs {
+                input,
+                planner: Arc::new(RulePlanner),
+                catalog: Arc::clone(&catalog),
+                state: Map::new(),
+                recent: vec![],
+                told: StoryTold::new(vec![], 0, "", language),
+                options: &TurnOptions::default(),
+                events: None,
+            },
+            &mut SkillsState::default(),
+        )
+        .await;
+        assert!(out.result.success && !out.turn.fallback, "{code}");
+        assert_eq!(out.turn.narrative, told, "{code}");
+        assert_eq!(out.result.narrative.as_deref(), Some(told), "{code}");
+    }
+}
+
 /// Always plans a tool that does not exist.
 struct Stubborn;
 impl Planner for Stubborn {
