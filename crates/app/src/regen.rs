@@ -201,7 +201,17 @@ impl App {
         let story =
             story_context_judged_by(&planner, &retold.state, &retold.last.input, &retold.recent)
                 .await;
-        let telling = Telling::of(&input, &retold.whole, story.as_ref(), opening);
+        // A question retold is answered as when it was played.
+        let answer = (input == retold.last.input)
+            .then(|| narratoria_core::turn::answered(&input, &retold.state, &retold.whole))
+            .flatten();
+        let telling = Telling::of(
+            &input,
+            &retold.whole,
+            story.as_ref(),
+            opening,
+            answer.as_ref().map(|a| a.text.as_str()),
+        );
         shape(plan, catalog, &telling);
         plan.request_id = uuid::Uuid::new_v4();
         plan.narrative = None;

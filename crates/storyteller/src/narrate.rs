@@ -55,6 +55,10 @@ pub struct NarrateInput {
     /// The story's language (absent: English).
     #[serde(default)]
     pub language: Option<Language>,
+    /// What the story already holds that answers the player's question
+    /// (the host's rules found it; told first).
+    #[serde(default)]
+    pub answer: Option<String>,
 }
 
 /// Narrates one turn. Promises `done.output = {"narrative", "provider"}` with
@@ -76,6 +80,7 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         recent: &input.recent_turns,
         deps,
         state: &state,
+        answer: input.answer.as_deref(),
     };
     let offered = narratoria_skills_builtin::host::offered(&ctx.envelope).cloned();
     let (profile, first) = writers(offered.as_ref(), &config);
@@ -112,7 +117,9 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         &mut *ctx.events,
         stdio.as_mut().map(|h| h as &mut dyn host::Host),
     );
-    Ok(outcome(&answer.narrative, answer.provider, started))
+    // The fact asked for reaches the player whatever the writer wrote.
+    let narrative = prompt::with_answer(&answer.narrative, input.answer.as_deref());
+    Ok(outcome(&narrative, answer.provider, started))
 }
 
 /// The skill's settings and the turn's input; an empty action is a

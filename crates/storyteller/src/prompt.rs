@@ -55,6 +55,10 @@ pub struct Facts<'a> {
     pub deps: &'a Map<String, Value>,
     /// The session state snapshot.
     pub state: &'a Value,
+    /// What the story already holds that answers the player's question,
+    /// found by the rules (a sentence of its scenario, lore or an earlier
+    /// turn): the prose tells it first, in these words.
+    pub answer: Option<&'a str>,
 }
 
 /// A system message, the story so far, a user message, and the words the
@@ -252,6 +256,52 @@ fn remembered(memories: &[String]) -> Option<String> {
     })
 }
 
+/// The opening of a question the story answers: the answer itself, a
+/// turn's account as thought back to ("You think back: you slip her a
+/// note…"). Never the player's words.
+fn answered(answer: &str) -> String {
+    match answer.strip_prefix("You ") {
+        Some(rest) => format!("You think back: you {rest}"),
+        None => answer.to_string(),
+    }
+}
+
+/// `narrative` telling `answer`: as it is when it holds the answer's own
+/// names and numbers (its words with a capital after its first, or a
+/// digit), else with the answer before it, so the fact asked for is never
+/// lost to a writer that left it out.
+pub fn with_answer(narrative: &str, answer: Option<&str>) -> String {
+    let Some(answer) = answer.map(str::trim).filter(|a| !a.is_empty()) else {
+        return narrative.to_string();
+    };
+    let telling: Vec<&str> = answer
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| {
+            w.chars().next().is_some_and(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit())
+        })
+        .collect();
+    let told = if telling.is_empty() {
+        narrative.contains(answer)
+    } else {
+        telling.iter().any(|w| narrative.contains(w))
+    };
+    match told {
+        true => narrative.to_string(),
+        false if narrative.trim().is_empty() => answered(answer),
+        false => format!("{} {}", answered(answer), narrative.trim_start()),
+    }
+}
+
+/// `deps` without the outputs of recalls (those holding `memories`).
+fn without_recalls(deps: &Map<String, Value>) -> Map<String, Value> {
+    deps.iter()
+        .filter(|(_, output)| output.get("memories").is_none())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
 /// The most characters of a memory the opening tells (whole sentences; a
 /// first sentence longer than this is told whole).
 const MEMORY_CHARS: usize = 200;
@@ -339,7 +389,16 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     // Memories that are the story so far's own turns are in the story
     // already: neither what was decided nor the opening tells them again.
     let fresh = without_recent_accounts(facts.deps, facts.recent);
-    let decided = decided(&fresh, facts.action, language);
+    let answer = facts.answer.map(str::trim).filter(|a| !a.is_empty());
+    // The story's own answer stands for whatever a recall brought back.
+    let fresh = match answer {
+        Some(_) => without_recalls(&fresh),
+        None => fresh,
+    };
+    let mut decided = decided(&fresh, facts.action, language);
+    if let Some(a) = answer {
+        decided.insert(0, a.to_string());
+    }
     let mut user = turn_message(facts, &decided);
     let verdict = first_verdict(facts.deps);
     let done = act(facts.action);
@@ -349,7 +408,9 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     });
     // The rules' opening is English words: another language's prose is the
     // model's from its first word (the outcome is under "What happened").
-    let opening = if language.is_english() {
+    let opening = if let (Some(a), true, None) = (answer, language.is_english(), verdict) {
+        answered(a)
+    } else if language.is_english() {
         // A question whose recall found only turns the story so far tells
         // is answered from them ("You think back: …"), not left open for
         // the model to fill with something that never happened.
@@ -570,6 +631,7 @@ mod tests {
             recent: &[],
             deps: deps.as_object().unwrap(),
             state: &json!({}),
+            answer: None,
         };
         let p = build(&facts, asked(Style::Vivid, &medium));
         assert!(
@@ -620,6 +682,7 @@ mod tests {
                 recent: &recent,
                 deps: &deps,
                 state: &json!({}),
+                answer: None,
             };
             systems.insert(build(&facts, asked(Style::Vivid, &small())).system);
             recent.push(RecentTurn {
@@ -817,6 +880,7 @@ mod tests {
             recent: &recent,
             deps: deps.as_object().unwrap(),
             state: &state,
+            answer: None,
         };
         let p = build(&facts, asked(Style::Poetic, &small()));
         assert!(p.system.contains("Style: poetic"), "{}", p.system);
@@ -883,6 +947,7 @@ mod tests {
             recent: &[],
             deps: &deps,
             state: &state,
+            answer: None,
         };
         let p = build(&facts, asked(Style::Terse, &small()));
         assert!(
@@ -916,6 +981,7 @@ mod tests {
                 recent: &recent,
                 deps: deps.as_object().unwrap(),
                 state: &state,
+                answer: None,
             };
             build(&facts, asked(Style::Vivid, &small())).opening
         };
@@ -960,5 +1026,66 @@ mod tests {
             without_recent_accounts(found_nothing.as_object().unwrap(), &recent)
                 .contains_key("recall")
         );
+    }
+
+    #[test]
+    fn the_story_s_answer_opens_the_prose_in_place_of_the_player_s_words() {
+        // The recall found nothing; the story's lore holds the answer.
+        let deps = json!({"recall": {"memories": []}});
+        let facts = Facts {
+            action: "What was the name of the assayer again?",
+            context: None,
+            scenario: None,
+            author_note: None,
+            language: &Language::english(),
+            recent: &[],
+            deps: deps.as_object().unwrap(),
+            state: &json!({}),
+            answer: Some("The assayer, a nervous man named Whitcombe, has been in town only three months."),
+        };
+        let p = build(&facts, asked(Style::Vivid, &small()));
+        assert_eq!(
+            p.opening,
+            "The assayer, a nervous man named Whitcombe, has been in town only three months."
+        );
+        assert!(!p.opening.contains("wonder"), "no echo of the question: {}", p.opening);
+        assert_eq!(p.decided.first().map(String::as_str), Some(p.opening.as_str()));
+        // Nothing coming to mind would contradict the answer.
+        assert!(!p.user.contains("Nothing from earlier"), "{}", p.user);
+    }
+
+    #[test]
+    fn an_earlier_turn_as_the_answer_is_thought_back_to() {
+        let deps = json!({});
+        let facts = Facts {
+            action: "What address did I give the waitress?",
+            context: None,
+            scenario: None,
+            author_note: None,
+            language: &Language::english(),
+            recent: &[],
+            deps: deps.as_object().unwrap(),
+            state: &json!({}),
+            answer: Some("You slip the waitress a note with your office address, 221 Pier Row."),
+        };
+        let p = build(&facts, asked(Style::Vivid, &small()));
+        assert_eq!(
+            p.opening,
+            "You think back: you slip the waitress a note with your office address, 221 Pier Row."
+        );
+    }
+
+    #[test]
+    fn a_narrative_without_the_answer_s_names_gets_the_answer_first() {
+        let said = "Dot Malloy is the waitress at the Harbor Light diner.";
+        let answer = Some(said);
+        assert_eq!(
+            with_answer("She refills your cup without a word.", answer),
+            "Dot Malloy is the waitress at the Harbor Light diner. She refills your cup without a word."
+        );
+        let told = "Dot Malloy, the waitress, refills your cup.";
+        assert_eq!(with_answer(told, answer), told);
+        assert_eq!(with_answer(told, None), told);
+        assert_eq!(with_answer("", answer), said);
     }
 }

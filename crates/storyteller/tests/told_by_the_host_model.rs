@@ -153,6 +153,7 @@ fn fifty_told_turns_follow_their_outcomes_and_never_echo() {
             recent: &recent,
             deps: deps.as_object().unwrap(),
             state: &state,
+            answer: None,
         };
         let profile = WriterProfile::local(host.0.parameters, host.0.context_tokens, config.length);
         let prompt = build(

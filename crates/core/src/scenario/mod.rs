@@ -18,6 +18,7 @@ pub mod card;
 mod error;
 mod json;
 mod keys;
+pub mod known;
 pub mod library;
 pub mod limits;
 pub mod lore;

@@ -104,8 +104,10 @@ pub fn telling_with(
         (true, true) => String::new(),
     };
     let player_line = match (name.is_empty(), who.is_empty()) {
-        (false, false) => format!("The player is {name}: {who}"),
-        (false, true) => format!("The player is {name}."),
+        // Who "you" is: a writer told only "the player" wrote the hero as
+        // someone else met in the scene.
+        (false, false) => format!("The hero, \"you\" in every sentence, is {name}: {who}"),
+        (false, true) => format!("The hero, \"you\" in every sentence, is {name}."),
         _ => String::new(),
     };
     let standing = |head: usize| {
@@ -196,7 +198,7 @@ mod tests {
             "{}",
             quiet.text
         );
-        assert!(quiet.text.contains("The player is "));
+        assert!(quiet.text.contains("The hero, \"you\" in every sentence, is "));
         assert!(quiet.text.contains("Setting: "));
         let asked = telling(
             &state,

@@ -186,6 +186,7 @@ impl Turn<'_> {
             &self.told,
             self.story.as_ref(),
             self.told.opening(&self.state),
+            self.answer.as_ref().map(|a| a.text.as_str()),
         );
         shape(&mut plan, &self.catalog, &telling);
         (plan, noted)

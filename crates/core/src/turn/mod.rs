@@ -34,6 +34,7 @@ use crate::plan::Plan;
 use crate::planner::{Planner, Routing, Transcript, TurnSummary};
 use crate::result::ExecutionResult;
 use crate::scenario::lore::LoreUse;
+use crate::scenario::known::{self, Answer};
 use crate::scenario::StoryContext;
 use crate::skills::health::{HealthChange, SkillsState};
 use crate::skills::Catalog;
@@ -168,6 +169,21 @@ pub async fn play_turn(inputs: TurnInputs<'_>, skills: &mut SkillsState) -> Turn
     .await
 }
 
+/// The story's own answer to `input` when it asks something the state or
+/// the turns `told` hold (docs/storyteller.md, "Facts the story answers").
+pub fn answered(input: &str, state: &Map<String, Value>, told: &StoryTold) -> Option<Answer> {
+    let turns: Vec<(String, String)> = told
+        .turns
+        .iter()
+        .map(|t| (t.input.clone(), t.narrative.clone()))
+        .collect();
+    let found = known::answer(input, &known::sources(state, &turns), &told.language);
+    if let Some(a) = &found {
+        tracing::debug!(about = %a.about, source = ?a.source, "the story answers the question");
+    }
+    found
+}
+
 /// What one turn's steps share.
 struct Turn<'a> {
     input: &'a str,
@@ -180,6 +196,8 @@ struct Turn<'a> {
     told: StoryTold,
     /// What the narration step is told of the story (scenario and lore).
     story: Option<StoryContext>,
+    /// What the story already holds that answers the player's question.
+    answer: Option<Answer>,
     opts: &'a TurnOptions,
     sink: Option<UnboundedSender<TurnEvent>>,
     /// The turn's trace and its root span (docs/observability.md).
@@ -228,6 +246,7 @@ impl<'a> Turn<'a> {
         let story =
             story_context_judged_by(&inputs.planner, &inputs.state, inputs.input, &inputs.recent)
                 .await;
+        let answer = answered(inputs.input, &inputs.state, &inputs.told);
         Turn {
             input: inputs.input,
             planner: inputs.planner,
@@ -236,6 +255,7 @@ impl<'a> Turn<'a> {
             recent: inputs.recent,
             told: inputs.told,
             story,
+            answer,
             opts: inputs.options,
             sink: inputs.events,
             trace,

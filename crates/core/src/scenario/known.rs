@@ -1,0 +1,286 @@
+//! What the story already knows, and the answer it gives a question about
+//! it: the player, the people, the factions, the lore, the premise and
+//! setting, and what happened in the turns of this branch. The rules answer
+//! from these before any writer is asked, so the fact itself reaches the
+//! prose whatever the writer's size (docs/storyteller.md, "Facts the story
+//! answers"). Pure functions over the state and the turns: no I/O.
+
+use narratoria_lexicon::{asks_with, is_question, sentences_of, stem, stop_words::is_stop_word};
+use narratoria_lexicon::{deed, words::words_of, Language};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::lore::contains_word;
+use super::start::lore_in;
+
+/// The longest answer told, in characters: one or two sentences.
+pub const ANSWER_CHARS: usize = 300;
+
+/// Words a question asks *how* with, not *what about* ("what was the
+/// name of…", "do you remember…"): they pick no source.
+const ASKING_WORDS: [&str; 14] = [
+    "name", "named", "called", "again", "remember", "recall", "know", "tell", "me", "did", "does",
+    "do", "said", "say",
+];
+
+/// Where a known thing comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SourceKind {
+    Player,
+    Person,
+    Faction,
+    Lore,
+    Scenario,
+    Turn,
+}
+
+/// One thing the story knows: what it is called, the words that name it,
+/// and what is known of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub kind: SourceKind,
+    pub name: String,
+    pub keys: Vec<String>,
+    pub text: String,
+}
+
+/// The story's answer to a question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    /// What is told: a sentence of the story's own, in its language.
+    pub text: String,
+    /// The name of what the answer is about (a person, a faction, an entry).
+    pub about: String,
+    pub source: SourceKind,
+}
+
+/// Everything `state` and the branch's `turns` (player input, narration;
+/// oldest first) know, in the order a tie prefers: the player and where
+/// they are, the people and lore, the factions, the premise, setting and
+/// opening, then the turns, the newest first.
+pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<Source> {
+    let mut out = Vec::new();
+    let text = |v: Option<&Value>, key: &str| -> String {
+        v.and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    let player = state.get("player");
+    let (name, who) = (text(player, "name"), text(player, "description"));
+    if !name.is_empty() || !who.is_empty() {
+        out.push(Source {
+            kind: SourceKind::Player,
+            keys: vec![name.clone()],
+            text: if who.is_empty() { name.clone() } else { format!("{name}: {who}") },
+            name,
+        });
+    }
+    // Where the player is now, before everything further off.
+    if let Some(location) = state.get("location").and_then(Value::as_str) {
+        out.push(Source {
+            kind: SourceKind::Scenario,
+            name: "location".into(),
+            keys: Vec::new(),
+            text: location.trim().to_string(),
+        });
+    }
+    for entry in lore_in(state).into_iter().filter(|e| e.enabled) {
+        // People are lore entries keyed first by their own name, which
+        // opens their content (see `start::person_entry`).
+        let is_person = entry.keys.first() == Some(&entry.name)
+            && !entry.name.is_empty()
+            && entry.content.starts_with(entry.name.as_str());
+        out.push(Source {
+            kind: if is_person { SourceKind::Person } else { SourceKind::Lore },
+            name: entry.name.clone(),
+            keys: entry.keys.clone(),
+            text: entry.content.clone(),
+        });
+    }
+    for faction in state.get("factions").and_then(Value::as_array).into_iter().flatten() {
+        let name = text(Some(faction), "name");
+        let description = text(Some(faction), "description");
+        if name.is_empty() {
+            continue;
+        }
+        out.push(Source {
+            kind: SourceKind::Faction,
+            keys: vec![name.clone()],
+            text: if description.is_empty() { name.clone() } else { format!("{name}: {description}") },
+            name,
+        });
+    }
+    let scenario = state.get("scenario");
+    for key in ["premise", "setting", "opening"] {
+        let t = text(scenario, key);
+        if !t.is_empty() {
+            out.push(Source {
+                kind: SourceKind::Scenario,
+                name: key.to_string(),
+                keys: Vec::new(),
+                text: t,
+            });
+        }
+    }
+    for (player, narrator) in turns.iter().rev() {
+        // The player's words as the story tells them: "You slip her a note."
+        let deed = if player.trim().is_empty() { String::new() } else { deed(player) };
+        let told = format!("{deed} {}", narrator.trim());
+        if told.trim().is_empty() {
+            continue;
+        }
+        out.push(Source {
+            kind: SourceKind::Turn,
+            name: String::new(),
+            keys: Vec::new(),
+            text: told.trim().to_string(),
+        });
+    }
+    out
+}
+
+/// The answer to `question` from `sources`, when it is a question and a
+/// source holds what it asks about. Promises: `None` for a deed; the text
+/// is the best sentence of the best source (the question's own words found
+/// in it, a rare word counting more than a common one, a name or key the
+/// question says counting most) and the sentence after it when both fit in
+/// [`ANSWER_CHARS`], naming its subject when the sentences alone do not; a
+/// question about what the player did ("did I…", "I gave…") prefers the
+/// turns, any other the scenario's own sources.
+pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option<Answer> {
+    if !is_question(question) {
+        return None;
+    }
+    let asked = asked_stems(question, language);
+    if asked.is_empty() {
+        return None;
+    }
+    let lower = question.to_lowercase();
+    let about_player_deed = words_of(question).iter().any(|w| w == "i");
+    let weights = rarity(&asked, sources, language);
+    let mut best: Option<(f32, usize, &Source, usize)> = None;
+    for (rank, source) in sources.iter().enumerate() {
+        let named = source
+            .keys
+            .iter()
+            .chain(std::iter::once(&source.name))
+            .any(|k| !k.trim().is_empty() && contains_word(&lower, k));
+        let preferred = match source.kind {
+            SourceKind::Turn => about_player_deed,
+            _ => !about_player_deed,
+        };
+        for (at, sentence) in sentences_of(&source.text).into_iter().enumerate() {
+            let found = found_in(sentence, &asked, &weights, language);
+            if found == 0.0 && !named {
+                continue;
+            }
+            let score = found + if named { 1.5 } else { 0.0 } + if preferred { 0.5 } else { 0.0 };
+            if best.is_none_or(|(s, r, _, _)| score > s || (score == s && rank < r)) {
+                best = Some((score, rank, source, at));
+            }
+        }
+    }
+    let (score, _, source, at) = best?;
+    // A common word alone is chance, unless a name or key said which.
+    if score < MIN_SCORE {
+        return None;
+    }
+    Some(Answer {
+        text: told(source, at),
+        about: if source.name.is_empty() { source.kind_word() } else { source.name.clone() },
+        source: source.kind,
+    })
+}
+
+/// The least score an answer needs: one word of the question that few
+/// sources hold, or a name with a word of what is asked.
+const MIN_SCORE: f32 = 1.5;
+
+/// How telling each of `asked` is: the fewer `sources` hold it, the more
+/// (inverse document frequency, 1 for a word in every source).
+fn rarity(asked: &[String], sources: &[Source], language: &Language) -> Vec<f32> {
+    let stems: Vec<Vec<String>> = sources.iter().map(|s| stems_of(&s.text, language)).collect();
+    let n = sources.len().max(1) as f32;
+    asked
+        .iter()
+        .map(|a| {
+            let holding = stems.iter().filter(|s| s.contains(a)).count().max(1) as f32;
+            1.0 + (n / holding).ln()
+        })
+        .collect()
+}
+
+impl Source {
+    fn kind_word(&self) -> String {
+        match self.kind {
+            SourceKind::Turn => "an earlier turn".into(),
+            SourceKind::Scenario => self.name.clone(),
+            _ => self.name.clone(),
+        }
+    }
+}
+
+/// Sentence `at` of `source` as told, with the next one when both fit in
+/// [`ANSWER_CHARS`] (a person's "He trusts only his brother."), clipped,
+/// and opened with the subject's name when the sentences alone do not say
+/// it.
+fn told(source: &Source, at: usize) -> String {
+    let sentences = sentences_of(&source.text);
+    let first = sentences[at].trim();
+    let text = match sentences.get(at + 1) {
+        Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
+            format!("{first} {}", next.trim())
+        }
+        _ => first.to_string(),
+    };
+    // A lore entry's name is a label for its author, never told.
+    let says_name = source.name.is_empty()
+        || matches!(source.kind, SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore)
+        || text.to_lowercase().contains(&source.name.to_lowercase());
+    let text = if says_name { text } else { format!("{}: {text}", source.name) };
+    narratoria_lexicon::clip_to(&text, ANSWER_CHARS)
+}
+
+/// The stems of what `question` asks about: its words less the stop words,
+/// the words it asks with and the words that ask how.
+fn asked_stems(question: &str, language: &Language) -> Vec<String> {
+    let mut stems: Vec<String> = words_of(question)
+        .into_iter()
+        .map(|w| w.trim_end_matches("'s").to_string())
+        .filter(|w| {
+            !w.is_empty()
+                && !asks_with(w)
+                && !is_stop_word(w, language)
+                && !ASKING_WORDS.contains(&w.as_str())
+        })
+        .map(|w| stem(&w, language))
+        .collect();
+    stems.sort();
+    stems.dedup();
+    stems
+}
+
+/// The stems of `text`'s words.
+fn stems_of(text: &str, language: &Language) -> Vec<String> {
+    words_of(text)
+        .into_iter()
+        .map(|w| stem(w.trim_end_matches("'s"), language))
+        .collect()
+}
+
+/// The weight of the `asked` stems that occur in `sentence`.
+fn found_in(sentence: &str, asked: &[String], weights: &[f32], language: &Language) -> f32 {
+    let own = stems_of(sentence, language);
+    asked
+        .iter()
+        .zip(weights)
+        .filter(|(a, _)| own.contains(a))
+        .map(|(_, w)| w)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests;
