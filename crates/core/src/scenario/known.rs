@@ -224,23 +224,35 @@ impl Source {
 }
 
 /// Sentence `at` of `source` as told, with the next one when both fit in
-/// [`ANSWER_CHARS`] (a person's "He trusts only his brother."), clipped,
-/// and opened with the subject's name when the sentences alone do not say
-/// it.
+/// [`ANSWER_CHARS`]; a person's sentence that does not name them ("He
+/// trusts only his brother.") is told after the one before it that does,
+/// else opened with their name. At most [`ANSWER_CHARS`] characters.
 fn told(source: &Source, at: usize) -> String {
     let sentences = sentences_of(&source.text);
-    let first = sentences[at].trim();
-    let text = match sentences.get(at + 1) {
-        Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
-            format!("{first} {}", next.trim())
+    let pair = |from: usize| -> String {
+        let first = sentences[from].trim();
+        match sentences.get(from + 1) {
+            Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
+                format!("{first} {}", next.trim())
+            }
+            _ => first.to_string(),
         }
-        _ => first.to_string(),
     };
     // A lore entry's name is a label for its author, never told.
-    let says_name = source.name.is_empty()
-        || matches!(source.kind, SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore)
-        || text.to_lowercase().contains(&source.name.to_lowercase());
-    let text = if says_name { text } else { format!("{}: {text}", source.name) };
+    let needs_name = !(source.name.is_empty()
+        || matches!(source.kind, SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore));
+    let says_name = |t: &str| t.to_lowercase().contains(&source.name.to_lowercase());
+    let mut text = pair(at);
+    if needs_name && !says_name(&text) && at > 0 && says_name(sentences[at - 1]) {
+        // The sentence before says who "he" is.
+        let before = pair(at - 1);
+        if before.chars().count() <= ANSWER_CHARS {
+            text = before;
+        }
+    }
+    if needs_name && !says_name(&text) {
+        text = format!("{}: {text}", source.name);
+    }
     narratoria_lexicon::clip_to(&text, ANSWER_CHARS)
 }
 

@@ -77,6 +77,18 @@ fn a_sentence_without_its_subject_is_told_with_its_name() {
 }
 
 #[test]
+fn a_person_s_later_sentence_is_told_after_the_one_that_names_them() {
+    let mut state = western();
+    state.insert(
+        "lore".into(),
+        json!([{"name": "Tobias Kell", "keys": ["Tobias Kell", "driver"],
+                "content": "Tobias Kell drives the stage. He trusts only his brother Amos."}]),
+    );
+    let a = answer("Who does the driver trust?", &sources(&state, &[]), &Language::english()).unwrap();
+    assert_eq!(a.text, "Tobias Kell drives the stage. He trusts only his brother Amos.");
+}
+
+#[test]
 fn a_deed_or_a_question_the_story_cannot_answer_gets_no_answer() {
     assert_eq!(ask("I walk into the saloon", &[]), None);
     assert_eq!(ask("What is the capital of France?", &[]), None);
