@@ -71,6 +71,31 @@ pub fn asks_with(word: &str) -> bool {
     WH.contains(&word) || word == "whom"
 }
 
+/// Words a question asks *how* with, not *what about* ("what was the name
+/// of…", "do you remember…"): they name nothing the answer is about.
+const ASKS_HOW: [&str; 14] = [
+    "name", "named", "called", "again", "remember", "recall", "know", "tell", "me", "did", "does",
+    "do", "said", "say",
+];
+
+/// Whether lower-case `word` only says how a question asks ("name",
+/// "again", "remember"), not what it is about.
+pub fn asks_how(word: &str) -> bool {
+    ASKS_HOW.contains(&word)
+}
+
+/// Whether `question` asks for someone ("Who owns…", "Whose ship…"): its
+/// answer names a person or a group.
+pub fn asks_for_someone(question: &str) -> bool {
+    question
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+                .to_lowercase()
+        })
+        .any(|w| matches!(w.as_str(), "who" | "whom" | "whose" | "who's" | "whos"))
+}
+
 /// Whether `text` asks something: it ends with a question mark or opens
 /// with a question word or a helper verb ("what's…", "do I…", "is there…").
 pub fn is_question(text: &str) -> bool {

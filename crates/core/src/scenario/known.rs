@@ -5,7 +5,8 @@
 //! prose whatever the writer's size (docs/storyteller.md, "Facts the story
 //! answers"). Pure functions over the state and the turns: no I/O.
 
-use narratoria_lexicon::{asks_with, is_question, sentences_of, stem, stop_words::is_stop_word};
+use narratoria_lexicon::{asks_for_someone, asks_how, asks_with, is_question, sentences_of, stem};
+use narratoria_lexicon::stop_words::is_stop_word;
 use narratoria_lexicon::{deed, words::words_of, Language};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -15,13 +16,6 @@ use super::start::lore_in;
 
 /// The longest answer told, in characters: one or two sentences.
 pub const ANSWER_CHARS: usize = 300;
-
-/// Words a question asks *how* with, not *what about* ("what was the
-/// name of…", "do you remember…"): they pick no source.
-const ASKING_WORDS: [&str; 14] = [
-    "name", "named", "called", "again", "remember", "recall", "know", "tell", "me", "did", "does",
-    "do", "said", "say",
-];
 
 /// Where a known thing comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -160,6 +154,7 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
     }
     let lower = question.to_lowercase();
     let about_player_deed = words_of(question).iter().any(|w| w == "i");
+    let about_someone = asks_for_someone(question);
     let weights = rarity(&asked, sources, language);
     let mut best: Option<(f32, usize, &Source, usize)> = None;
     for (rank, source) in sources.iter().enumerate() {
@@ -170,10 +165,16 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
             .any(|k| !k.trim().is_empty() && contains_word(&lower, k));
         let preferred = match source.kind {
             SourceKind::Turn => about_player_deed,
-            _ => !about_player_deed,
+            // "Who…" is answered by someone: a person, a group, the player.
+            SourceKind::Person | SourceKind::Faction | SourceKind::Player => {
+                !about_player_deed || about_someone
+            }
+            _ => !about_player_deed && !about_someone,
         };
-        for (at, sentence) in sentences_of(&source.text).into_iter().enumerate() {
-            let found = found_in(sentence, &asked, &weights, language);
+        let sentences = sentences_of(&source.text);
+        for at in 0..sentences.len() {
+            // What would be told is what is weighed: the sentence and the next.
+            let found = found_in(&told_span(&sentences, at), &asked, &weights, language);
             if found == 0.0 && !named {
                 continue;
             }
@@ -229,15 +230,7 @@ impl Source {
 /// else opened with their name. At most [`ANSWER_CHARS`] characters.
 fn told(source: &Source, at: usize) -> String {
     let sentences = sentences_of(&source.text);
-    let pair = |from: usize| -> String {
-        let first = sentences[from].trim();
-        match sentences.get(from + 1) {
-            Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
-                format!("{first} {}", next.trim())
-            }
-            _ => first.to_string(),
-        }
-    };
+    let pair = |from: usize| told_span(&sentences, from);
     // A lore entry's name is a label for its author, never told.
     let needs_name = !(source.name.is_empty()
         || matches!(source.kind, SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore));
@@ -256,6 +249,18 @@ fn told(source: &Source, at: usize) -> String {
     narratoria_lexicon::clip_to(&text, ANSWER_CHARS)
 }
 
+/// Sentence `at` of `sentences` and the next one when both fit in
+/// [`ANSWER_CHARS`].
+fn told_span(sentences: &[&str], at: usize) -> String {
+    let first = sentences[at].trim();
+    match sentences.get(at + 1) {
+        Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
+            format!("{first} {}", next.trim())
+        }
+        _ => first.to_string(),
+    }
+}
+
 /// The stems of what `question` asks about: its words less the stop words,
 /// the words it asks with and the words that ask how.
 fn asked_stems(question: &str, language: &Language) -> Vec<String> {
@@ -266,7 +271,7 @@ fn asked_stems(question: &str, language: &Language) -> Vec<String> {
             !w.is_empty()
                 && !asks_with(w)
                 && !is_stop_word(w, language)
-                && !ASKING_WORDS.contains(&w.as_str())
+                && !asks_how(w)
         })
         .map(|w| stem(&w, language))
         .collect();

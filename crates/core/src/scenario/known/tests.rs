@@ -89,6 +89,15 @@ fn a_person_s_later_sentence_is_told_after_the_one_that_names_them() {
 }
 
 #[test]
+fn who_owns_the_station_is_answered_with_its_owner_not_the_setting() {
+    let scenario = crate::scenario::builtin::find("tithonus").expect("the built-in scenario");
+    let state = initial_state(&scenario);
+    let a = answer("Who owns the station?", &sources(&state, &[]), &Language::english()).unwrap();
+    assert!(a.text.contains("Halvorsen"), "{a:?}");
+    assert_eq!(a.source, SourceKind::Faction);
+}
+
+#[test]
 fn a_deed_or_a_question_the_story_cannot_answer_gets_no_answer() {
     assert_eq!(ask("I walk into the saloon", &[]), None);
     assert_eq!(ask("What is the capital of France?", &[]), None);
