@@ -9,6 +9,18 @@ use std::time::Instant;
 use crate::host::{Generator, Written};
 use crate::protocol::{FinishReason, GenerateRequest, GenerationError, HostModel, Usage};
 
+/// The storyteller's `narrate` input schema as the skill ships it
+/// (skills/storyteller/skill.json): what the host's inputs are held to.
+pub(crate) fn storyteller_input_schema() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../skills/storyteller/skill.json"
+    );
+    let skill: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    skill["scripts"]["narrate"]["inputSchema"].clone()
+}
+
 /// Writes skill `name` under `root` with one shell script, `script`, that
 /// reads its envelope into `$env` and runs `body`; `manifest_extra` is
 /// spliced into `skill.json` (e.g. `,"capabilities":["generate"]`).

@@ -1028,12 +1028,11 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_story_s_answer_opens_the_prose_in_place_of_the_player_s_words() {
-        // The recall found nothing; the story's lore holds the answer.
-        let deps = json!({"recall": {"memories": []}});
+    /// The prompt of an English question `action` the story answers with
+    /// `answer`, after tools that gave `deps`.
+    fn answered_prompt(action: &str, answer: &str, deps: &Value) -> Prompt {
         let facts = Facts {
-            action: "What was the name of the assayer again?",
+            action,
             context: None,
             scenario: None,
             author_note: None,
@@ -1041,9 +1040,19 @@ mod tests {
             recent: &[],
             deps: deps.as_object().unwrap(),
             state: &json!({}),
-            answer: Some("The assayer, a nervous man named Whitcombe, has been in town only three months."),
+            answer: Some(answer),
         };
-        let p = build(&facts, asked(Style::Vivid, &small()));
+        build(&facts, asked(Style::Vivid, &small()))
+    }
+
+    #[test]
+    fn the_story_s_answer_opens_the_prose_in_place_of_the_player_s_words() {
+        // The recall found nothing; the story's lore holds the answer.
+        let p = answered_prompt(
+            "What was the name of the assayer again?",
+            "The assayer, a nervous man named Whitcombe, has been in town only three months.",
+            &json!({"recall": {"memories": []}}),
+        );
         assert_eq!(
             p.opening,
             "The assayer, a nervous man named Whitcombe, has been in town only three months."
@@ -1056,19 +1065,11 @@ mod tests {
 
     #[test]
     fn an_earlier_turn_as_the_answer_is_thought_back_to() {
-        let deps = json!({});
-        let facts = Facts {
-            action: "What address did I give the waitress?",
-            context: None,
-            scenario: None,
-            author_note: None,
-            language: &Language::english(),
-            recent: &[],
-            deps: deps.as_object().unwrap(),
-            state: &json!({}),
-            answer: Some("You slip the waitress a note with your office address, 221 Pier Row."),
-        };
-        let p = build(&facts, asked(Style::Vivid, &small()));
+        let p = answered_prompt(
+            "What address did I give the waitress?",
+            "You slip the waitress a note with your office address, 221 Pier Row.",
+            &json!({}),
+        );
         assert_eq!(
             p.opening,
             "You think back: you slip the waitress a note with your office address, 221 Pier Row."

@@ -75,12 +75,7 @@ mod tests {
 
     /// The storyteller's input schema's properties, as the skill ships them.
     fn storyteller_input() -> Value {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../skills/storyteller/skill.json"
-        );
-        let skill: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        skill["scripts"]["narrate"]["inputSchema"]["properties"].clone()
+        crate::test_support::storyteller_input_schema()["properties"].clone()
     }
 
     /// Each bound is the schema's own, so the two never drift apart.

@@ -92,12 +92,7 @@ mod tests {
 
     /// The storyteller's input schema, as the skill ships it.
     fn storyteller_input() -> Value {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../skills/storyteller/skill.json"
-        );
-        let skill: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        skill["scripts"]["narrate"]["inputSchema"].clone()
+        crate::test_support::storyteller_input_schema()
     }
 
     fn max_length(schema: &Value, pointer: &str) -> usize {

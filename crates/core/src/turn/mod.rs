@@ -172,6 +172,10 @@ pub async fn play_turn(inputs: TurnInputs<'_>, skills: &mut SkillsState) -> Turn
 /// The story's own answer to `input` when it asks something the state or
 /// the turns `told` hold (docs/storyteller.md, "Facts the story answers").
 pub fn answered(input: &str, state: &Map<String, Value>, told: &StoryTold) -> Option<Answer> {
+    // A deed asks nothing: the story's sources are not gathered for it.
+    if !narratoria_lexicon::is_question(input) {
+        return None;
+    }
     let turns: Vec<(String, String)> = told
         .turns
         .iter()

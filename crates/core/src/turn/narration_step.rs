@@ -456,12 +456,7 @@ mod tests {
 
     /// The storyteller's input schema, compiled, as the skill ships it.
     fn storyteller_schema() -> jsonschema::Validator {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../skills/storyteller/skill.json"
-        );
-        let skill: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        crate::schema::compile(&skill["scripts"]["narrate"]["inputSchema"]).unwrap()
+        crate::schema::compile(&crate::test_support::storyteller_input_schema()).unwrap()
     }
 
     /// Every way `input` breaks the storyteller's input schema.
