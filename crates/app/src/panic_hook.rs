@@ -74,7 +74,11 @@ mod tests {
             .iter()
             .find(|n| n.message.contains("vanished"))
             .expect("the panic was told");
-        assert!(note.message.starts_with("the model file vanished (at "), "{}", note.message);
+        assert!(
+            note.message.starts_with("the model file vanished (at "),
+            "{}",
+            note.message
+        );
         assert!(note.message.contains("panic_hook.rs:"), "{}", note.message);
         assert_eq!(note.log_dir, crate::locate::user_log_dir());
     }

@@ -101,13 +101,17 @@ pub fn call(
     request: Request<'_>,
     prepare: &dyn Fn(ureq::Request, bool) -> ureq::Request,
 ) -> Result<Answer, CallError> {
-    let first = Url::parse(request.url).map_err(|e| refused(format!("{e}: {}", quote(request.url))))?;
+    let first =
+        Url::parse(request.url).map_err(|e| refused(format!("{e}: {}", quote(request.url))))?;
     check_target(&first, &first, Redirects::ANY_HOST)?;
     let mut current = first.clone();
     let mut hops = 0u8;
     loop {
         let on_first_host = same_origin(&first, &current);
-        let req = prepare(agent.request(request.method, current.as_str()), on_first_host);
+        let req = prepare(
+            agent.request(request.method, current.as_str()),
+            on_first_host,
+        );
         let response = match (hops, request.body) {
             (0, Some(body)) => req.send_bytes(body)?,
             _ => req.call()?,
@@ -131,14 +135,20 @@ pub fn call(
         }
         if hops >= request.rule.max {
             return Err(refused(if request.rule.max == 0 {
-                format!("HTTP {status} to {}: this request follows no redirect", quote(&location))
+                format!(
+                    "HTTP {status} to {}: this request follows no redirect",
+                    quote(&location)
+                )
             } else {
                 format!("more than {} redirects", request.rule.max)
             }));
         }
-        let next = current
-            .join(&location)
-            .map_err(|e| refused(format!("the Location {} is not an address ({e})", quote(&location))))?;
+        let next = current.join(&location).map_err(|e| {
+            refused(format!(
+                "the Location {} is not an address ({e})",
+                quote(&location)
+            ))
+        })?;
         check_target(&first, &next, request.rule)?;
         current = next;
         hops += 1;
@@ -155,7 +165,10 @@ fn check_target(first: &Url, next: &Url, rule: Redirects) -> Result<(), CallErro
         )));
     }
     if next.host_str().is_none_or(str::is_empty) {
-        return Err(refused(format!("{}: the address names no host", quote(next.as_str()))));
+        return Err(refused(format!(
+            "{}: the address names no host",
+            quote(next.as_str())
+        )));
     }
     if rule.same_host && !same_origin(first, next) {
         return Err(refused(format!(

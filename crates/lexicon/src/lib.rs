@@ -26,7 +26,9 @@ pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};
 pub use lines::Lines;
-pub use question::{asks_for_someone, asks_how, asks_with, is_question, wondered};
+pub use question::{
+    asks_about_own_deed, asks_for_someone, asks_how, asks_with, is_question, wondered,
+};
 pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
     SENTENCE_ENDS, TITLES,

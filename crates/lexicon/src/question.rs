@@ -96,6 +96,12 @@ pub fn asks_for_someone(question: &str) -> bool {
         .any(|w| matches!(w.as_str(), "who" | "whom" | "whose" | "who's" | "whos"))
 }
 
+/// Whether `question` asks about the speaker's own deed ("What did I give
+/// her?", "Where did I hide it?"): its subject is "I".
+pub fn asks_about_own_deed(question: &str) -> bool {
+    crate::words::words_of(question).iter().any(|w| w == "i")
+}
+
 /// Whether `text` asks something: it ends with a question mark or opens
 /// with a question word or a helper verb ("what's…", "do I…", "is there…").
 pub fn is_question(text: &str) -> bool {

@@ -279,7 +279,8 @@ pub fn with_answer(narrative: &str, answer: Option<&str>) -> String {
         .skip(1)
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|w| {
-            w.chars().next().is_some_and(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit())
+            w.chars().next().is_some_and(char::is_uppercase)
+                || w.chars().any(|c| c.is_ascii_digit())
         })
         .collect();
     let told = if telling.is_empty() {
@@ -1057,8 +1058,15 @@ mod tests {
             p.opening,
             "The assayer, a nervous man named Whitcombe, has been in town only three months."
         );
-        assert!(!p.opening.contains("wonder"), "no echo of the question: {}", p.opening);
-        assert_eq!(p.decided.first().map(String::as_str), Some(p.opening.as_str()));
+        assert!(
+            !p.opening.contains("wonder"),
+            "no echo of the question: {}",
+            p.opening
+        );
+        assert_eq!(
+            p.decided.first().map(String::as_str),
+            Some(p.opening.as_str())
+        );
         // Nothing coming to mind would contradict the answer.
         assert!(!p.user.contains("Nothing from earlier"), "{}", p.user);
     }

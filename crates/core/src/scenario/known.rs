@@ -5,8 +5,10 @@
 //! prose whatever the writer's size (docs/storyteller.md, "Facts the story
 //! answers"). Pure functions over the state and the turns: no I/O.
 
-use narratoria_lexicon::{asks_for_someone, asks_how, asks_with, is_question, sentences_of, stem};
 use narratoria_lexicon::stop_words::is_stop_word;
+use narratoria_lexicon::{
+    asks_about_own_deed, asks_for_someone, asks_how, asks_with, is_question, sentences_of, stem,
+};
 use narratoria_lexicon::{deed, words::words_of, Language};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -68,7 +70,11 @@ pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<So
         out.push(Source {
             kind: SourceKind::Player,
             keys: vec![name.clone()],
-            text: if who.is_empty() { name.clone() } else { format!("{name}: {who}") },
+            text: if who.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}: {who}")
+            },
             name,
         });
     }
@@ -88,13 +94,22 @@ pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<So
             && !entry.name.is_empty()
             && entry.content.starts_with(entry.name.as_str());
         out.push(Source {
-            kind: if is_person { SourceKind::Person } else { SourceKind::Lore },
+            kind: if is_person {
+                SourceKind::Person
+            } else {
+                SourceKind::Lore
+            },
             name: entry.name.clone(),
             keys: entry.keys.clone(),
             text: entry.content.clone(),
         });
     }
-    for faction in state.get("factions").and_then(Value::as_array).into_iter().flatten() {
+    for faction in state
+        .get("factions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let name = text(Some(faction), "name");
         let description = text(Some(faction), "description");
         if name.is_empty() {
@@ -103,7 +118,11 @@ pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<So
         out.push(Source {
             kind: SourceKind::Faction,
             keys: vec![name.clone()],
-            text: if description.is_empty() { name.clone() } else { format!("{name}: {description}") },
+            text: if description.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}: {description}")
+            },
             name,
         });
     }
@@ -121,7 +140,11 @@ pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<So
     }
     for (player, narrator) in turns.iter().rev() {
         // The player's words as the story tells them: "You slip her a note."
-        let deed = if player.trim().is_empty() { String::new() } else { deed(player) };
+        let deed = if player.trim().is_empty() {
+            String::new()
+        } else {
+            deed(player)
+        };
         let told = format!("{deed} {}", narrator.trim());
         if told.trim().is_empty() {
             continue;
@@ -153,7 +176,7 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
         return None;
     }
     let lower = question.to_lowercase();
-    let about_player_deed = words_of(question).iter().any(|w| w == "i");
+    let about_player_deed = asks_about_own_deed(question);
     let about_someone = asks_for_someone(question);
     let weights = rarity(&asked, sources, language);
     let mut best: Option<(f32, usize, &Source, usize)> = None;
@@ -191,7 +214,11 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
     }
     Some(Answer {
         text: told(source, at),
-        about: if source.name.is_empty() { source.kind_word() } else { source.name.clone() },
+        about: if source.name.is_empty() {
+            source.kind_word()
+        } else {
+            source.name.clone()
+        },
         source: source.kind,
     })
 }
@@ -203,7 +230,10 @@ const MIN_SCORE: f32 = 1.5;
 /// How telling each of `asked` is: the fewer `sources` hold it, the more
 /// (inverse document frequency, 1 for a word in every source).
 fn rarity(asked: &[String], sources: &[Source], language: &Language) -> Vec<f32> {
-    let stems: Vec<Vec<String>> = sources.iter().map(|s| stems_of(&s.text, language)).collect();
+    let stems: Vec<Vec<String>> = sources
+        .iter()
+        .map(|s| stems_of(&s.text, language))
+        .collect();
     let n = sources.len().max(1) as f32;
     asked
         .iter()
@@ -233,7 +263,10 @@ fn told(source: &Source, at: usize) -> String {
     let pair = |from: usize| told_span(&sentences, from);
     // A lore entry's name is a label for its author, never told.
     let needs_name = !(source.name.is_empty()
-        || matches!(source.kind, SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore));
+        || matches!(
+            source.kind,
+            SourceKind::Turn | SourceKind::Scenario | SourceKind::Lore
+        ));
     let says_name = |t: &str| t.to_lowercase().contains(&source.name.to_lowercase());
     let mut text = pair(at);
     if needs_name && !says_name(&text) && at > 0 && says_name(sentences[at - 1]) {
@@ -267,12 +300,7 @@ fn asked_stems(question: &str, language: &Language) -> Vec<String> {
     let mut stems: Vec<String> = words_of(question)
         .into_iter()
         .map(|w| w.trim_end_matches("'s").to_string())
-        .filter(|w| {
-            !w.is_empty()
-                && !asks_with(w)
-                && !is_stop_word(w, language)
-                && !asks_how(w)
-        })
+        .filter(|w| !w.is_empty() && !asks_with(w) && !is_stop_word(w, language) && !asks_how(w))
         .map(|w| stem(&w, language))
         .collect();
     stems.sort();

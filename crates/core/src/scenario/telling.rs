@@ -198,7 +198,9 @@ mod tests {
             "{}",
             quiet.text
         );
-        assert!(quiet.text.contains("The hero, \"you\" in every sentence, is "));
+        assert!(quiet
+            .text
+            .contains("The hero, \"you\" in every sentence, is "));
         assert!(quiet.text.contains("Setting: "));
         let asked = telling(
             &state,

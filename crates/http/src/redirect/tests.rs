@@ -58,7 +58,11 @@ fn refusal(result: Result<Answer, CallError>) -> String {
     match result {
         Err(CallError::Redirect { reason }) => reason,
         Err(other) => panic!("expected a refused redirect, got {other}"),
-        Ok(a) => panic!("expected a refused redirect, got HTTP {} from {}", a.response.status(), a.url),
+        Ok(a) => panic!(
+            "expected a refused redirect, got HTTP {} from {}",
+            a.response.status(),
+            a.url
+        ),
     }
 }
 
@@ -71,7 +75,10 @@ fn a_redirect_to_a_file_data_or_ftp_address_is_refused_not_a_panic() {
     ] {
         let base = serve(vec![("/m", status, location.into())]);
         let reason = refusal(get(&format!("{base}/m"), Redirects::ANY_HOST));
-        assert!(reason.contains("only http:// and https://"), "{location}: {reason}");
+        assert!(
+            reason.contains("only http:// and https://"),
+            "{location}: {reason}"
+        );
     }
 }
 
@@ -81,7 +88,10 @@ fn a_redirect_to_an_http_url_without_a_host_is_refused() {
     // `http:///nohost` parses with the host "nohost"; a bare authority-less
     // form is what has no host.
     let result = get(&format!("{base}/m"), Redirects::ANY_HOST);
-    assert!(matches!(result, Err(CallError::Redirect { .. }) | Err(CallError::Http(_))));
+    assert!(matches!(
+        result,
+        Err(CallError::Redirect { .. }) | Err(CallError::Http(_))
+    ));
     let base = serve(vec![("/m", 302, "http:".into())]);
     let reason = refusal(get(&format!("{base}/m"), Redirects::ANY_HOST));
     assert!(!reason.is_empty());

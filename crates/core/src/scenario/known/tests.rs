@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::scenario::Scenario;
 use crate::scenario::start::initial_state;
+use crate::scenario::Scenario;
 
 fn western() -> Map<String, Value> {
     let scenario: Scenario = serde_json::from_value(json!({
@@ -56,11 +56,17 @@ fn what_the_player_did_in_an_earlier_turn_is_answered_from_it() {
             "I slip the waitress a note with my office address, 221 Pier Row".to_string(),
             "She pockets the note without a word.".to_string(),
         ),
-        ("I order coffee".to_string(), "The coffee is bitter.".to_string()),
+        (
+            "I order coffee".to_string(),
+            "The coffee is bitter.".to_string(),
+        ),
     ];
     let a = ask("What address did I give the waitress?", &turns).expect("answered");
     assert!(a.text.contains("221 Pier Row"), "{a:?}");
-    assert!(a.text.starts_with("You slip"), "told in the second person: {a:?}");
+    assert!(
+        a.text.starts_with("You slip"),
+        "told in the second person: {a:?}"
+    );
     assert_eq!(a.source, SourceKind::Turn);
 }
 
@@ -84,15 +90,28 @@ fn a_person_s_later_sentence_is_told_after_the_one_that_names_them() {
         json!([{"name": "Tobias Kell", "keys": ["Tobias Kell", "driver"],
                 "content": "Tobias Kell drives the stage. He trusts only his brother Amos."}]),
     );
-    let a = answer("Who does the driver trust?", &sources(&state, &[]), &Language::english()).unwrap();
-    assert_eq!(a.text, "Tobias Kell drives the stage. He trusts only his brother Amos.");
+    let a = answer(
+        "Who does the driver trust?",
+        &sources(&state, &[]),
+        &Language::english(),
+    )
+    .unwrap();
+    assert_eq!(
+        a.text,
+        "Tobias Kell drives the stage. He trusts only his brother Amos."
+    );
 }
 
 #[test]
 fn who_owns_the_station_is_answered_with_its_owner_not_the_setting() {
     let scenario = crate::scenario::builtin::find("tithonus").expect("the built-in scenario");
     let state = initial_state(&scenario);
-    let a = answer("Who owns the station?", &sources(&state, &[]), &Language::english()).unwrap();
+    let a = answer(
+        "Who owns the station?",
+        &sources(&state, &[]),
+        &Language::english(),
+    )
+    .unwrap();
     assert!(a.text.contains("Halvorsen"), "{a:?}");
     assert_eq!(a.source, SourceKind::Faction);
 }
@@ -111,6 +130,11 @@ fn the_answer_is_bounded() {
         "lore".into(),
         json!([{"name": "Long", "keys": ["ledger"], "content": "The ledger ".to_string() + &"lists debts ".repeat(200) + "."}]),
     );
-    let a = answer("What is in the ledger?", &sources(&state, &[]), &Language::english()).unwrap();
+    let a = answer(
+        "What is in the ledger?",
+        &sources(&state, &[]),
+        &Language::english(),
+    )
+    .unwrap();
     assert!(a.text.chars().count() <= ANSWER_CHARS);
 }
