@@ -5,7 +5,7 @@
 
 mod redirect;
 
-pub use redirect::{agent_builder, call, Answer, CallError, Redirects, Request};
+pub use redirect::{agent_builder, call, same_origin, Answer, CallError, Redirects, Request};
 
 use std::error::Error;
 use std::io::ErrorKind;

@@ -49,6 +49,9 @@ pub enum CallError {
     Http(Box<ureq::Error>),
     /// A redirect the rule refuses; `reason` says which part of the rule.
     Redirect { reason: String },
+    /// The first address itself cannot be asked (not an address, not
+    /// http(s), no host): the caller's setting, not a server, is at fault.
+    Address { reason: String },
 }
 
 impl std::fmt::Display for CallError {
@@ -56,6 +59,7 @@ impl std::fmt::Display for CallError {
         match self {
             CallError::Http(e) => e.fmt(f),
             CallError::Redirect { reason } => write!(f, "a redirect was refused: {reason}"),
+            CallError::Address { reason } => write!(f, "the address cannot be asked: {reason}"),
         }
     }
 }
@@ -95,15 +99,20 @@ pub struct Answer {
 /// credentials off elsewhere. Promises: the answer is not a redirect; a
 /// refused redirect is [`CallError::Redirect`] naming the cause (a scheme
 /// other than http(s), no host, another host, too many, a missing or
-/// unreadable `Location`, a body to send again); never a panic.
+/// unreadable `Location`, a body to send again); a first address that
+/// cannot be asked is [`CallError::Address`]; never a panic.
 pub fn call(
     agent: &ureq::Agent,
     request: Request<'_>,
     prepare: &dyn Fn(ureq::Request, bool) -> ureq::Request,
 ) -> Result<Answer, CallError> {
+    let unusable = |reason: String| CallError::Address { reason };
     let first =
-        Url::parse(request.url).map_err(|e| refused(format!("{e}: {}", quote(request.url))))?;
-    check_target(&first, &first, Redirects::ANY_HOST)?;
+        Url::parse(request.url).map_err(|e| unusable(format!("{e}: {}", quote(request.url))))?;
+    check_target(&first, &first, Redirects::ANY_HOST).map_err(|e| match e {
+        CallError::Redirect { reason } => unusable(reason),
+        other => other,
+    })?;
     let mut current = first.clone();
     let mut hops = 0u8;
     loop {
@@ -180,8 +189,12 @@ fn check_target(first: &Url, next: &Url, rule: Redirects) -> Result<(), CallErro
     Ok(())
 }
 
-fn same_origin(a: &Url, b: &Url) -> bool {
-    a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
+/// Whether `a` and `b` share scheme, host and port: where a key may go
+/// and a listing may stay (never https to http on the same port).
+pub fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 fn origin(u: &Url) -> String {

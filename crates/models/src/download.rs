@@ -269,7 +269,7 @@ impl Attempt<'_> {
                 }
                 other => Err(self.http(other.to_string())),
             },
-            Err(refused @ CallError::Redirect { .. }) => Err(self.http(refused.to_string())),
+            Err(refused) => Err(self.http(refused.to_string())),
         }
     }
 

@@ -351,10 +351,7 @@ fn next_page_url(endpoint: &str, next: &str) -> Result<String, String> {
         Ok(page) => {
             let hub = Url::parse(endpoint)
                 .map_err(|e| format!("the Hub's address {endpoint:?} is not usable ({e})"))?;
-            let same = page.scheme() == hub.scheme()
-                && page.host_str() == hub.host_str()
-                && page.port_or_known_default() == hub.port_or_known_default();
-            if same {
+            if narratoria_http::same_origin(&page, &hub) {
                 Ok(page.into())
             } else {
                 Err(format!(

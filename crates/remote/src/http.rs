@@ -89,13 +89,6 @@ fn send(
     let started = Instant::now();
     let deadline = started + timeout;
     let agent = agent(timeout);
-    // An endpoint the client cannot ask is the endpoint's fault, not a redirect's.
-    if let Err(e) = agent.request(request.method, request.url).request_url() {
-        return Err(RemoteError::Unreachable {
-            server: server.label(),
-            reason: server.scrub(&format!("the endpoint is not a usable address ({e})")),
-        });
-    }
     let has_body = request.body.is_some();
     let prepare = |req: ureq::Request, on_first_host: bool| {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -117,6 +110,11 @@ fn send(
         Err(CallError::Redirect { reason }) => Err(RemoteError::Redirect {
             server: server.label(),
             reason: server.scrub(&reason),
+        }),
+        // An endpoint the client cannot ask is the endpoint's fault, not a redirect's.
+        Err(CallError::Address { reason }) => Err(RemoteError::Unreachable {
+            server: server.label(),
+            reason: server.scrub(&format!("the endpoint is not a usable address ({reason})")),
         }),
     }
 }

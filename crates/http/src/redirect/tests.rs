@@ -186,3 +186,32 @@ fn a_refused_address_is_quoted_without_its_password() {
     let reason = refusal(get(&format!("{base}/a"), Redirects::ANY_HOST));
     assert!(!reason.contains("hunter2"), "{reason}");
 }
+
+#[test]
+fn https_to_http_on_the_same_port_is_another_origin_and_gets_no_key() {
+    let a = Url::parse("https://h.example:8443/v1").unwrap();
+    let b = Url::parse("http://h.example:8443/v1").unwrap();
+    assert!(!same_origin(&a, &b));
+    assert!(same_origin(
+        &a,
+        &Url::parse("https://h.example:8443/other").unwrap()
+    ));
+}
+
+#[test]
+fn a_first_address_that_cannot_be_asked_is_the_address_s_fault_not_a_redirect() {
+    let agent = agent_builder().build();
+    for url in ["not an address", "ftp://example.org/x", "http:///"] {
+        let result = call(
+            &agent,
+            Request {
+                method: "GET",
+                url,
+                body: None,
+                rule: Redirects::SAME_HOST,
+            },
+            &|r, _| r,
+        );
+        assert!(matches!(result, Err(CallError::Address { .. })), "{url}");
+    }
+}

@@ -146,14 +146,6 @@ impl Call<'_> {
                 env!("CARGO_PKG_VERSION")
             ))
             .build();
-        // An endpoint the client cannot ask is the setting's fault, not a redirect's.
-        if let Err(e) = agent.post(&self.url).request_url() {
-            return Err(ProviderError::Config(format!(
-                "the {} endpoint is not a usable URL: {}",
-                self.provider,
-                self.scrub(&e.to_string())
-            )));
-        }
         let body = self.body.to_string().into_bytes();
         let request = Request {
             method: "POST",
@@ -182,6 +174,12 @@ impl Call<'_> {
                 provider: self.provider,
                 reason: self.scrub(&reason),
             }),
+            // An endpoint the client cannot ask is the setting's fault, not a redirect's.
+            Err(CallError::Address { reason }) => Err(ProviderError::Config(format!(
+                "the {} endpoint is not a usable URL: {}",
+                self.provider,
+                self.scrub(&reason)
+            ))),
         }
     }
 
