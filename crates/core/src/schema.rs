@@ -42,9 +42,7 @@ pub fn fit_lengths(input: &mut Map<String, Value>, schema: &Value) {
             .and_then(Value::as_u64)
             .and_then(|m| usize::try_from(m).ok());
         if let (Some(max), Value::String(text)) = (max, &mut *value) {
-            if text.len() > max {
-                *text = narratoria_lexicon::clip_to(text, max);
-            }
+            narratoria_lexicon::clip_in_place(text, max);
         }
     }
 }

@@ -6,11 +6,19 @@
 /// `text` in at most `max` characters, the ellipsis that marks a cut among
 /// them; the kept part's trailing white space is dropped before it.
 pub fn clip_to(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    // Never more characters than bytes: a short text is not counted.
+    if text.len() <= max || text.chars().count() <= max {
         return text.to_string();
     }
     let kept: String = text.chars().take(max.saturating_sub(1)).collect();
     format!("{}…", kept.trim_end())
+}
+
+/// [`clip_to`] in place: `text` is left as it is when it fits.
+pub fn clip_in_place(text: &mut String, max: usize) {
+    if text.len() > max && text.chars().count() > max {
+        *text = clip_to(text, max);
+    }
 }
 
 /// `text`'s first `max` characters, then an ellipsis when it had more.
@@ -30,6 +38,16 @@ mod tests {
         assert_eq!(clip_to("the bridge at dawn", 8), "the bri…");
         assert_eq!(clip_to("the bridge", 5), "the…");
         assert_eq!(clip_to("hé", 2), "hé");
+    }
+
+    #[test]
+    fn clipped_in_place_as_clip_to_would() {
+        let mut text = "the bridge at dawn".to_string();
+        clip_in_place(&mut text, 8);
+        assert_eq!(text, "the bri…");
+        let mut short = "hé".to_string();
+        clip_in_place(&mut short, 2);
+        assert_eq!(short, "hé");
     }
 
     #[test]

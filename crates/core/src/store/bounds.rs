@@ -28,19 +28,10 @@ pub const LOG_LINES: usize = 50;
 /// The most characters of one log line a record keeps.
 pub const LOG_LINE_CHARS: usize = 1000;
 
-/// Clips `text` in place to `max` characters, an ellipsis marking the cut
-/// ([`narratoria_lexicon::clip_to`]).
-fn clip(text: &mut String, max: usize) {
-    // Never more characters than bytes: most texts are not counted.
-    if text.len() > max {
-        *text = narratoria_lexicon::clip_to(text, max);
-    }
-}
-
 /// Clips the string at `key` of `map`, if it is one, to `max` characters.
 fn clip_field(map: &mut Map<String, Value>, key: &str, max: usize) {
     if let Some(Value::String(text)) = map.get_mut(key) {
-        clip(text, max);
+        narratoria_lexicon::clip_in_place(text, max);
     }
 }
 
@@ -52,7 +43,7 @@ pub(crate) fn kept_attempt(attempt: &AttemptRecord) -> AttemptRecord {
         bound_result(result);
     }
     if let Some(error) = &mut kept.error {
-        clip(error, MESSAGE_CHARS);
+        narratoria_lexicon::clip_in_place(error, MESSAGE_CHARS);
     }
     kept
 }
@@ -74,7 +65,7 @@ fn bound_trace(trace: &mut TraceRecord) {
                 } else {
                     MESSAGE_CHARS
                 };
-                clip(text, max);
+                narratoria_lexicon::clip_in_place(text, max);
             }
         }
     }
@@ -84,7 +75,7 @@ fn bound_trace(trace: &mut TraceRecord) {
 /// events ([`bound_tool`]), its trace.
 fn bound_result(result: &mut ExecutionResult) {
     if let Some(message) = &mut result.failure_message {
-        clip(message, MESSAGE_CHARS);
+        narratoria_lexicon::clip_in_place(message, MESSAGE_CHARS);
     }
     for tool in &mut result.execution_trace {
         bound_tool(tool);
@@ -100,9 +91,9 @@ fn bound_result(result: &mut ExecutionResult) {
 fn bound_tool(tool: &mut ToolResult) {
     if let Some(error) = &mut tool.error {
         if let Some(code) = &mut error.code {
-            clip(code, CODE_CHARS);
+            narratoria_lexicon::clip_in_place(code, CODE_CHARS);
         }
-        clip(&mut error.message, MESSAGE_CHARS);
+        narratoria_lexicon::clip_in_place(&mut error.message, MESSAGE_CHARS);
     }
     let mut lines = 0;
     let mut dropped = 0;
