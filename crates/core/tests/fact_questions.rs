@@ -5,6 +5,7 @@
 //! answered with the fact at least 90 % of the time; the figures are
 //! printed for docs/stories.md.
 
+use narratoria_core::planner::TurnSummary;
 use narratoria_core::scenario::known::{answer, sources};
 use narratoria_core::scenario::{initial_state, Scenario};
 use narratoria_lexicon::Language;
@@ -19,11 +20,14 @@ fn the_held_out_questions_are_answered_with_their_fact() {
     for story in data["stories"].as_array().unwrap() {
         let scenario: Scenario = serde_json::from_value(story["scenario"].clone()).unwrap();
         let state = initial_state(&scenario);
-        let turns: Vec<(String, String)> = story["turns"]
+        let turns: Vec<TurnSummary> = story["turns"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|t| (t[0].as_str().unwrap().into(), t[1].as_str().unwrap().into()))
+            .map(|t| TurnSummary {
+                input: t[0].as_str().unwrap().into(),
+                narrative: t[1].as_str().unwrap().into(),
+            })
             .collect();
         let known = sources(&state, &turns);
         for q in story["questions"].as_array().unwrap() {

@@ -10,11 +10,14 @@ use narratoria_lexicon::{
     asks_about_own_deed, asks_for_someone, asks_how, asks_with, is_question, sentences_of, stem,
 };
 use narratoria_lexicon::{deed, words::words_of, Language};
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::lore::contains_word;
 use super::start::lore_in;
+use crate::planner::TurnSummary;
 
 /// The longest answer told, in characters: one or two sentences.
 pub const ANSWER_CHARS: usize = 300;
@@ -56,7 +59,7 @@ pub struct Answer {
 /// oldest first) know, in the order a tie prefers: the player and where
 /// they are, the people and lore, the factions, the premise, setting and
 /// opening, then the turns, the newest first.
-pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<Source> {
+pub fn sources(state: &Map<String, Value>, turns: &[TurnSummary]) -> Vec<Source> {
     let mut out = Vec::new();
     let text = |v: Option<&Value>, key: &str| -> String {
         v.and_then(|o| o.get(key))
@@ -138,7 +141,11 @@ pub fn sources(state: &Map<String, Value>, turns: &[(String, String)]) -> Vec<So
             });
         }
     }
-    for (player, narrator) in turns.iter().rev() {
+    for TurnSummary {
+        input: player,
+        narrative: narrator,
+    } in turns.iter().rev()
+    {
         // The player's words as the story tells them: "You slip her a note."
         let deed = if player.trim().is_empty() {
             String::new()
@@ -178,9 +185,19 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
     let lower = question.to_lowercase();
     let about_player_deed = asks_about_own_deed(question);
     let about_someone = asks_for_someone(question);
-    let weights = rarity(&asked, sources, language);
+    // Each sentence of each source is stemmed once, for rarity and scoring.
+    let read: Vec<Vec<HashSet<String>>> = sources
+        .iter()
+        .map(|s| {
+            sentences_of(&s.text)
+                .into_iter()
+                .map(|t| stems_of(t, language))
+                .collect()
+        })
+        .collect();
+    let weights = rarity(&asked, &read);
     let mut best: Option<(f32, usize, &Source, usize)> = None;
-    for (rank, source) in sources.iter().enumerate() {
+    for (rank, (source, stems)) in sources.iter().zip(&read).enumerate() {
         let named = source
             .keys
             .iter()
@@ -197,7 +214,8 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
         let sentences = sentences_of(&source.text);
         for at in 0..sentences.len() {
             // What would be told is what is weighed: the sentence and the next.
-            let found = found_in(&told_span(&sentences, at), &asked, &weights, language);
+            let span = &stems[at..told_span_end(&sentences, at)];
+            let found = found_in(span, &asked, &weights);
             if found == 0.0 && !named {
                 continue;
             }
@@ -227,18 +245,19 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
 /// sources hold, or a name with a word of what is asked.
 const MIN_SCORE: f32 = 1.5;
 
-/// How telling each of `asked` is: the fewer `sources` hold it, the more
+/// How telling each of `asked` is: the fewer sources (`read`: each one's
+/// sentences' stems) hold it, the more
 /// (inverse document frequency, 1 for a word in every source).
-fn rarity(asked: &[String], sources: &[Source], language: &Language) -> Vec<f32> {
-    let stems: Vec<Vec<String>> = sources
-        .iter()
-        .map(|s| stems_of(&s.text, language))
-        .collect();
-    let n = sources.len().max(1) as f32;
+fn rarity(asked: &[String], read: &[Vec<HashSet<String>>]) -> Vec<f32> {
+    let n = read.len().max(1) as f32;
     asked
         .iter()
         .map(|a| {
-            let holding = stems.iter().filter(|s| s.contains(a)).count().max(1) as f32;
+            let holding = read
+                .iter()
+                .filter(|sentences| sentences.iter().any(|s| s.contains(a)))
+                .count()
+                .max(1) as f32;
             1.0 + (n / holding).ln()
         })
         .collect()
@@ -285,12 +304,20 @@ fn told(source: &Source, at: usize) -> String {
 /// Sentence `at` of `sentences` and the next one when both fit in
 /// [`ANSWER_CHARS`].
 fn told_span(sentences: &[&str], at: usize) -> String {
-    let first = sentences[at].trim();
+    sentences[at..told_span_end(sentences, at)]
+        .iter()
+        .map(|t| t.trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where the sentences told from `at` end: after the next one when both
+/// fit in [`ANSWER_CHARS`], else after `at`.
+fn told_span_end(sentences: &[&str], at: usize) -> usize {
+    let first = sentences[at].trim().chars().count();
     match sentences.get(at + 1) {
-        Some(next) if first.chars().count() + next.chars().count() < ANSWER_CHARS => {
-            format!("{first} {}", next.trim())
-        }
-        _ => first.to_string(),
+        Some(next) if first + next.trim().chars().count() < ANSWER_CHARS => at + 2,
+        _ => at + 1,
     }
 }
 
@@ -309,20 +336,19 @@ fn asked_stems(question: &str, language: &Language) -> Vec<String> {
 }
 
 /// The stems of `text`'s words.
-fn stems_of(text: &str, language: &Language) -> Vec<String> {
+fn stems_of(text: &str, language: &Language) -> HashSet<String> {
     words_of(text)
         .into_iter()
         .map(|w| stem(w.trim_end_matches("'s"), language))
         .collect()
 }
 
-/// The weight of the `asked` stems that occur in `sentence`.
-fn found_in(sentence: &str, asked: &[String], weights: &[f32], language: &Language) -> f32 {
-    let own = stems_of(sentence, language);
+/// The weight of the `asked` stems that occur in the sentences of `span`.
+fn found_in(span: &[HashSet<String>], asked: &[String], weights: &[f32]) -> f32 {
     asked
         .iter()
         .zip(weights)
-        .filter(|(a, _)| own.contains(a))
+        .filter(|(a, _)| span.iter().any(|s| s.contains(*a)))
         .map(|(_, w)| w)
         .sum()
 }

@@ -176,12 +176,7 @@ pub fn answered(input: &str, state: &Map<String, Value>, told: &StoryTold) -> Op
     if !narratoria_lexicon::is_question(input) {
         return None;
     }
-    let turns: Vec<(String, String)> = told
-        .turns
-        .iter()
-        .map(|t| (t.input.clone(), t.narrative.clone()))
-        .collect();
-    let found = known::answer(input, &known::sources(state, &turns), &told.language);
+    let found = known::answer(input, &known::sources(state, &told.turns), &told.language);
     if let Some(a) = &found {
         tracing::debug!(about = %a.about, source = ?a.source, "the story answers the question");
     }

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::planner::TurnSummary;
 use crate::scenario::start::initial_state;
 use crate::scenario::Scenario;
 
@@ -30,7 +31,7 @@ fn western() -> Map<String, Value> {
     initial_state(&scenario)
 }
 
-fn ask(q: &str, turns: &[(String, String)]) -> Option<Answer> {
+fn ask(q: &str, turns: &[TurnSummary]) -> Option<Answer> {
     answer(q, &sources(&western(), turns), &Language::english())
 }
 
@@ -52,14 +53,14 @@ fn a_person_is_found_by_what_they_do_not_only_by_their_keys() {
 #[test]
 fn what_the_player_did_in_an_earlier_turn_is_answered_from_it() {
     let turns = vec![
-        (
-            "I slip the waitress a note with my office address, 221 Pier Row".to_string(),
-            "She pockets the note without a word.".to_string(),
-        ),
-        (
-            "I order coffee".to_string(),
-            "The coffee is bitter.".to_string(),
-        ),
+        TurnSummary {
+            input: "I slip the waitress a note with my office address, 221 Pier Row".into(),
+            narrative: "She pockets the note without a word.".into(),
+        },
+        TurnSummary {
+            input: "I order coffee".into(),
+            narrative: "The coffee is bitter.".into(),
+        },
     ];
     let a = ask("What address did I give the waitress?", &turns).expect("answered");
     assert!(a.text.contains("221 Pier Row"), "{a:?}");
