@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::RunFolder;
 use crate::error::ErrorCode;
+use crate::skills::config::{contains_secret, holds_secret};
 
 /// Why a run folder was not written.
 #[derive(Debug, thiserror::Error)]
@@ -108,31 +109,12 @@ impl RunFolder {
             Some("transcripts.jsonl")
         } else if holds(&[&self.result]) {
             Some("result.json")
-        } else if has_secret(&self.summary, &self.secrets) {
+        } else if contains_secret(&self.summary, &self.secrets) {
             Some("summary.md")
         } else {
             None
         }
     }
-}
-
-/// Whether a string of `value`, or a key of one of its objects, holds one
-/// of `secrets`.
-fn holds_secret(value: &Value, secrets: &[String]) -> bool {
-    match value {
-        Value::String(s) => has_secret(s, secrets),
-        Value::Array(a) => a.iter().any(|v| holds_secret(v, secrets)),
-        Value::Object(m) => m
-            .iter()
-            .any(|(k, v)| has_secret(k, secrets) || holds_secret(v, secrets)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => false,
-    }
-}
-
-fn has_secret(text: &str, secrets: &[String]) -> bool {
-    secrets
-        .iter()
-        .any(|s| !s.is_empty() && text.contains(s.as_str()))
 }
 
 fn pretty(value: &serde_json::Value) -> Vec<u8> {

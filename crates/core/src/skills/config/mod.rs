@@ -26,8 +26,8 @@ pub use self::assign::assign;
 pub use self::defaults::with_defaults;
 pub use self::player::{merged, resolve, valid_var_name, PlayerSettings};
 pub use self::secrets::{
-    has_secrets, redact, scrub, scrub_map, scrub_text, secret_pointers, secret_values,
-    MIN_SCRUBBED_LEN, REDACTED,
+    contains_secret, has_secrets, holds_secret, redact, scrub, scrub_map, scrub_text,
+    secret_pointers, secret_values, MIN_SCRUBBED_LEN, REDACTED,
 };
 pub use self::tail::ScrubbedTail;
 pub use self::vars::{substitute_allowed, substitute_env};

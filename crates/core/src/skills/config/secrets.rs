@@ -259,8 +259,25 @@ pub fn scrub_map(map: &mut Map<String, Value>, secrets: &[String]) {
     map.values_mut().for_each(|v| scrub(v, secrets));
 }
 
-fn contains_secret(text: &str, secrets: &[String]) -> bool {
-    secrets.iter().any(|s| text.contains(s.as_str()))
+/// Whether a string of `value`, or a key of one of its objects, holds one
+/// of `secrets`: where [`scrub`] would replace something. JSON's own
+/// literals (`true`, `null`, numbers) are never a secret's.
+pub fn holds_secret(value: &Value, secrets: &[String]) -> bool {
+    match value {
+        Value::String(s) => contains_secret(s, secrets),
+        Value::Array(a) => a.iter().any(|v| holds_secret(v, secrets)),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| contains_secret(k, secrets) || holds_secret(v, secrets)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+/// Whether `text` holds one of `secrets` (an empty one holds nothing).
+pub fn contains_secret(text: &str, secrets: &[String]) -> bool {
+    secrets
+        .iter()
+        .any(|s| !s.is_empty() && text.contains(s.as_str()))
 }
 
 /// Replaces every occurrence of a secret in `text`.
