@@ -405,17 +405,7 @@ fn a_hugging_face_link_adds_the_model_picked_from_its_repository() {
             ..Quirks::default()
         },
     );
-    let with_hub = |args: &[&str]| {
-        narratoria(
-            args,
-            &[
-                ("NARRATORIA_HOME", home.to_str().unwrap()),
-                ("NARRATORIA_MODEL", ""),
-                ("NARRATORIA_LOG", ""),
-                ("HF_ENDPOINT", hub.endpoint.as_str()),
-            ],
-        )
-    };
+    let with_hub = |args: &[&str]| with_hub(&home, &hub.endpoint, args);
     let link = "https://huggingface.co/tester/Tiny-GGUF";
     let unpicked = with_hub(&["models", "add", link]);
     assert_eq!(unpicked.code, 2, "{}", unpicked.stderr);
@@ -456,6 +446,20 @@ fn a_hugging_face_link_adds_the_model_picked_from_its_repository() {
     );
 }
 
+/// A Hub stand-in holding `tester/Tiny-GGUF` with one small model file,
+/// `tiny-q4.gguf`, behaving as `quirks` say.
+fn tiny_hub(quirks: narratoria_models::test_hub::Quirks) -> narratoria_models::test_hub::HubServer {
+    use narratoria_models::test_hub::{serve_hub, HubTestFile};
+    serve_hub(
+        "tester/Tiny-GGUF",
+        vec![HubTestFile {
+            path: "tiny-q4.gguf".into(),
+            body: tiny_gguf(true),
+        }],
+        quirks,
+    )
+}
+
 /// Runs narratoria in `home` against the Hub stand-in at `endpoint`.
 fn with_hub(home: &Path, endpoint: &str, args: &[&str]) -> crate::support::Run {
     narratoria(
@@ -474,20 +478,13 @@ fn with_hub(home: &Path, endpoint: &str, args: &[&str]) -> crate::support::Run {
 /// redirect is now refused with a download error that names it.
 #[test]
 fn a_hub_redirect_to_a_file_address_is_refused_without_a_crash() {
-    use narratoria_models::test_hub::{serve_hub, HubTestFile, Quirks};
+    use narratoria_models::test_hub::Quirks;
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    let hub = serve_hub(
-        "tester/Tiny-GGUF",
-        vec![HubTestFile {
-            path: "tiny-q4.gguf".into(),
-            body: tiny_gguf(true),
-        }],
-        Quirks {
-            resolve_location: Some("file:///etc/passwd".into()),
-            ..Quirks::default()
-        },
-    );
+    let hub = tiny_hub(Quirks {
+        resolve_location: Some("file:///etc/passwd".into()),
+        ..Quirks::default()
+    });
     let link = "https://huggingface.co/tester/Tiny-GGUF/resolve/main/tiny-q4.gguf";
     let added = with_hub(&home, &hub.endpoint, &["models", "add", link]);
     assert_ne!(added.code, 101, "a panic: {}", added.stderr);
@@ -510,17 +507,10 @@ fn a_hub_redirect_to_a_file_address_is_refused_without_a_crash() {
 /// offer, to pick, to find the checksum); now once.
 #[test]
 fn adding_from_a_repository_link_lists_it_once() {
-    use narratoria_models::test_hub::{serve_hub, HubTestFile, Quirks};
+    use narratoria_models::test_hub::Quirks;
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    let hub = serve_hub(
-        "tester/Tiny-GGUF",
-        vec![HubTestFile {
-            path: "tiny-q4.gguf".into(),
-            body: tiny_gguf(true),
-        }],
-        Quirks::default(),
-    );
+    let hub = tiny_hub(Quirks::default());
     let link = "https://huggingface.co/tester/Tiny-GGUF";
     let added = with_hub(
         &home,

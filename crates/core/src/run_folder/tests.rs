@@ -321,15 +321,13 @@ fn a_folder_is_refused_where_something_is_already() {
     assert!(nested.join("events.jsonl").is_file());
 }
 
-#[test]
-fn a_file_that_would_hold_a_secret_is_refused_and_nothing_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let secret = "hunter2\"quoted";
-    let turn = TurnRecord {
+/// A turn told without the storyteller from `input`, first of its story.
+fn fallback_turn(input: &str) -> TurnRecord {
+    TurnRecord {
         id: "k".into(),
         parent: None,
         number: 1,
-        input: format!("say {secret}"),
+        input: input.into(),
         narrative: "n".into(),
         fallback: true,
         state_after: Map::new(),
@@ -337,7 +335,14 @@ fn a_file_that_would_hold_a_secret_is_refused_and_nothing_is_written() {
         duration_ms: 0,
         attempts: vec![],
         trace: None,
-    };
+    }
+}
+
+#[test]
+fn a_file_that_would_hold_a_secret_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "hunter2\"quoted";
+    let turn = fallback_turn(&format!("say {secret}"));
     let mut folder = build("s", &turn, &[secret.to_string()]);
     assert!(
         !folder.result.to_string().contains("hunter2"),
@@ -380,19 +385,7 @@ async fn a_secret_spelt_like_json_does_not_refuse_the_folder() {
 #[test]
 fn a_json_literal_is_no_secret_but_a_text_holding_it_is_scrubbed() {
     let dir = tempfile::tempdir().unwrap();
-    let turn = TurnRecord {
-        id: "k".into(),
-        parent: None,
-        number: 1,
-        input: "is it true".into(),
-        narrative: "n".into(),
-        fallback: true,
-        state_after: Map::new(),
-        created_at: String::new(),
-        duration_ms: 0,
-        attempts: vec![],
-        trace: None,
-    };
+    let turn = fallback_turn("is it true");
     let at = dir.path().join("run");
     let folder = build("s", &turn, &["true".to_string(), "null".to_string()]);
     folder.write(&at).unwrap();
