@@ -65,13 +65,55 @@ pub struct HubServer {
 
 /// Serves `files` as repository `repo` (`owner/name`) at revision `main`.
 pub fn serve_hub(repo: &str, files: Vec<HubTestFile>, quirks: Quirks) -> HubServer {
+    let repo = repo.to_string();
+    let mut transfers = 0;
+    serve(move |method, target, range| {
+        let mut answer = answer(&repo, &files, &quirks, method, target, range);
+        if answer.transfer && method != "HEAD" {
+            transfers += 1;
+            if quirks.cut_first_transfer && transfers == 1 {
+                answer.body.truncate(answer.body.len() / 2);
+            }
+        }
+        answer
+    })
+}
+
+/// Serves the tree listing of `repo` as `pages` pages, every one `page` as
+/// it is (any JSON, however large), each but the last naming the next
+/// (`?cursor=N`); anything else is a 404. For tests of a listing's bounds.
+pub fn serve_listing(repo: &str, page: Vec<u8>, pages: usize) -> HubServer {
+    let tree = format!("/api/models/{repo}/tree/main");
+    serve(move |_, target, _| {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        if !path.starts_with(&tree) {
+            return plain("404 Not Found", "Repository not found");
+        }
+        let cursor = cursor(query);
+        let next = if cursor + 1 < pages {
+            format!("Link: <{tree}?cursor={}>; rel=\"next\"\r\n", cursor + 1)
+        } else {
+            String::new()
+        };
+        Answer {
+            head: format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{next}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                page.len()
+            ),
+            body: page.clone(),
+            transfer: false,
+        }
+    })
+}
+
+/// Serves each request on a loopback port with `respond` (method, target,
+/// Range start → the answer; a HEAD gets the head alone), logging each.
+fn serve(mut respond: impl FnMut(&str, &str, Option<u64>) -> Answer + Send + 'static) -> HubServer {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
     let endpoint = format!("http://{}", listener.local_addr().expect("its address"));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
-    let repo = repo.to_string();
     std::thread::spawn(move || {
-        let mut transfers = 0;
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { return };
             let Some((method, target, range)) = read_head(&stream) else {
@@ -80,17 +122,10 @@ pub fn serve_hub(repo: &str, files: Vec<HubTestFile>, quirks: Quirks) -> HubServ
             log.lock()
                 .expect("the log")
                 .push((method.clone(), target.clone(), range));
-            let answer = answer(&repo, &files, &quirks, &method, &target, range);
+            let answer = respond(&method, &target, range);
             let _ = stream.write_all(answer.head.as_bytes());
             if method != "HEAD" {
-                let mut body = &answer.body[..];
-                if answer.transfer {
-                    transfers += 1;
-                    if quirks.cut_first_transfer && transfers == 1 {
-                        body = &body[..body.len() / 2];
-                    }
-                }
-                let _ = stream.write_all(body);
+                let _ = stream.write_all(&answer.body);
             }
             let _ = stream.flush();
         }
@@ -98,51 +133,13 @@ pub fn serve_hub(repo: &str, files: Vec<HubTestFile>, quirks: Quirks) -> HubServ
     HubServer { endpoint, seen }
 }
 
-/// Serves the tree listing of `repo` as `pages` pages, every one `page` as
-/// it is (any JSON, however large), each but the last naming the next
-/// (`?cursor=N`); anything else is a 404. For tests of a listing's bounds.
-pub fn serve_listing(repo: &str, page: Vec<u8>, pages: usize) -> HubServer {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-    let endpoint = format!("http://{}", listener.local_addr().expect("its address"));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    let tree = format!("/api/models/{repo}/tree/main");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let Some((method, target, range)) = read_head(&stream) else {
-                continue;
-            };
-            log.lock()
-                .expect("the log")
-                .push((method, target.clone(), range));
-            let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-            if !path.starts_with(&tree) {
-                let missing = plain("404 Not Found", "Repository not found");
-                let _ = stream.write_all(missing.head.as_bytes());
-                let _ = stream.write_all(&missing.body);
-                continue;
-            }
-            let cursor: usize = query
-                .split('&')
-                .find_map(|p| p.strip_prefix("cursor="))
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(0);
-            let next = if cursor + 1 < pages {
-                format!("Link: <{tree}?cursor={}>; rel=\"next\"\r\n", cursor + 1)
-            } else {
-                String::new()
-            };
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{next}Content-Length: {}\r\nConnection: close\r\n\r\n",
-                page.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&page);
-            let _ = stream.flush();
-        }
-    });
-    HubServer { endpoint, seen }
+/// The `cursor=N` of a listing's query (0 when absent).
+fn cursor(query: &str) -> usize {
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("cursor="))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
 }
 
 struct Answer {
@@ -186,12 +183,7 @@ fn answer(
         }
         let folder = rest.trim_start_matches('/');
         let recursive = query.contains("recursive=true");
-        let cursor: usize = query
-            .split('&')
-            .find_map(|p| p.strip_prefix("cursor="))
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        return tree_page(repo, files, quirks, folder, recursive, cursor);
+        return tree_page(repo, files, quirks, folder, recursive, cursor(query));
     }
     if let Some(file) = path.strip_prefix(&format!("/{repo}/resolve/main/")) {
         let Some(f) = files.iter().find(|f| f.path == file) else {
