@@ -454,13 +454,7 @@ mod tests {
 
     /// The input schema of `skill`'s `script` as the skill ships it.
     fn shipped_schema(skill: &str, script: &str) -> Value {
-        let path = format!(
-            "{}/../../skills/{skill}/skill.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let manifest: Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        manifest["scripts"][script]["inputSchema"].clone()
+        crate::test_support::shipped_input_schema(skill, script)
     }
 
     /// An action as long as an action may be, naming everything the rules

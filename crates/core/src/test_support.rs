@@ -9,16 +9,21 @@ use std::time::Instant;
 use crate::host::{Generator, Written};
 use crate::protocol::{FinishReason, GenerateRequest, GenerationError, HostModel, Usage};
 
-/// The storyteller's `narrate` input schema as the skill ships it
-/// (skills/storyteller/skill.json): what the host's inputs are held to.
-pub(crate) fn storyteller_input_schema() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../skills/storyteller/skill.json"
+/// The input schema of built-in `skill`'s `script` as it ships
+/// (skills/SKILL/skill.json): what the host's inputs are held to.
+pub(crate) fn shipped_input_schema(skill: &str, script: &str) -> serde_json::Value {
+    let path = format!(
+        "{}/../../skills/{skill}/skill.json",
+        env!("CARGO_MANIFEST_DIR")
     );
-    let skill: serde_json::Value =
+    let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    skill["scripts"]["narrate"]["inputSchema"].clone()
+    manifest["scripts"][script]["inputSchema"].clone()
+}
+
+/// The storyteller's `narrate` input schema as the skill ships it.
+pub(crate) fn storyteller_input_schema() -> serde_json::Value {
+    shipped_input_schema("storyteller", "narrate")
 }
 
 /// Writes skill `name` under `root` with one shell script, `script`, that

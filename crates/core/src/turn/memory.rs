@@ -244,12 +244,7 @@ mod tests {
     /// bound, a long narration) still fits the memory script's `summary`.
     #[test]
     fn the_account_of_a_long_turn_fits_the_memory_schema() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../skills/memory/skill.json"
-        );
-        let shipped: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let schema = &shipped["scripts"][STORE]["inputSchema"];
+        let schema = &crate::test_support::shipped_input_schema(MEMORY, STORE);
         let dir = tempfile::tempdir().unwrap();
         let extra = format!(r#","scripts":{{"{STORE}":{{"inputSchema":{schema}}}}}"#);
         crate::test_support::script_skill(dir.path(), MEMORY, STORE, &extra, "");
