@@ -74,11 +74,44 @@ pub enum Fact {
     Standing { faction: String, standing: String },
     /// Memories came back from earlier in the story.
     Recalled { memories: Vec<String> },
+    /// Something the game master decided happens beyond the deed (a
+    /// complication, a thread moving, someone acting, an event, the
+    /// oracle's answer), told in its own words.
+    Beat {
+        kind: String,
+        text: String,
+        /// What the writer may make of it beyond what the player is told.
+        hint: Option<String>,
+    },
+    /// Who is in the scene with the player, each with their attitude to
+    /// the player.
+    Present { people: Vec<(String, String)> },
     /// A tool the turn depended on gave nothing.
     Unavailable,
 }
 
+/// The kinds of game master's beats the player is told in the rules' own
+/// words (the others — a thread moving, a scene ending — are the writer's
+/// to tell: docs/game-master.md, "Beats").
+const BEATS_TOLD: [&str; 6] = [
+    "oracle",
+    "complication",
+    "attitude",
+    "personActs",
+    "pressure",
+    "event",
+];
+
 impl Fact {
+    /// The beat's sentence when it is one the player is told in the rules'
+    /// own words ([`BEATS_TOLD`]); `None` for any other fact.
+    pub fn beat_told(&self) -> Option<&str> {
+        match self {
+            Fact::Beat { kind, text, .. } if BEATS_TOLD.contains(&kind.as_str()) => Some(text),
+            _ => None,
+        }
+    }
+
     /// The verdict of a check; `None` for any other fact.
     pub fn verdict(&self) -> Option<Verdict> {
         match self {
@@ -142,6 +175,19 @@ impl Fact {
             Fact::Recalled { memories } => {
                 lines.recalled.replace("{memories}", &memories.join(" | "))
             }
+            Fact::Beat {
+                text,
+                hint: Some(hint),
+                ..
+            } => format!("{text} {hint}"),
+            Fact::Beat { text, .. } => text.clone(),
+            Fact::Present { people } => {
+                let who: Vec<String> = people
+                    .iter()
+                    .map(|(name, attitude)| format!("{name} ({attitude})"))
+                    .collect();
+                lines.present.replace("{people}", &who.join(", "))
+            }
             Fact::Unavailable => lines.unavailable.clone(),
         }
     }
@@ -181,6 +227,9 @@ pub fn facts_of(output: &Value) -> Vec<Fact> {
     if let Some(list) = output.get("factions").and_then(Value::as_array) {
         return list.iter().flat_map(facts_of).collect();
     }
+    if let Some(beats) = output.get("beats").and_then(Value::as_array) {
+        return game_master_facts(output, beats);
+    }
     if let Some(memories) = output.get("memories").and_then(Value::as_array) {
         let memories = memories
             .iter()
@@ -191,6 +240,44 @@ pub fn facts_of(output: &Value) -> Vec<Fact> {
         return vec![Fact::Recalled { memories }];
     }
     Vec::new()
+}
+
+/// The facts of a game master's output: who is present (when anyone
+/// is), then its beats in order.
+fn game_master_facts(output: &Value, beats: &[Value]) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    let people: Vec<(String, String)> = output
+        .get("present")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|p| {
+                    let name = p.get("name")?.as_str()?.trim();
+                    let attitude = p.get("attitude").and_then(Value::as_str).unwrap_or("");
+                    (!name.is_empty()).then(|| (name.to_string(), attitude.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !people.is_empty() {
+        facts.push(Fact::Present { people });
+    }
+    facts.extend(beats.iter().filter_map(|b| {
+        let text = b.get("text")?.as_str()?.trim();
+        let kind = b.get("kind").and_then(Value::as_str).unwrap_or("event");
+        let hint = b
+            .get("hint")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string);
+        (!text.is_empty()).then(|| Fact::Beat {
+            kind: kind.to_string(),
+            text: text.to_string(),
+            hint,
+        })
+    }));
+    facts
 }
 
 #[cfg(test)]
@@ -263,5 +350,21 @@ mod tests {
         assert!(facts_of(&json!({"weather": "rain"})).is_empty());
         let plain = json!({"formula": "3d6", "total": 11});
         assert_eq!(facts_of(&plain), vec![Fact::Roll { reason: None }]);
+    }
+
+    #[test]
+    fn a_game_masters_output_reads_as_who_is_present_then_its_beats() {
+        let out = json!({"beats": [
+            {"kind": "complication", "text": "Someone hears the noise."},
+            {"kind": "event", "text": "   "}
+        ], "present": [{"name": "Dee Marchetti", "attitude": "friendly"}, {"name": ""}]});
+        let facts = facts_of(&out);
+        assert_eq!(facts.len(), 2, "{facts:?}");
+        assert_eq!(
+            facts[0].in_words(),
+            "With you here: Dee Marchetti (friendly)."
+        );
+        assert_eq!(facts[1].in_words(), "Someone hears the noise.");
+        assert_eq!(facts_of(&json!({"beats": []})), vec![]);
     }
 }

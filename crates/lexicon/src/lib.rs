@@ -27,7 +27,8 @@ pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};
 pub use lines::Lines;
 pub use question::{
-    asks_about_own_deed, asks_for_someone, asks_how, asks_with, is_question, wondered,
+    asks_about_own_deed, asks_for_someone, asks_how, asks_with, asks_yes_or_no, is_question,
+    wondered,
 };
 pub use sentence::{
     ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off, CLOSERS,
@@ -36,4 +37,4 @@ pub use sentence::{
 pub use stem::stem;
 pub use stop_words::{is_function_word, is_stop_word, stop_words};
 pub use template::{no_plan, told, told_in, told_with_flavour};
-pub use words::JOINING_WORDS;
+pub use words::{echoes, shared_run, ECHO_WORDS, JOINING_WORDS};

@@ -38,6 +38,9 @@ pub struct Lines {
     /// The first memory, told to the player (`{memory}`).
     pub you_remember: String,
     pub unavailable: String,
+    /// Who is in the scene with the player: `{people}`, each "Name
+    /// (attitude)".
+    pub present: String,
     /// The player's action in their own words (`{input}`), quoted: what a
     /// turn told without a model says when nothing else tells it in a
     /// language whose grammar the template does not turn to "you".

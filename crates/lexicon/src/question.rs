@@ -122,6 +122,18 @@ pub fn is_question(text: &str) -> bool {
     WH.contains(&first) || WH_TYPED.contains(&first) || is_helper(first)
 }
 
+/// Whether `text` is a question answered yes or no ("Is the door
+/// locked?", "Did anyone see me?"): a question that opens with a helper
+/// verb, not a question word. English only, for now: a question in
+/// another language is never one (docs/game-master.md, "The oracle").
+pub fn asks_yes_or_no(text: &str) -> bool {
+    if !is_question(text) {
+        return false;
+    }
+    let first = crate::words::words_of(text);
+    first.first().is_some_and(|w| is_helper(w))
+}
+
 /// "wonder who they are" for "Who are they?": the question as a verb phrase
 /// in the second person, or `None` when its shape is not one of the plain
 /// ones this reads (then the narration does not quote it either).
@@ -369,6 +381,26 @@ mod tests {
             "?",
         ] {
             assert_eq!(wondered(question), None, "{question}");
+        }
+    }
+
+    #[test]
+    fn a_question_opened_by_a_helper_verb_is_answered_yes_or_no() {
+        for q in [
+            "Is the door locked?",
+            "did anyone see me",
+            "Can I hear the guards?",
+            "Are they armed?",
+        ] {
+            assert!(asks_yes_or_no(q), "{q}");
+        }
+        for q in [
+            "Who owns the station?",
+            "What is behind the door?",
+            "I open the door.",
+            "Is",
+        ] {
+            assert_eq!(asks_yes_or_no(q), q == "Is", "{q}");
         }
     }
 }

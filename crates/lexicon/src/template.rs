@@ -57,7 +57,12 @@ pub fn told_in<'a>(
                 // Finding nothing is the recall's outcome, told like any other.
                 None => fact.told_in(lines),
             },
-            Fact::Roll { .. } | Fact::Unavailable => continue,
+            // What the game master decided happens is told as it decided it.
+            Fact::Beat { .. } => match fact.beat_told() {
+                Some(text) => text.to_string(),
+                None => continue,
+            },
+            Fact::Roll { .. } | Fact::Present { .. } | Fact::Unavailable => continue,
         });
     }
     if told.is_empty() {

@@ -39,6 +39,10 @@ pub struct Words {
     /// Talk of the story itself ([`talk_of_the_story`]).
     #[serde(borrow)]
     pub talk_of_the_story: Vec<&'static str>,
+    /// Words a phrase of a deed may be cut before, keeping what comes
+    /// first ("pick the lock | on the cellar door"): prepositions and the
+    /// words that join clauses.
+    pub phrase_starts: HashSet<String>,
     /// Words a cut-off sentence may not end on ("…, and"), and words no
     /// sentence ends on ("you see the.").
     pub loose_ends: HashSet<String>,

@@ -13,6 +13,36 @@ pub fn words_of(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The fewest of the player's words, in a row, that make a narration give
+/// them back (an echo: docs/stories.md, "Echo").
+pub const ECHO_WORDS: usize = 5;
+
+/// The longest run of `source`'s words, in order and in a row, that `text`
+/// repeats (case and punctuation aside).
+pub fn shared_run(text: &str, source: &str) -> usize {
+    let (a, b) = (words_of(text), words_of(source));
+    let mut best = 0;
+    // prev[j]: the run ending at a[i-1], b[j-1].
+    let mut prev = vec![0usize; b.len() + 1];
+    for x in &a {
+        let mut row = vec![0usize; b.len() + 1];
+        for (j, y) in b.iter().enumerate() {
+            if x == y {
+                row[j + 1] = prev[j] + 1;
+                best = best.max(row[j + 1]);
+            }
+        }
+        prev = row;
+    }
+    best
+}
+
+/// Whether `text` gives the player's `words` back: it repeats
+/// [`ECHO_WORDS`] or more of them in a row.
+pub fn echoes(text: &str, words: &str) -> bool {
+    shared_run(text, words) >= ECHO_WORDS
+}
+
 /// Words that join two clauses of one sentence ("you slip, but you hold
 /// on"): a clause starts after each, a negation in one clause does not turn
 /// the other round, and the player's own clause may follow one about
@@ -113,4 +143,24 @@ pub fn clause_words(sentence: &str) -> Vec<(usize, Vec<String>)> {
     }
     spans.push((joint, words_of(&sentence[from..])));
     spans
+}
+
+#[cfg(test)]
+mod echo_tests {
+    use super::*;
+
+    #[test]
+    fn an_echo_is_five_of_the_players_words_in_a_row() {
+        let said = "I walk into the Silver Dollar and ask for Jonas Pike";
+        assert_eq!(
+            shared_run("You walk into the Silver Dollar, and a look…", said),
+            6
+        );
+        assert!(echoes("You walk into the silver dollar.", said));
+        assert!(!echoes(
+            "The Silver Dollar is loud tonight; Jonas Pike waits.",
+            said
+        ));
+        assert_eq!(shared_run("", said), 0);
+    }
 }
