@@ -68,7 +68,7 @@ fi
 step "models and built-in skills"
 "$root/scripts/fetch-model.sh" >&2 || { fail "fetch the default model"; finish; }
 need_skills=0
-for s in dice-roller/scripts/roll-dice storyteller/scripts/narrate; do
+for s in dice-roller/scripts/roll-dice storyteller/scripts/narrate game-master/scripts/direct-turn; do
   [ -x "skills/$s" ] || need_skills=1
 done
 if [ "$need_skills" = 1 ] && [ -x scripts/install-skills.sh ]; then

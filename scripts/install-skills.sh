@@ -23,6 +23,7 @@ declare -A scripts=(
   [dice-roller]="roll-dice"
   [reputation]="update-reputation query-reputation"
   [memory]="store-memory recall-memory"
+  [game-master]="direct-turn"
 )
 # skill folder -> its scripts (each a bin of narratoria-storyteller)
 declare -A storyteller_scripts=(

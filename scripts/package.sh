@@ -63,7 +63,7 @@ tar -C skills \
   --exclude='./*/data' --exclude='./*/config.json' --exclude='target' \
   --exclude='.git*' --exclude='*.tmp' --exclude='*.swp' \
   -cf - . | tar -C "$stage/skills" -xf -
-for s in dice-roller/scripts/roll-dice storyteller/scripts/narrate memory/scripts/recall-memory; do
+for s in dice-roller/scripts/roll-dice storyteller/scripts/narrate memory/scripts/recall-memory game-master/scripts/direct-turn; do
   [ -x "$stage/skills/$s" ] || { echo "package: $s was not built" >&2; exit 1; }
 done
 cp models/SmolLM2-135M-Instruct.Q4_1.gguf "$stage/models/"

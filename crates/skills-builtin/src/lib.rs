@@ -11,6 +11,7 @@
 
 pub mod dice;
 pub mod error;
+pub mod gm;
 pub mod host;
 pub mod input;
 #[cfg(feature = "memory")]
