@@ -8,7 +8,7 @@ use narratoria_core::skills::corrections::Correction;
 use narratoria_core::skills::Catalog;
 use narratoria_core::store::TurnRecord;
 use narratoria_core::sync;
-use narratoria_core::turn::narration_step::is_narration_tool;
+use narratoria_core::turn::narration_step::is_host_tool;
 use narratoria_core::turn::TurnEvent;
 use serde::Deserialize;
 use tokio::sync::mpsc::UnboundedSender;
@@ -144,13 +144,13 @@ fn corrected(
     }
 }
 
-/// The toolPaths of the mechanics (not the narration) that told `turn`.
+/// The toolPaths of the mechanics (not the host's steps) that told `turn`.
 fn tools_used(turn: &TurnRecord, catalog: &Catalog) -> Vec<String> {
     crate::regen::told_plan(turn, catalog)
         .map(|(plan, _)| {
             plan.tools
                 .iter()
-                .filter(|t| !is_narration_tool(catalog, t))
+                .filter(|t| !is_host_tool(catalog, t))
                 .map(|t| t.tool_path.clone())
                 .collect()
         })
@@ -182,7 +182,7 @@ fn first_script(catalog: &Catalog, skill: &str) -> String {
         .get(skill)
         .and_then(|s| {
             s.scripts.iter().find(|sc| {
-                sc.is_executable && !narratoria_core::turn::narration_step::is_narration(s, sc)
+                sc.is_executable && !narratoria_core::turn::narration_step::is_host_step(s, sc)
             })
         })
         .map_or("", |s| s.name.as_str());

@@ -63,6 +63,10 @@ pub enum ErrorCode {
     /// already used the skill said to be needed, or did not use the one
     /// said to be needless.
     CorrectionNeedless,
+    /// The player named a thread of the story's table that is not there.
+    ThreadNotFound,
+    /// A thread's title or a fact the player gave is empty or too long.
+    TableTextInvalid,
     Io,
 }
 
@@ -112,7 +116,7 @@ mod tests {
     use serde_json::json;
 
     /// Every code and its JSON text, which front ends and saved outputs rely on.
-    const PINNED: [(ErrorCode, &str); 27] = [
+    const PINNED: [(ErrorCode, &str); 29] = [
         (ErrorCode::PlanNotJson, "plan_not_json"),
         (ErrorCode::PlanInvalid, "plan_invalid"),
         (ErrorCode::InputEmpty, "input_empty"),
@@ -139,6 +143,8 @@ mod tests {
         (ErrorCode::NoteTooLong, "note_too_long"),
         (ErrorCode::LanguageUnknown, "language_unknown"),
         (ErrorCode::CorrectionNeedless, "correction_needless"),
+        (ErrorCode::ThreadNotFound, "thread_not_found"),
+        (ErrorCode::TableTextInvalid, "table_text_invalid"),
         (ErrorCode::Io, "io"),
     ];
 

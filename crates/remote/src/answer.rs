@@ -13,7 +13,7 @@
 use narratoria_core::dag::Dag;
 use narratoria_core::plan::{Plan, PlanError};
 use narratoria_core::planner::{PlanRequest, MAX_MODEL_PLAN_TOOLS};
-use narratoria_core::turn::narration_step::is_narration_tool;
+use narratoria_core::turn::narration_step::is_host_tool;
 use narratoria_core::FieldError;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -60,7 +60,7 @@ pub(crate) fn plan_from_answer(
     let used = plan
         .tools
         .iter()
-        .filter(|t| !is_narration_tool(request.catalog, t))
+        .filter(|t| !is_host_tool(request.catalog, t))
         .count();
     if used > MAX_MODEL_PLAN_TOOLS {
         return Err(format!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use narratoria_core::host::Generator;
 use narratoria_core::planner::{PlanOutcome, PlanRequest, Planner, PlannerError, Transcript};
 use narratoria_core::skills::Catalog;
-use narratoria_core::turn::narration_step::is_narration;
+use narratoria_core::turn::narration_step::is_host_step;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -208,7 +208,7 @@ fn usable_cards(request: &PlanRequest<'_>) -> Vec<catalog::SkillCard> {
                 || request
                     .catalog
                     .get(&c.name)
-                    .is_some_and(|skill| skill.scripts.iter().all(|s| is_narration(skill, s)))
+                    .is_some_and(|skill| skill.scripts.iter().all(|s| is_host_step(skill, s)))
         });
     }
     usable

@@ -4,7 +4,7 @@
 
 use narratoria_core::skills::{Catalog, Skill};
 
-use crate::candidates::{candidates, is_narration};
+use crate::candidates::{candidates, is_host_step};
 use crate::index::dot;
 use crate::{RouteError, Router};
 
@@ -49,12 +49,12 @@ impl std::fmt::Display for ExampleAdvice {
     }
 }
 
-/// The scripts of `skill` (narration aside) with fewer than [`MIN_EXAMPLES`] examples.
+/// The scripts of `skill` (the host's steps aside) with fewer than [`MIN_EXAMPLES`] examples.
 pub fn too_few_examples(skill: &Skill) -> Vec<ExampleAdvice> {
     skill
         .scripts
         .iter()
-        .filter(|s| !is_narration(skill, s) && s.examples.len() < MIN_EXAMPLES)
+        .filter(|s| !is_host_step(skill, s) && s.examples.len() < MIN_EXAMPLES)
         .map(|s| ExampleAdvice::TooFew {
             script: s.name.clone(),
             count: s.examples.len(),
@@ -74,7 +74,7 @@ pub fn collisions(
     let own: Vec<(String, String)> = skill
         .scripts
         .iter()
-        .filter(|s| !is_narration(skill, s))
+        .filter(|s| !is_host_step(skill, s))
         .flat_map(|s| s.examples.iter().map(|e| (s.name.clone(), e.clone())))
         .collect();
     let others: Vec<(String, String)> = candidates(builtin)

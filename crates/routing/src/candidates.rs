@@ -28,9 +28,10 @@ impl Candidate {
     }
 }
 
-pub use narratoria_core::turn::narration_step::is_narration;
+pub use narratoria_core::turn::narration_step::{is_host_step, is_narration};
 
-/// Every executable, non-narration script of the catalog's usable skills
+/// Every executable script the host does not add itself (narration and
+/// direction aside) of the catalog's usable skills
 /// (none disabled), in catalog order.
 pub fn candidates(catalog: &Catalog) -> Vec<Candidate> {
     catalog
@@ -39,7 +40,7 @@ pub fn candidates(catalog: &Catalog) -> Vec<Candidate> {
             skill
                 .scripts
                 .iter()
-                .filter(move |s| s.is_executable && !is_narration(skill, s))
+                .filter(move |s| s.is_executable && !is_host_step(skill, s))
                 .map(move |s| candidate(skill, s))
         })
         .collect()

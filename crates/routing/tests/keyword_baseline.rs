@@ -14,7 +14,7 @@ fn keyword_route(catalog: &Catalog, input: &str) -> Vec<String> {
         skill
             .scripts
             .iter()
-            .filter(move |s| s.is_executable && !narratoria_routing::is_narration(skill, s))
+            .filter(move |s| s.is_executable && !narratoria_routing::is_host_step(skill, s))
             .map(move |s| {
                 let text = script_text(
                     &skill.name,

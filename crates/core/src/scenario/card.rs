@@ -274,6 +274,10 @@ impl CharacterCard {
             } else {
                 Vec::new()
             },
+            wants: String::new(),
+            attitude: None,
+            // Someone a card brings in is who the player is with.
+            present: true,
         }
     }
 
@@ -315,6 +319,8 @@ impl CharacterCard {
             player,
             factions: Vec::new(),
             lore: self.lore.clone(),
+            threads: Vec::new(),
+            game_master: None,
             language: None,
         }
     }

@@ -107,6 +107,24 @@ pub fn sources(state: &Map<String, Value>, turns: &[TurnSummary]) -> Vec<Source>
             text: entry.content.clone(),
         });
     }
+    // What the game master settled or the player pinned (docs/game-master.md).
+    for fact in state
+        .get("gm")
+        .and_then(|gm| gm.get("facts"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let t = text(Some(fact), "text");
+        if !t.is_empty() {
+            out.push(Source {
+                kind: SourceKind::Lore,
+                name: "kept fact".into(),
+                keys: Vec::new(),
+                text: t,
+            });
+        }
+    }
     for faction in state
         .get("factions")
         .and_then(Value::as_array)

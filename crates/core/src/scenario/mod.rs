@@ -16,6 +16,7 @@
 pub mod builtin;
 pub mod card;
 mod error;
+pub mod game_master;
 mod json;
 mod keys;
 pub mod known;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::Origin;
+use super::game_master::{self, GameMasterSetup, ThreadSetup};
 use super::json::without_bom_str;
 use super::limits::{self, MAX_KEYS, MAX_NAMED, NAME_CHARS as TITLE_CHARS, TEXT_CHARS};
 use super::lore::{self, LoreEntry};
@@ -41,6 +42,14 @@ pub struct Scenario {
     pub people: Vec<Person>,
     #[serde(default)]
     pub lore: Vec<LoreEntry>,
+    /// The story's threads: its mystery, debts, promises and dangers
+    /// (docs/game-master.md). Absent: its title is the one thread.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<ThreadSetup>,
+    /// How the game master runs the story: starting tension, genre, own
+    /// event and consequence tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_master: Option<GameMasterSetup>,
     /// The language the story is told in: an ISO 639 code or an English
     /// name in the file ("fr", "French"), kept as its code. Absent: the
     /// player's first words tell it.
@@ -80,6 +89,17 @@ pub struct Person {
     /// Other words that bring them to mind (their name always does).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<String>,
+    /// What they want, completing "they want …" ("to take the claim and
+    /// leave"): the game master has them act on it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wants: String,
+    /// How they regard the player at the start: hostile, wary, neutral
+    /// (when absent), friendly or loyal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attitude: Option<String>,
+    /// Whether they are in the opening scene with the player.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub present: bool,
 }
 
 impl Scenario {
@@ -161,6 +181,7 @@ impl Scenario {
             limits::items(Origin::Scenario, &keys, p.keys.len(), MAX_KEYS - 1, "keys")?;
             limits::keys(Origin::Scenario, &keys, &p.keys)?;
         }
+        game_master::check(self)?;
         lore::check_all(&self.lore, "lore").map_err(|e| e.within(Origin::Scenario))?;
         // People become lore entries: with the lore, they are held to the
         // limits of a story's lore together.

@@ -4,7 +4,8 @@
 //! description), `reputation` (starting standings, as the reputation skill
 //! writes them), `factions` (id, name, description: the reputation skill's
 //! factions for the story), `scenario` (name, title, premise, setting,
-//! opening) and `lore` (entries, people included). The short, changing
+//! opening), `lore` (entries, people included) and `gm` (the game
+//! master's table: docs/game-master.md). The short, changing
 //! keys come first, so a digest of the state's beginning shows them.
 
 use serde_json::{json, Map, Value};
@@ -70,6 +71,8 @@ pub fn initial_state(scenario: &Scenario) -> Map<String, Value> {
     if !entries.is_empty() {
         state.insert("lore".into(), lore_value(&entries));
     }
+    // The game master's table: long and its own, so last.
+    state.insert("gm".into(), super::game_master::initial_table(scenario));
     state
 }
 
@@ -254,7 +257,8 @@ mod tests {
                 "reputation",
                 "factions",
                 "scenario",
-                "lore"
+                "lore",
+                "gm"
             ]
         );
         let watch = &state["reputation"]["ashford-watch"];

@@ -43,7 +43,9 @@ pub fn cards(catalog: &Catalog, disabled: &[String]) -> Vec<SkillCard> {
             tools: s
                 .scripts
                 .iter()
-                .filter(|sc| sc.is_executable)
+                // The game master's step is the host's alone: no planner
+                // is shown it (docs/game-master.md).
+                .filter(|sc| sc.is_executable && !directs(s, sc))
                 .map(|sc| ToolCard {
                     path: format!("{}/{}", s.name, sc.name),
                     description: trimmed(sc.description.as_deref()),
@@ -54,6 +56,12 @@ pub fn cards(catalog: &Catalog, disabled: &[String]) -> Vec<SkillCard> {
         })
         .filter(|c| !c.tools.is_empty())
         .collect()
+}
+
+/// Whether `script` of `skill` directs the turn: a step the host adds.
+fn directs(skill: &super::Skill, script: &super::SkillScript) -> bool {
+    use crate::turn::narration_step::{is_host_step, is_narration};
+    is_host_step(skill, script) && !is_narration(skill, script)
 }
 
 /// Every tool of `cards`, in order.

@@ -13,6 +13,7 @@
 //! `invocations` each script run's record and the skills' stats, `bounds`
 //! what a record keeps of what scripts said.
 
+mod amend;
 pub mod bounds;
 mod commit;
 mod corrections;

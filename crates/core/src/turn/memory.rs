@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::narration_step::is_narration_tool;
+use super::narration_step::is_host_tool;
 use crate::executor::{execute, ExecutorOptions};
 use crate::narration::checked::attempted;
 use crate::narration::deed::{act, deed, sentences};
@@ -84,7 +84,7 @@ pub fn fold_writes(plan: &mut Plan, catalog: &Catalog) -> bool {
         tool.dependencies
             .retain(|d| !writes.iter().any(|w| &w.tool_id == d));
     }
-    !writes.is_empty() && plan.tools.iter().all(|t| is_narration_tool(catalog, t))
+    !writes.is_empty() && plan.tools.iter().all(|t| is_host_tool(catalog, t))
 }
 
 /// Whether the turn `attempts` record only noted something (the flag

@@ -172,8 +172,11 @@ pub async fn play_turn(inputs: TurnInputs<'_>, skills: &mut SkillsState) -> Turn
 /// The story's own answer to `input` when it asks something the state or
 /// the turns `told` hold (docs/storyteller.md, "Facts the story answers").
 pub fn answered(input: &str, state: &Map<String, Value>, told: &StoryTold) -> Option<Answer> {
-    // A deed asks nothing: the story's sources are not gathered for it.
-    if !narratoria_lexicon::is_question(input) {
+    // A deed asks nothing: the story's sources are not gathered for it. A
+    // yes-or-no question is the game master's oracle's to answer, and keep
+    // (docs/game-master.md, "The oracle"): a sentence of the story near its
+    // words answers neither yes nor no.
+    if !narratoria_lexicon::is_question(input) || narratoria_lexicon::asks_yes_or_no(input) {
         return None;
     }
     let found = known::answer(input, &known::sources(state, &told.turns), &told.language);

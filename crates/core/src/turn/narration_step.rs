@@ -1,6 +1,8 @@
-//! The turn's shape: the rules' tools first, then exactly one narration step
-//! that depends on every one of them and tells what they decided. The host
-//! adds the step when the planner leaves it out (docs/architecture.md).
+//! The turn's shape: the rules' tools first, then the game master's step
+//! (what the world does beyond the deed, depending on every rules tool),
+//! then exactly one narration step that depends on every other step and
+//! tells what they decided. The host adds both steps itself, whatever the
+//! planner wrote (docs/architecture.md, docs/game-master.md).
 
 use serde_json::{json, Map, Value};
 
@@ -20,6 +22,12 @@ pub const STORYTELLER: &str = "storyteller";
 pub const NARRATE: &str = "narrate";
 /// The tool id the host gives the narration step (made unique when taken).
 pub const NARRATE_TOOL_ID: &str = "narrate";
+
+/// The skill and script that direct a turn (docs/game-master.md).
+pub const GAME_MASTER: &str = "game-master";
+pub const DIRECT: &str = "direct-turn";
+/// The tool id the host gives the game master's step (made unique when taken).
+pub const DIRECT_TOOL_ID: &str = "direct";
 
 /// The most earlier turns the planner is told, and lore is chosen by (the
 /// narration is told the whole story: [`StoryTold`]).
@@ -105,6 +113,41 @@ pub fn is_narration(skill: &Skill, script: &SkillScript) -> bool {
     narrates(&skill.name, &script.name)
 }
 
+/// The one rule that says which script directs a turn.
+fn directs(skill: &str, script: &str) -> bool {
+    skill == GAME_MASTER && script == DIRECT
+}
+
+/// Whether a script is one of the steps the host adds to every plan itself
+/// (the game master's, the narration): routing never chooses it, and it is
+/// not one of the turn's mechanics.
+pub fn is_host_step(skill: &Skill, script: &SkillScript) -> bool {
+    narrates(&skill.name, &script.name) || directs(&skill.name, &script.name)
+}
+
+/// Whether a plan's tool is a step the host adds itself ([`is_host_step`];
+/// by its path when the catalog does not know it).
+pub fn is_host_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
+    match catalog.resolve(&tool.tool_path, &[]) {
+        Ok((skill, script)) => is_host_step(skill, script),
+        Err(_) => tool
+            .tool_path
+            .split_once('/')
+            .is_some_and(|(skill, script)| narrates(skill, script) || directs(skill, script)),
+    }
+}
+
+/// Whether the game master can direct now: discovered, enabled, not
+/// permanently failed, not left out of this plan, its script built.
+pub fn can_direct(catalog: &Catalog, disabled: &[String]) -> bool {
+    catalog.usable(disabled).any(|skill| {
+        skill
+            .scripts
+            .iter()
+            .any(|s| s.is_executable && directs(&skill.name, &s.name))
+    })
+}
+
 /// Whether a plan's tool is the narration step (by its path when the
 /// catalog does not know it).
 pub fn is_narration_tool(catalog: &Catalog, tool: &ToolInvocation) -> bool {
@@ -122,36 +165,74 @@ pub fn narration_step<'a>(plan: &'a Plan, catalog: &Catalog) -> Option<&'a ToolI
     plan.tools.iter().find(|t| is_narration_tool(catalog, t))
 }
 
-/// Gives `plan` the turn's shape. Promises: every narration tool the planner
-/// wrote is taken out (dependencies on it dropped); when the storyteller can
-/// narrate, exactly one narration tool is appended, required, depending on
+/// Gives `plan` the turn's shape. Promises: every host step the planner
+/// wrote (narration, direction) is taken out (dependencies on it dropped);
+/// when the game master can direct, its step is appended, optional,
+/// depending on every rules tool, with the player's input, the seed of the
+/// plan's request id ([`seed_of`]) and whether the story answered; when the
+/// storyteller can narrate, exactly one narration tool is appended, required, depending on
 /// every other tool, with the player's input, the story's turns (after the
 /// opening scene, when given, told with no player action), the scenario,
 /// the author's note (when not blank) and the language as its input (a
 /// style the planner chose is kept), each within the storyteller's schema
 /// bound ([`crate::narration::bounds`]).
 pub fn shape(plan: &mut Plan, catalog: &Catalog, telling: &Telling) {
-    let narrations = take_narrations(plan, catalog);
+    let narrations = take_host_steps(plan, catalog);
+    if can_direct(catalog, &plan.disabled_skills) {
+        let mut step = ToolInvocation::new(
+            free_id(plan, DIRECT_TOOL_ID),
+            format!("{GAME_MASTER}/{DIRECT}"),
+        );
+        step.input = direction_input(telling, seed_of(&plan.request_id.to_string()));
+        step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
+        // The world standing still is no reason to lose the turn.
+        step.required = false;
+        plan.tools.push(step);
+    }
     if !can_narrate(catalog, &plan.disabled_skills) {
         return;
     }
     let style = narrations
         .iter()
         .find_map(|t| t.input.get("style").filter(|s| s.is_string()));
-    let mut step = ToolInvocation::new(free_id(plan), format!("{STORYTELLER}/{NARRATE}"));
+    let mut step = ToolInvocation::new(
+        free_id(plan, NARRATE_TOOL_ID),
+        format!("{STORYTELLER}/{NARRATE}"),
+    );
     step.input = narration_input(telling, style);
     step.dependencies = plan.tools.iter().map(|t| t.tool_id.clone()).collect();
     step.required = true;
     plan.tools.push(step);
 }
 
-/// Takes the planner's narration tools out of `plan` (dependencies on them
-/// dropped) and returns them.
-fn take_narrations(plan: &mut Plan, catalog: &Catalog) -> Vec<ToolInvocation> {
+/// The game master's seed for the plan `request_id`: the same plan directs
+/// the same way, so a recorded turn replays identically (FNV-1a of the id).
+pub fn seed_of(request_id: &str) -> u64 {
+    request_id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The game master's input: the player's words, the seed, and whether the
+/// story already answered the player's question.
+fn direction_input(telling: &Telling, seed: u64) -> Map<String, Value> {
+    let mut input = Map::new();
+    input.insert(
+        "playerInput".into(),
+        json!(clip_to(telling.input, ACTION_CHARS)),
+    );
+    input.insert("seed".into(), json!(seed));
+    input.insert("answered".into(), json!(telling.answer.is_some()));
+    input
+}
+
+/// Takes the planner's host steps (narration, direction) out of `plan`
+/// (dependencies on them dropped) and returns them.
+fn take_host_steps(plan: &mut Plan, catalog: &Catalog) -> Vec<ToolInvocation> {
     let (narrations, mut tools): (Vec<ToolInvocation>, Vec<ToolInvocation>) =
         std::mem::take(&mut plan.tools)
             .into_iter()
-            .partition(|t| is_narration_tool(catalog, t));
+            .partition(|t| is_host_tool(catalog, t));
     let removed: Vec<&str> = narrations.iter().map(|t| t.tool_id.as_str()).collect();
     for tool in &mut tools {
         tool.dependencies.retain(|d| !removed.contains(&d.as_str()));
@@ -227,13 +308,13 @@ fn story_turns(telling: &Telling) -> Vec<Value> {
         .collect()
 }
 
-/// [`NARRATE_TOOL_ID`], or `narrate-2`, `narrate-3`… when `plan` has it.
-fn free_id(plan: &Plan) -> String {
-    let mut id = NARRATE_TOOL_ID.to_string();
+/// `base`, or `base-2`, `base-3`… when `plan` has it.
+fn free_id(plan: &Plan, base: &str) -> String {
+    let mut id = base.to_string();
     let mut n = 1;
     while plan.tools.iter().any(|t| t.tool_id == id) {
         n += 1;
-        id = format!("{NARRATE_TOOL_ID}-{n}");
+        id = format!("{base}-{n}");
     }
     id
 }
@@ -315,6 +396,54 @@ mod tests {
         assert!(last.required);
         assert_eq!(last.input["playerInput"], "I strike the goblin");
         assert_eq!(plan.tools.len(), 3);
+    }
+
+    #[test]
+    fn the_game_master_directs_between_the_rules_and_the_narration() {
+        let (d, _) = catalog(true);
+        skill(d.path(), GAME_MASTER, DIRECT);
+        let c = crate::skills::discover(&[d.path().to_path_buf()]).unwrap();
+        let planned = || {
+            Plan::new(vec![
+                tool("roll", "dice-roller/roll-dice", &[]),
+                // A planner's own direction is the host's to add, once.
+                tool("gm", "game-master/direct-turn", &["roll"]),
+            ])
+        };
+        let mut plan = planned();
+        shape(
+            &mut plan,
+            &c,
+            &Telling {
+                answer: Some("The pilot is Dee."),
+                ..TELLING
+            },
+        );
+        let ids: Vec<&str> = plan.tools.iter().map(|t| t.tool_id.as_str()).collect();
+        assert_eq!(ids, vec!["roll", "direct", "narrate"]);
+        let direct = &plan.tools[1];
+        assert_eq!(direct.dependencies, vec!["roll"]);
+        assert!(!direct.required, "the world standing still loses no turn");
+        assert_eq!(direct.input["playerInput"], "I strike the goblin");
+        assert_eq!(direct.input["answered"], true);
+        assert_eq!(
+            direct.input["seed"],
+            json!(seed_of(&plan.request_id.to_string()))
+        );
+        assert_eq!(plan.tools[2].dependencies, vec!["roll", "direct"]);
+        // The same plan directs the same way; another plan another way.
+        let mut again = plan.clone();
+        shape(&mut again, &c, &TELLING);
+        assert_eq!(again.tools[1].input["seed"], direct.input["seed"]);
+        let mut other = planned();
+        shape(&mut other, &c, &TELLING);
+        assert_ne!(other.tools[1].input["seed"], direct.input["seed"]);
+        // Left out of the plan, it is not added.
+        let mut without = planned();
+        without.disabled_skills = vec![GAME_MASTER.into()];
+        shape(&mut without, &c, &TELLING);
+        let paths: Vec<&str> = without.tools.iter().map(|t| t.tool_path.as_str()).collect();
+        assert_eq!(paths, vec!["dice-roller/roll-dice", "storyteller/narrate"]);
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub fn route_skills(
                     let script = t.path.split_once('/').map_or("", |(_, s)| s);
                     skill
                         .script(script)
-                        .is_some_and(|s| narratoria_routing::is_narration(skill, s))
+                        .is_some_and(|s| narratoria_routing::is_host_step(skill, s))
                 })
             })
         })
