@@ -151,7 +151,7 @@ pub fn run(
         }
         let (stream, result) = writer.tell(sink, host.as_deref_mut());
         match writer.answer(&stream, result) {
-            Ok(answer) => return answer,
+            Ok(answer) => return closed(answer, &job.prompt.closing, writer.opens, sink),
             Err(error) => step_down(&writer, chain[i + 1], error, &stream, sink),
         }
     }
@@ -160,6 +160,19 @@ pub fn run(
         narrative: job.template.clone(),
         provider: Step::Template.name(),
     }
+}
+
+/// `answer` with the rules' closing after it (the game master's beats a
+/// small writer is not trusted to tell: [`crate::prompt::closing`]), when
+/// the writer went on from the rules' opening; streamed like the rest.
+fn closed(mut answer: Answer, closing: &str, opened: bool, sink: &mut dyn Sink) -> Answer {
+    let closing = closing.trim();
+    if opened && !closing.is_empty() {
+        let piece = format!(" {closing}");
+        sink.delta(&piece);
+        answer.narrative.push_str(&piece);
+    }
+    answer
 }
 
 /// One step of the chain, asked to write.

@@ -2,9 +2,10 @@
 //! (the scenario, the style, the length) and a user message holding the story
 //! so far, the player's action and what the rules decided, in words.
 
+use narratoria_lexicon::checked::checked_whole;
 use narratoria_lexicon::{
-    act, checked, clip_after, ends_a_sentence, facts_of, sentence_case, sentence_ends, wondered,
-    Fact, Verdict,
+    act, checked, clip_after, echoes, ends_a_sentence, facts_of, sentence_case, sentence_ends,
+    wondered, Fact, Verdict,
 };
 use narratoria_protocol::Role;
 use serde::Deserialize;
@@ -85,6 +86,9 @@ pub struct Prompt {
     /// What the rules decided, as the lines under "What happened" word for
     /// word: the opening tells it, so the prose may not say it again.
     pub decided: Vec<String>,
+    /// What the rules tell after the writer's prose (the game master's
+    /// beats, for a small writer: [`closing`]).
+    pub closing: String,
 }
 
 impl Prompt {
@@ -114,16 +118,96 @@ impl Prompt {
 /// with no check, the action as done ("You look around the hall, and") or a
 /// question as wondered ("You wonder who they are, and"), else "You" (second
 /// person from the first word: a small model otherwise drifts to "I").
+/// When the game master decided something the player is told
+/// ([`Fact::beat_told`]), the opening tells it after the outcome, each in a
+/// whole sentence. Promises: it never gives the player's words back — an
+/// opening that would repeat [`narratoria_lexicon::ECHO_WORDS`] of them in
+/// a row tells the outcome without the deed ("You try, but it does not
+/// work.").
 pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
-    opening_of(
-        first_verdict(deps),
-        Looked {
-            standing: first_standing(deps),
-            recalled: first_recall(deps),
-        },
-        act(action),
-        action,
-    )
+    opening_for(deps, action, WriterClass::Small)
+}
+
+/// [`opening`] for a writer of `class`. An opening that would give the
+/// player's words back tells the deed shortened, its last phrases left
+/// out ("You try to pick the lock, but" for "I pick the lock on the
+/// cellar door"), when that gives none back; else the outcome alone —
+/// except to a small writer, which cannot tell a deed it is not given:
+/// it is told the deed shortened all the same.
+pub fn opening_for(deps: &Map<String, Value>, action: &str, class: WriterClass) -> String {
+    // A small writer says nothing after a whole sentence: the beats close
+    // its turn instead ([`closing`]).
+    let beats: Vec<Fact> = match class {
+        WriterClass::Small => Vec::new(),
+        _ => beats_told(deps),
+    };
+    let looked = || Looked {
+        standing: first_standing(deps),
+        recalled: first_recall(deps),
+    };
+    let verdict = first_verdict(deps);
+    let told = |done: Option<String>| opening_of(verdict, looked(), done, action, &beats, false);
+    let Some(deeds) = act(action).map(|a| shortened(&a)) else {
+        return told(None);
+    };
+    let mut shortest = None;
+    for deed in deeds {
+        let opening = told(Some(deed));
+        if !echoes(&opening, action) {
+            return opening;
+        }
+        shortest = Some(opening);
+    }
+    match (class, shortest) {
+        (WriterClass::Small, Some(shortest)) => shortest,
+        _ => opening_of(verdict, looked(), None, action, &beats, true),
+    }
+}
+
+/// The game master's beats the player is told in the rules' words, in order.
+fn beats_told(deps: &Map<String, Value>) -> Vec<Fact> {
+    deps.values()
+        .flat_map(facts_of)
+        .filter(|f| f.beat_told().is_some())
+        .collect()
+}
+
+/// What the rules tell after a small writer's prose: the game master's
+/// beats ([`Fact::beat_told`]), in whole sentences; empty for a larger
+/// writer, whose opening tells them ([`opening_for`]).
+pub fn closing(deps: &Map<String, Value>, class: WriterClass) -> String {
+    match class {
+        WriterClass::Small => beats_told(deps)
+            .iter()
+            .filter_map(Fact::beat_told)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+/// The deed `act` and its shorter forms, longest first: cut before each
+/// word a phrase starts with ("pick the lock on the door" → "pick the
+/// lock"), keeping at least the verb and one word.
+fn shortened(act: &str) -> Vec<String> {
+    let words: Vec<&str> = act.split_whitespace().collect();
+    let starts = narratoria_lexicon::vocabulary::english();
+    let mut deeds = vec![act.to_string()];
+    for i in (2..words.len()).rev() {
+        let w = words[i].to_lowercase();
+        if starts
+            .phrase_starts
+            .contains(w.trim_matches(|c: char| !c.is_alphanumeric()))
+        {
+            deeds.push(
+                words[..i]
+                    .join(" ")
+                    .trim_end_matches([',', ';'])
+                    .to_string(),
+            );
+        }
+    }
+    deeds
 }
 
 /// What the turn's tools looked up, as the rules may open a question's
@@ -139,7 +223,8 @@ struct Looked {
 /// [`opening`] from the first check's verdict, the first standing looked up
 /// (in words, "The ashford watch regard you as neutral") and the action as a
 /// verb phrase (`done`; `None` for a question, a quote or nothing: then the
-/// outcome is told without it). Without a check, a question or a quote
+/// outcome is told without it), then the game master's `beats` the player
+/// is told. Without a check, a question or a quote
 /// whose turn looked up a standing is answered by the rules: "What does the
 /// Watch think of me?" opens "The ashford watch regard you as neutral, and";
 /// a question that names no word of the faction is told first, so the
@@ -148,22 +233,45 @@ struct Looked {
 /// one whose turn recalled memories opens with the first of them ("You
 /// wonder whether you have met her. You think back: you greet her by the
 /// well.") or, when none came back, with nothing coming to mind.
+/// `without_words`: the player's words are not told at all (neither the
+/// deed nor the question wondered).
 fn opening_of(
     verdict: Option<Verdict>,
     looked: Looked,
     done: Option<String>,
     action: &str,
+    beats: &[Fact],
+    without_words: bool,
 ) -> String {
+    let done = done.filter(|_| !without_words);
+    // The oracle's answer says what was asked: the question is not wondered too.
+    let oracle = beats
+        .iter()
+        .any(|b| matches!(b, Fact::Beat { kind, .. } if kind == "oracle"));
+    let wondered = wondered(action).filter(|_| !without_words && !oracle);
+    // Told without the player's words, the outcome is a whole sentence: the
+    // writer goes on from a full stop, not from a clause it cannot finish
+    // without them ("You manage it: a moment of bliss.").
+    if !beats.is_empty() {
+        let lead = whole_lead(verdict, looked, done, wondered);
+        let told: Vec<&str> = beats.iter().filter_map(Fact::beat_told).collect();
+        let opening = format!("{lead} {}", told.join(" ")).trim().to_string();
+        // Second person from the first word all the same.
+        return match opening.is_empty() {
+            true => "You".into(),
+            false => opening,
+        };
+    }
     let Some(verdict) = verdict else {
         return match (done, looked.standing) {
             // Words said end their sentence: the model tells what follows.
             (Some(a), _) if ends_a_sentence(&a) => format!("You {a}"),
             (Some(a), _) => format!("You {a}, and"),
-            (None, Some((faction, s))) => match wondered(action) {
+            (None, Some((faction, s))) => match wondered {
                 Some(w) if !names(action, &faction) => format!("You {w}. {s}, and"),
                 _ => format!("{s}, and"),
             },
-            (None, None) => match (wondered(action), looked.recalled) {
+            (None, None) => match (wondered, looked.recalled) {
                 (Some(w), Some(memories)) => match remembered(&memories) {
                     Some(m) => format!("You {w}. You think back: {m}"),
                     None if memories.is_empty() => {
@@ -179,8 +287,43 @@ fn opening_of(
     match (done, verdict.twist()) {
         (Some(a), _) => checked(&a, verdict),
         (None, Some(twist)) => sentence_case(&format!("{twist}:")),
+        (None, None) if verdict.succeeded() && without_words => "You manage it, and".into(),
         (None, None) if verdict.succeeded() => "You manage it:".into(),
         (None, None) => "You try, but".into(),
+    }
+}
+
+/// The opening's first part in whole sentences, for beats to follow: the
+/// deed and its outcome, the outcome alone, the question wondered (with
+/// what a recall or a standing answered), or nothing.
+fn whole_lead(
+    verdict: Option<Verdict>,
+    looked: Looked,
+    done: Option<String>,
+    wondered: Option<String>,
+) -> String {
+    let ended = |s: String| {
+        if ends_a_sentence(&s) {
+            s
+        } else {
+            format!("{s}.")
+        }
+    };
+    if let Some(verdict) = verdict {
+        return match done {
+            Some(a) => checked_whole(&a, verdict),
+            None => Lines::english().without_a_deed.of(verdict).to_string(),
+        };
+    }
+    match (done, looked.standing, wondered) {
+        (Some(a), _, _) => ended(format!("You {a}")),
+        (None, Some((_, s)), _) => ended(s),
+        (None, None, Some(w)) => match looked.recalled.as_deref().map(|m| (remembered(m), m)) {
+            Some((Some(m), _)) => format!("You {w}. You think back: {m}"),
+            Some((None, [])) => format!("You {w}, but nothing comes to mind."),
+            _ => ended(format!("You {w}")),
+        },
+        (None, None, None) => String::new(),
     }
 }
 
@@ -417,16 +560,21 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         // the model to fill with something that never happened.
         let answered_by_the_story = first_recall(&fresh).is_none()
             && first_recall(facts.deps).is_some_and(|m| !m.is_empty());
-        opening(
+        opening_for(
             if answered_by_the_story {
                 facts.deps
             } else {
                 &fresh
             },
             facts.action,
+            profile.class,
         )
     } else {
         String::new()
+    };
+    let closing = match language.is_english() {
+        true => closing(&fresh, profile.class),
+        false => String::new(),
     };
     story.push('\n');
     story.push_str(&user);
@@ -443,6 +591,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         opening,
         check,
         decided,
+        closing,
     }
 }
 
@@ -511,6 +660,9 @@ fn turn_message(facts: &Facts, decided: &[String]) -> String {
             user.push_str(&format!("- {line}\n"));
         }
     }
+    if let Some(present) = present_line(facts.deps, facts.language) {
+        user.push_str(&format!("{present}\n"));
+    }
     if let Some(c) = facts.context.map(str::trim).filter(|c| !c.is_empty()) {
         user.push_str(&format!("Keep in mind: {}\n", one_line(c, CONTEXT_CHARS)));
     }
@@ -561,7 +713,8 @@ fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<
     let mut lines = Vec::new();
     for output in deps.values() {
         for mut fact in facts_of(output) {
-            if matches!(fact, Fact::Roll { .. }) {
+            // Who is present is told apart ([`present_line`]).
+            if matches!(fact, Fact::Roll { .. } | Fact::Present { .. }) {
                 continue;
             }
             if let Fact::Check { reason, .. } = &mut fact {
@@ -575,10 +728,22 @@ fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<
     lines
 }
 
+/// Who is in the scene with the player and how each regards them, as the
+/// game master said ("With you here: Dee Marchetti (friendly)."), in the
+/// story's language.
+fn present_line(deps: &Map<String, Value>, language: &Language) -> Option<String> {
+    deps.values()
+        .flat_map(facts_of)
+        .find(|f| matches!(f, Fact::Present { .. }))
+        .map(|f| f.told_in(Lines::of(language)))
+}
+
 /// The state the prose may need beyond what the prompt already says: the
 /// scenario, its lore, people and factions are told elsewhere (or not needed).
 fn state_line(state: &Value) -> Option<String> {
-    const TOLD_ELSEWHERE: [&str; 5] = ["scenario", "lore", "factions", "player", "reputation"];
+    // The game master's table is told as its beats and who is present.
+    const TOLD_ELSEWHERE: [&str; 6] =
+        ["scenario", "lore", "factions", "player", "reputation", "gm"];
     match state {
         Value::Object(m) => {
             let rest: Map<String, Value> = m
@@ -726,22 +891,107 @@ mod tests {
     }
 
     #[test]
-    fn an_action_tried_is_not_tried_twice() {
+    fn an_action_tried_is_not_tried_twice_nor_given_back() {
         // An action already tried is not tried twice; a question is told without it.
         let failed = check("failure");
         let failed = failed.as_object().unwrap();
         assert_eq!(
+            opening(failed, "I try to climb it"),
+            "You try to climb it, but you lose your grip, and"
+        );
+        assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
+        // An opening that would give five of the player's words back in a
+        // row tells the outcome alone to a larger writer; a small one is
+        // told the deed all the same (it cannot tell what it is not given).
+        assert_eq!(
+            opening_for(failed, "I try to climb the wall", WriterClass::Medium),
+            "You try, but"
+        );
+        assert_eq!(
             opening(failed, "I try to climb the wall"),
             "You try to climb the wall, but you lose your grip, and"
         );
-        assert_eq!(opening(failed, "Can I climb the wall?"), "You try, but");
         // An action tried and managed is told as done.
         assert_eq!(
-            opening(
-                check("success").as_object().unwrap(),
-                "I try to climb the wall"
+            opening(check("success").as_object().unwrap(), "I try to climb it"),
+            "You climb it, and you make it, and"
+        );
+    }
+
+    #[test]
+    fn the_game_masters_beats_follow_the_outcome_in_whole_sentences() {
+        let mut deps = check("failure").as_object().unwrap().clone();
+        deps.insert(
+            "direct".into(),
+            json!({"beats": [
+                {"kind": "complication", "text": "Someone nearby notices."},
+                {"kind": "threadMoves", "text": "You are a step closer on the thread \u{201c}X\u{201d}."},
+                {"kind": "event", "text": "Someone new arrives.", "hint": "It has to do with a lie and money."}
+            ], "present": [{"name": "Dee Marchetti", "attitude": "wary"}]}),
+        );
+        let large = |action: &str| opening_for(&deps, action, WriterClass::Large);
+        assert_eq!(
+            large("I pick the lock on my cell door"),
+            "You try to pick the lock on your cell door, but it will not give. Someone nearby notices. Someone new arrives."
+        );
+        // Shortened where the whole deed gives the player's words back.
+        assert_eq!(
+            large("I walk into the saloon and pick the lock of the back door"),
+            "You try to walk into the saloon, but it does not work. Someone nearby notices. Someone new arrives."
+        );
+        // A larger writer is told the outcome alone where even that would.
+        assert_eq!(
+            large("I try to climb the wall"),
+            "You try, but it does not work. Someone nearby notices. Someone new arrives."
+        );
+        // A small writer goes on from the deed; the beats close its turn.
+        assert_eq!(
+            opening(&deps, "I pick the lock on my cell door"),
+            "You try to pick the lock on your cell door, but it will not give, and"
+        );
+        assert_eq!(
+            closing(&deps, WriterClass::Small),
+            "Someone nearby notices. Someone new arrives."
+        );
+        assert_eq!(closing(&deps, WriterClass::Large), "");
+        let english = Language::english();
+        let facts = Facts {
+            action: "I pick the lock",
+            context: None,
+            scenario: None,
+            author_note: None,
+            language: &english,
+            recent: &[],
+            deps: &deps,
+            state: &json!({}),
+            answer: None,
+        };
+        let p = build(&facts, asked(Style::Vivid, &small()));
+        assert!(
+            p.user.contains("With you here: Dee Marchetti (wary).\n"),
+            "{}",
+            p.user
+        );
+        assert!(
+            p.user
+                .contains("- Someone new arrives. It has to do with a lie and money.\n"),
+            "{}",
+            p.user
+        );
+        assert!(
+            p.user.contains("- You are a step closer on the thread"),
+            "{}",
+            p.user
+        );
+        // An oracle's answer says what was asked: the question is not wondered too.
+        let oracle = json!({"direct": {"beats": [{"kind": "oracle", "text": "Whether you can hear it: no."}]}});
+        assert_eq!(
+            opening_for(
+                oracle.as_object().unwrap(),
+                "Can I hear it?",
+                WriterClass::Medium
             ),
-            "You climb the wall, and you make it, and"
+            "Whether you can hear it: no."
         );
     }
 
