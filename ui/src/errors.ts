@@ -33,6 +33,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   note_too_long: "That author's note is too long — shorten it; the note saved before is kept.",
   language_unknown: "That is not a language Narratoria knows — give a code like fr or a name like French.",
   correction_needless: "The turn already has those mechanics — nothing to correct.",
+  thread_not_found: "The story has no such thread.",
+  table_text_invalid: "That title or fact is empty or too long.",
   io: "Something went wrong reading or writing a file.",
 };
 

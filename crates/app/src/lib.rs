@@ -35,6 +35,7 @@ mod skills;
 mod speed_keeper;
 mod steer;
 pub mod stories;
+pub mod table;
 mod turn_locks;
 mod views;
 

@@ -17,6 +17,7 @@ mod skills;
 mod stories;
 mod story_controls;
 mod story_tree;
+mod table;
 mod turn;
 
 use std::process::ExitCode;

@@ -73,7 +73,9 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         if let Some(cmd) = line.strip_prefix('/') {
-            if let Some(done) = super::story_controls::run(cmd, &app, &rt) {
+            let done =
+                super::story_controls::run(cmd, &app, &rt).or_else(|| super::table::run(cmd, &app));
+            if let Some(done) = done {
                 if let Err(msg) = done {
                     say(&format!("  {msg}"));
                 }
@@ -148,6 +150,7 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
         "help" | "?" => {
             say(HELP);
             say(super::story_controls::HELP);
+            say(super::table::HELP);
         }
         "skills" => {
             for s in app.registry().snapshot().skills() {
