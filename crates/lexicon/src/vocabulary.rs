@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn the_stemmer_is_the_languages_own() {
         assert_eq!(english().language, Language::english());
-        let bare = r#"{"you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "loose_ends": [], "cut_short": []}"#;
+        let bare = r#"{"you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "phrase_starts": [], "loose_ends": [], "cut_short": []}"#;
         let ja = Language::parse("ja").unwrap();
         assert_eq!(Words::read(bare, ja).stem("spills"), "spills");
     }
