@@ -135,10 +135,12 @@ pub fn opening(deps: &Map<String, Value>, action: &str) -> String {
 /// except to a small writer, which cannot tell a deed it is not given:
 /// it is told the deed shortened all the same.
 pub fn opening_for(deps: &Map<String, Value>, action: &str, class: WriterClass) -> String {
-    // A small writer says nothing after a whole sentence: the beats close
-    // its turn instead ([`closing`]).
+    // A small writer goes on from a clause, not from whole sentences: the
+    // beats close its turn instead ([`closing`]) — all but the oracle's
+    // answer, which answers the player's question first, as the story's
+    // own answers do.
     let beats: Vec<Fact> = match class {
-        WriterClass::Small => Vec::new(),
+        WriterClass::Small => beats_told(deps).into_iter().filter(is_oracle).collect(),
         _ => beats_told(deps),
     };
     let looked = || Looked {
@@ -164,6 +166,11 @@ pub fn opening_for(deps: &Map<String, Value>, action: &str, class: WriterClass) 
     }
 }
 
+/// Whether `fact` is the oracle's answer to the player's question.
+fn is_oracle(fact: &Fact) -> bool {
+    matches!(fact, Fact::Beat { kind, .. } if kind == "oracle")
+}
+
 /// The game master's beats the player is told in the rules' words, in order.
 fn beats_told(deps: &Map<String, Value>) -> Vec<Fact> {
     deps.values()
@@ -179,6 +186,7 @@ pub fn closing(deps: &Map<String, Value>, class: WriterClass) -> String {
     match class {
         WriterClass::Small => beats_told(deps)
             .iter()
+            .filter(|f| !is_oracle(f))
             .filter_map(Fact::beat_told)
             .collect::<Vec<_>>()
             .join(" "),
@@ -245,9 +253,7 @@ fn opening_of(
 ) -> String {
     let done = done.filter(|_| !without_words);
     // The oracle's answer says what was asked: the question is not wondered too.
-    let oracle = beats
-        .iter()
-        .any(|b| matches!(b, Fact::Beat { kind, .. } if kind == "oracle"));
+    let oracle = beats.iter().any(is_oracle);
     let wondered = wondered(action).filter(|_| !without_words && !oracle);
     // Told without the player's words, the outcome is a whole sentence: the
     // writer goes on from a full stop, not from a clause it cannot finish
@@ -993,6 +999,11 @@ mod tests {
             ),
             "Whether you can hear it: no."
         );
+        assert_eq!(
+            opening(oracle.as_object().unwrap(), "Can I hear it?"),
+            "Whether you can hear it: no."
+        );
+        assert_eq!(closing(oracle.as_object().unwrap(), WriterClass::Small), "");
     }
 
     #[test]
