@@ -131,7 +131,36 @@ pub fn with_card(
             scenario.insert("premise".into(), json!(premise));
         }
     }
+    if role == CardRole::Npc {
+        seat_at_the_table(&mut out, &card.name);
+    }
     Ok(out)
+}
+
+/// Someone a card brings into the story joins the game master's table, met
+/// and in the scene, when the story has one (docs/game-master.md).
+fn seat_at_the_table(state: &mut Map<String, Value>, name: &str) {
+    let Some(gm) = state.get_mut("gm").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let people = gm.entry("people").or_insert_with(|| json!([]));
+    if let Some(people) = people.as_array_mut() {
+        if !people
+            .iter()
+            .any(|p| p.get("name").and_then(Value::as_str) == Some(name))
+        {
+            people.push(json!({"name": name, "wants": "", "attitude": "neutral", "met": true}));
+        }
+    }
+    let scene = gm.entry("scene").or_insert_with(|| json!({}));
+    if let Some(scene) = scene.as_object_mut() {
+        let present = scene.entry("present").or_insert_with(|| json!([]));
+        if let Some(present) = present.as_array_mut() {
+            if !present.iter().any(|p| p.as_str() == Some(name)) {
+                present.push(json!(name));
+            }
+        }
+    }
 }
 
 /// `state` with `entries` added to its lore (an entry with the same name
@@ -308,6 +337,16 @@ mod tests {
             json!({"name": "Old Tom", "hp": 7, "description": "A ferryman who never sleeps."})
         );
         assert_eq!(lore_in(&played).len(), 1);
+        // In a story with a game master's table, they join it, once.
+        let story = initial_state(&builtin::find("tithonus").unwrap());
+        let seated = with_card(&story, &card, CardRole::Npc).unwrap();
+        let seated = with_card(&seated, &card, CardRole::Npc).unwrap();
+        let people = seated["gm"]["people"].as_array().unwrap();
+        assert_eq!(people.iter().filter(|p| p["name"] == "Old Tom").count(), 1);
+        assert!(seated["gm"]["scene"]["present"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Old Tom")));
     }
 
     #[test]
