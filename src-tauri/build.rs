@@ -61,6 +61,8 @@ const COMMANDS: &[&str] = &[
     "story_note_set",
     "story_language",
     "story_language_set",
+    "story_table",
+    "story_table_change",
     "open_log_folder",
 ];
 

@@ -114,6 +114,8 @@ pub fn run() {
             stories::commands::story_note_set,
             stories::commands::story_language,
             stories::commands::story_language_set,
+            stories::commands::story_table,
+            stories::commands::story_table_change,
             logs::commands::open_log_folder,
         ])
         .run(tauri::generate_context!())

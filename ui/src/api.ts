@@ -20,9 +20,13 @@ import type { TraceRecord } from "./bindings/TraceRecord";
 import type { SkillStats } from "./bindings/SkillStats";
 import type { StatsQuery } from "./bindings/StatsQuery";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
+import type { StoryTable } from "./bindings/StoryTable";
+import type { TableChange } from "./bindings/TableChange";
 import { isErrorCode } from "./errors";
 
 export type { AppError } from "./bindings/AppError";
+export type { StoryTable } from "./bindings/StoryTable";
+export type { TableChange } from "./bindings/TableChange";
 export type { ErrorCode } from "./bindings/ErrorCode";
 export type { FieldError } from "./bindings/FieldError";
 export type { ExecutionResult } from "./bindings/ExecutionResult";
@@ -479,6 +483,8 @@ export const api = {
   /** Keeps the story's author's note ("" clears it); resolves to it as kept. Too long: `note_too_long`. */
   setStoryNote: (id: string, note: string) => call<string>("story_note_set", { id, note }),
   storyLanguage: (id: string) => call<StoryLanguage>("story_language", { id }),
+  storyTable: (id: string) => call<StoryTable>("story_table", { id }),
+  changeTable: (id: string, change: TableChange) => call<StoryTable>("story_table_change", { id, change }),
   /** Tells the story in the language a code or English name names; anything else: `language_unknown`. */
   setStoryLanguage: (id: string, language: string) =>
     call<StoryLanguage>("story_language_set", { id, language }),

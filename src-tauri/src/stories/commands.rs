@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use narratoria_app::chosen_paths::ChosenPaths;
 use narratoria_app::desktop::DesktopPaths;
 use narratoria_app::stories::{CardImport, LoreImport, LoreTarget, ScenarioList};
+use narratoria_app::table::{StoryTable, TableChange};
 use narratoria_app::{AppError, SessionView, StoryLanguage};
 use narratoria_core::scenario::CardRole;
 use serde::Serialize;
@@ -109,4 +110,23 @@ pub fn story_language_set(
     language: String,
 ) -> Result<StoryLanguage, AppError> {
     app.set_story_language(&id, &language)
+}
+
+/// The game master's table of a story's current branch: the scene, the
+/// threads, the people met and the facts kept (docs/game-master.md).
+#[tauri::command]
+pub fn story_table(app: State<'_, AppState>, id: String) -> Result<StoryTable, AppError> {
+    app.story_table(&id)
+}
+
+/// Closes, reopens, renames or adds a thread, or pins or unpins a fact, at
+/// a story's table; returns the table after it (`thread_not_found`,
+/// `table_text_invalid` refused, the story unchanged).
+#[tauri::command]
+pub fn story_table_change(
+    app: State<'_, AppState>,
+    id: String,
+    change: TableChange,
+) -> Result<StoryTable, AppError> {
+    app.change_table(&id, &change)
 }

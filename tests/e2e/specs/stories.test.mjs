@@ -1,6 +1,7 @@
 // Stories in a real window, with the rule-based planner: starting from a
 // built-in scenario, branches whose standings follow the turns played on
-// them, and importing character cards and lorebooks (a file that reads and
+// them, the game master's table beside the story, and importing character
+// cards and lorebooks (a file that reads and
 // a broken one of each) (docs/scenarios.md, docs/stories.md).
 
 import { after, before, describe, test } from "node:test";
@@ -11,6 +12,7 @@ import { shot, skillsSource } from "../harness.mjs";
 import { fixtures, openWithoutModel } from "../window.mjs";
 
 const reputationBuilt = existsSync(path.join(skillsSource, "reputation/scripts/update-reputation"));
+const gameMasterBuilt = existsSync(path.join(skillsSource, "game-master/scripts/direct-turn"));
 /** The Ashford scenario's factions (scenarios/ashford.json). */
 const ASHFORD = ["ashford-watch", "ferrymen", "temple-of-the-ford", "the-reeds"];
 
@@ -111,6 +113,48 @@ describe("Stories", { timeout: 240_000 }, () => {
     }, { timeout: 5_000 });
     await w.tab("play");
     assert.equal(await w.standing("temple-of-the-ford"), 5);
+  });
+
+  test("the table beside the story shows the scene, threads and people, and follows the branch", { skip: !gameMasterBuilt && "the game master's script is not built" }, async () => {
+    await startScenario("ashford");
+    const panel = await w.$("table-panel");
+    await panel.waitForExist({ timeout: 10_000 });
+    // The scenario's table: Mara Vell is with the player; its threads are open.
+    assert.match(await (await w.$("table-present")).getText(), /Mara Vell/);
+    assert.match(await (await w.$("thread-1")).getText(), /Who burned the bridge/);
+    assert.match(await (await w.$("table-people")).getText(), /Captain Oren Hask \(wary, not met yet\)/);
+    await w.playTurn("I look around the square");
+    // A fact pinned and a thread closed after turn 1 are kept with it.
+    await (await w.$("fact-new")).setValue("The ferry crosses at dusk.");
+    await (await w.$("fact-pin")).click();
+    await b.waitUntil(async () => /ferry crosses at dusk/.test(await (await w.$("table-facts")).getText()), {
+      timeout: 5_000,
+      timeoutMsg: "the pinned fact is not on the table",
+    });
+    await (await w.$("thread-toggle-2")).click();
+    await b.waitUntil(async () => (await (await w.$("thread-2")).getAttribute("data-closed")) === "true", {
+      timeout: 5_000,
+      timeoutMsg: "the thread did not close",
+    });
+    // Renamed after turn 2, then a branch from turn 1: the rename never happened there.
+    await w.playTurn("I ask Mara Vell who burned the bridge");
+    await (await w.$("thread-rename-1")).click();
+    const title = await w.$("thread-title-1");
+    await title.setValue("The bridge-burner");
+    await title.keys("Enter");
+    await b.waitUntil(async () => /The bridge-burner/.test(await (await w.$("thread-1")).getText()), {
+      timeout: 5_000,
+      timeoutMsg: "the thread was not renamed",
+    });
+    await shot(b, "table-panel");
+    await (await w.$("branch-here-1")).click();
+    await b.waitUntil(async () => (await w.turnCount()) === 1, { timeout: 10_000 });
+    await b.waitUntil(async () => /Who burned the bridge/.test(await (await w.$("thread-1")).getText()), {
+      timeout: 5_000,
+      timeoutMsg: "the branch from turn 1 kept a rename made after turn 2",
+    });
+    assert.equal(await (await w.$("thread-2")).getAttribute("data-closed"), "true");
+    assert.match(await (await w.$("table-facts")).getText(), /ferry crosses at dusk/);
   });
 
   test("a character card imports into a new story; a broken card is refused", async () => {

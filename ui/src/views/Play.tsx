@@ -5,7 +5,8 @@
 // runs, Stop (or Escape) stops it; otherwise each turn can be edited or
 // branched from, and the last one told again, played again or flipped
 // between its versions; undo and redo move along the branch. Above the
-// story, the author's note and the story's language (AuthorNote).
+// story, the author's note and the story's language (AuthorNote), and
+// the game master's table: scene, threads, people, facts (Table).
 
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
@@ -14,6 +15,7 @@ import { fromRecord, mechanicsOf, type AssetView, type DiceRoll, type TurnModel 
 import { openingOf } from "../stories";
 import { Prose } from "./Prose";
 import { Standings } from "./Standings";
+import { TablePanel } from "./Table";
 import { AuthorNote } from "./AuthorNote";
 import { LastTurnControls, TurnEditButtons, type TurnActions } from "./TurnControls";
 import { ACTION_CHARS } from "../bounds";
@@ -89,6 +91,7 @@ export function PlayView({
       </header>
       <Standings state={session?.state} />
       <AuthorNote session={session?.session.id ?? null} busy={busy} />
+      <div className="play-body">
       <div className="story" data-testid="story" aria-live="polite" aria-relevant="additions text">
         {opening && <Prose className="opening" text={opening} testId="opening" />}
         {past.length === 0 && !live && (
@@ -118,6 +121,8 @@ export function PlayView({
         ))}
         {live && !liveIsSaved && <TurnBlock turn={live} live />}
         <div ref={endRef} />
+      </div>
+      <TablePanel session={session} busy={busy} />
       </div>
       <form
         className="composer"
