@@ -28,6 +28,10 @@ const SKILLS: &[(&str, &[(&str, &str)])] = &[
             ("recall-memory", env!("CARGO_BIN_EXE_recall-memory")),
         ],
     ),
+    (
+        "game-master",
+        &[("direct-turn", env!("CARGO_BIN_EXE_direct-turn"))],
+    ),
 ];
 
 fn repo() -> PathBuf {
@@ -867,3 +871,70 @@ fn a_bad_envelope_is_reported_not_a_crash() {
         json!({"type": "done", "ok": false, "summary": lines[0]["message"]})
     );
 }
+
+/// A story's table as a scenario starts it: a thread, someone who wants
+/// something, tension 7.
+fn table_state() -> Value {
+    json!({"location": "Docking ring C", "gm": {
+        "tension": 7,
+        "scene": {"number": 1, "turns": 0, "where": "Docking ring C", "present": [], "goal": ""},
+        "threads": [{"title": "The countdown", "progress": 0, "steps": 4, "closed": false}],
+        "people": [{"name": "Dee Marchetti", "keys": ["pilot"], "wants": "to take the claim and leave",
+                    "attitude": "neutral", "met": false}],
+        "facts": []}})
+}
+
+#[test]
+fn the_game_master_directs_a_turn_from_its_check_and_replays_it_from_the_seed() {
+    let sandbox = Sandbox::new();
+    let plan = |seed: u64, question: &str| {
+        json!([
+            tool("roll", "dice-roller/roll-dice", json!({"formula": "1d20", "dc": 30, "seed": seed})),
+            {"toolId": "direct", "toolPath": "game-master/direct-turn",
+             "input": {"playerInput": question, "seed": seed}, "dependencies": ["roll"]}
+        ])
+    };
+    let first = sandbox.run(plan(11, "I ask the pilot to force the hatch"), Some(table_state()));
+    let again = sandbox.run(plan(11, "I ask the pilot to force the hatch"), Some(table_state()));
+    let direction = ok_output(&first, "direct");
+    assert_eq!(direction, ok_output(&again, "direct"), "the same seed and story direct alike");
+    assert_eq!(first["finalState"]["gm"], again["finalState"]["gm"]);
+    // A check at difficulty 30 fails: tension rises and a serious price is paid.
+    let outcome = ok_output(&first, "roll")["outcome"].as_str().unwrap().to_string();
+    assert!(outcome.ends_with("ailure"), "{outcome}");
+    assert!(direction["tension"].as_u64().unwrap() > 7, "{direction}");
+    let beats = direction["beats"].as_array().unwrap();
+    assert_eq!(beats[0]["kind"], "complication", "{direction}");
+    // The pilot the words named is met and present, in the state kept.
+    assert_eq!(direction["present"][0]["name"], "Dee Marchetti");
+    assert_eq!(first["finalState"]["gm"]["people"][0]["met"], true);
+    assert_eq!(direction["seed"], 11);
+
+    // The oracle's answer is kept in the state and given again.
+    let state = first["finalState"].clone();
+    let asked = |state: Value, seed: u64| {
+        let plan = json!([{"toolId": "direct", "toolPath": "game-master/direct-turn",
+                           "input": {"playerInput": "Is the hatch sealed?", "seed": seed}}]);
+        sandbox.run(plan, Some(state))
+    };
+    let answered = asked(state, 5);
+    let oracle = ok_output(&answered, "direct")["oracle"].clone();
+    assert_eq!(oracle["kept"], false);
+    let kept = answered["finalState"]["gm"]["facts"].as_array().unwrap().len();
+    assert_eq!(kept, 1);
+    let twice = asked(answered["finalState"].clone(), 6);
+    let again = ok_output(&twice, "direct")["oracle"].clone();
+    assert_eq!(again["kept"], true);
+    assert_eq!(again["answer"], oracle["answer"]);
+}
+
+#[test]
+fn a_table_that_does_not_read_is_refused_naming_it() {
+    let sandbox = Sandbox::new();
+    let plan = json!([{"toolId": "direct", "toolPath": "game-master/direct-turn",
+                       "input": {"playerInput": "I wait", "seed": 1}}]);
+    let res = sandbox.run(plan, Some(json!({"gm": {"tension": "high"}})));
+    let error = validation_error(&res, "direct");
+    assert!(error["message"].as_str().unwrap().contains("state.gm"), "{error}");
+}
+

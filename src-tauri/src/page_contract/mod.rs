@@ -13,7 +13,9 @@ mod wire;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sources::{declared_commands, defined_commands, page_calls, registered_commands};
+use sources::{
+    allowed_commands, declared_commands, defined_commands, page_calls, registered_commands,
+};
 
 #[test]
 fn every_command_is_defined_registered_and_declared_alike() {
@@ -27,6 +29,13 @@ fn every_command_is_defined_registered_and_declared_alike() {
     assert_eq!(
         registered, declared,
         "registered (left) and declared in build.rs (right)"
+    );
+    // A command the capability does not allow is refused in the window,
+    // however it is declared.
+    assert_eq!(
+        declared,
+        allowed_commands(),
+        "declared in build.rs (left) and allowed in capabilities/default.json (right)"
     );
 }
 

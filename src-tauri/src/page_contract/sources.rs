@@ -163,6 +163,20 @@ pub fn declared_commands() -> BTreeSet<String> {
         .collect()
 }
 
+/// The app's own commands the window's capability allows
+/// (`capabilities/default.json`: `allow-<command in kebab case>`).
+pub fn allowed_commands() -> BTreeSet<String> {
+    let text = read(&crate_dir().join("capabilities/default.json"));
+    let capability: serde_json::Value = serde_json::from_str(&text).expect("the capability is JSON");
+    capability["permissions"]
+        .as_array()
+        .expect("the capability's permissions")
+        .iter()
+        .filter_map(|p| p.as_str()?.strip_prefix("allow-"))
+        .map(|name| name.replace('-', "_"))
+        .collect()
+}
+
 /// Every `call<…>("command", { … })` in the page's sources.
 pub fn page_calls() -> Vec<PageCall> {
     let ui = crate_dir().join("../ui/src");
