@@ -894,13 +894,26 @@ fn the_game_master_directs_a_turn_from_its_check_and_replays_it_from_the_seed() 
              "input": {"playerInput": question, "seed": seed}, "dependencies": ["roll"]}
         ])
     };
-    let first = sandbox.run(plan(11, "I ask the pilot to force the hatch"), Some(table_state()));
-    let again = sandbox.run(plan(11, "I ask the pilot to force the hatch"), Some(table_state()));
+    let first = sandbox.run(
+        plan(11, "I ask the pilot to force the hatch"),
+        Some(table_state()),
+    );
+    let again = sandbox.run(
+        plan(11, "I ask the pilot to force the hatch"),
+        Some(table_state()),
+    );
     let direction = ok_output(&first, "direct");
-    assert_eq!(direction, ok_output(&again, "direct"), "the same seed and story direct alike");
+    assert_eq!(
+        direction,
+        ok_output(&again, "direct"),
+        "the same seed and story direct alike"
+    );
     assert_eq!(first["finalState"]["gm"], again["finalState"]["gm"]);
     // A check at difficulty 30 fails: tension rises and a serious price is paid.
-    let outcome = ok_output(&first, "roll")["outcome"].as_str().unwrap().to_string();
+    let outcome = ok_output(&first, "roll")["outcome"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(outcome.ends_with("ailure"), "{outcome}");
     assert!(direction["tension"].as_u64().unwrap() > 7, "{direction}");
     let beats = direction["beats"].as_array().unwrap();
@@ -920,7 +933,10 @@ fn the_game_master_directs_a_turn_from_its_check_and_replays_it_from_the_seed() 
     let answered = asked(state, 5);
     let oracle = ok_output(&answered, "direct")["oracle"].clone();
     assert_eq!(oracle["kept"], false);
-    let kept = answered["finalState"]["gm"]["facts"].as_array().unwrap().len();
+    let kept = answered["finalState"]["gm"]["facts"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(kept, 1);
     let twice = asked(answered["finalState"].clone(), 6);
     let again = ok_output(&twice, "direct")["oracle"].clone();
@@ -935,6 +951,8 @@ fn a_table_that_does_not_read_is_refused_naming_it() {
                        "input": {"playerInput": "I wait", "seed": 1}}]);
     let res = sandbox.run(plan, Some(json!({"gm": {"tension": "high"}})));
     let error = validation_error(&res, "direct");
-    assert!(error["message"].as_str().unwrap().contains("state.gm"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("state.gm"),
+        "{error}"
+    );
 }
-

@@ -167,7 +167,8 @@ pub fn declared_commands() -> BTreeSet<String> {
 /// (`capabilities/default.json`: `allow-<command in kebab case>`).
 pub fn allowed_commands() -> BTreeSet<String> {
     let text = read(&crate_dir().join("capabilities/default.json"));
-    let capability: serde_json::Value = serde_json::from_str(&text).expect("the capability is JSON");
+    let capability: serde_json::Value =
+        serde_json::from_str(&text).expect("the capability is JSON");
     capability["permissions"]
         .as_array()
         .expect("the capability's permissions")

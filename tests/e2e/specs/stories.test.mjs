@@ -141,7 +141,7 @@ describe("Stories", { timeout: 240_000 }, () => {
     await (await w.$("thread-rename-1")).click();
     const title = await w.$("thread-title-1");
     await title.setValue("The bridge-burner");
-    await title.keys("Enter");
+    await (await (await w.$("thread-1")).$("button=Save")).click();
     await b.waitUntil(async () => /The bridge-burner/.test(await (await w.$("thread-1")).getText()), {
       timeout: 5_000,
       timeoutMsg: "the thread was not renamed",

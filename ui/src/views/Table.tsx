@@ -137,7 +137,7 @@ export function TablePanel({ session, busy }: Props) {
         <ul data-testid="table-facts">
           {table.facts.map((f, i) => (
             <li key={i} data-pinned={f.pinned}>
-              {f.pinned && <span aria-label="pinned">📌 </span>}
+              {f.pinned && <span className="badge">pinned</span>}{" "}
               {f.text}{" "}
               {f.pinned && (
                 <button type="button" disabled={busy} onClick={() => change({ kind: "unpinFact", fact: i + 1 })}>
