@@ -26,7 +26,24 @@ const KEEP: [&str; 12] = [
 ];
 
 /// Subjects the rest of a question can be found after.
-const PRONOUNS: [&str; 8] = ["i", "we", "you", "he", "she", "it", "they", "there"];
+const PRONOUNS: [&str; 16] = [
+    "i",
+    "we",
+    "you",
+    "he",
+    "she",
+    "it",
+    "they",
+    "there",
+    "anyone",
+    "anybody",
+    "someone",
+    "somebody",
+    "everyone",
+    "everybody",
+    "nobody",
+    "anything",
+];
 
 /// Words after "is" that keep the question word as the subject ("what is
 /// in the room", "who is standing there").

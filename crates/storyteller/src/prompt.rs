@@ -262,8 +262,9 @@ fn opening_of(
         let lead = whole_lead(verdict, looked, done, wondered);
         let told: Vec<&str> = beats.iter().filter_map(Fact::beat_told).collect();
         let opening = format!("{lead} {}", told.join(" ")).trim().to_string();
-        // Second person from the first word all the same.
-        return match opening.is_empty() {
+        // Second person from the first word all the same — but a larger
+        // writer told nothing of the deed begins where it likes.
+        return match opening.is_empty() && !without_words {
             true => "You".into(),
             false => opening,
         };
@@ -286,6 +287,9 @@ fn opening_of(
                     None => format!("You {w}, and"),
                 },
                 (Some(w), None) => format!("You {w}, and"),
+                // A larger writer told nothing of the deed begins with what
+                // comes of it, in its own words.
+                (None, _) if without_words => String::new(),
                 (None, _) => "You".into(),
             },
         };
@@ -549,7 +553,23 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
     if let Some(a) = answer {
         decided.insert(0, a.to_string());
     }
-    let mut user = turn_message(facts, &decided);
+    let closing = match language.is_english() {
+        true => closing(&fresh, profile.class),
+        false => String::new(),
+    };
+    // What the rules tell after the writer's prose is not the writer's to
+    // tell: a small writer shown it told it first, and the closing said it
+    // again.
+    let shown: Vec<String> = decided
+        .iter()
+        .filter(|line| closing.is_empty() || !closing.contains(line.as_str()))
+        .cloned()
+        .collect();
+    let mut user = turn_message(facts, &shown);
+    // Nor may the prose repeat who is present, a line of the prompt.
+    if let Some(present) = present_line(facts.deps, language) {
+        decided.push(present);
+    }
     let verdict = first_verdict(facts.deps);
     let done = act(facts.action);
     let check = verdict.map(|v| {
@@ -577,10 +597,6 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         )
     } else {
         String::new()
-    };
-    let closing = match language.is_english() {
-        true => closing(&fresh, profile.class),
-        false => String::new(),
     };
     story.push('\n');
     story.push_str(&user);
@@ -642,8 +658,17 @@ fn system_message(
     }
     system.push_str(
         "- Tell exactly what the rules decided under \"What happened\": a failure stays a failure, a success a success. Never mention dice, numbers or game mechanics.\n\
-         - Say something new: do not repeat the action's words or earlier narration.\n\
-         - Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
+         - Say something new: do not repeat the action's words or earlier narration.\n",
+    );
+    if profile.class != WriterClass::Small {
+        // A larger writer restated the action first in a quarter of its
+        // turns (docs/stories.md, "Echo").
+        system.push_str(
+            "- Begin with what happens because of the action, never with the action itself: the player knows what they did.\n",
+        );
+    }
+    system.push_str(
+        "- Never decide what you do next. Write only the narrative: no title, no lists, no questions, no talk of players or games.\n",
     );
     if let Some(sc) = scenario {
         system.push_str(&format!("The story: {sc}\n"));

@@ -269,7 +269,7 @@ fn ask_the_oracle(
         };
         beats.push(Beat {
             kind: BeatKind::Oracle,
-            text: kept.text.clone(),
+            text: answered_in_words(&question, answer).0,
             who: None,
             thread: None,
             hint: None,
@@ -282,24 +282,7 @@ fn ask_the_oracle(
         });
     }
     let (answer, roll) = oracle::ask(config.oracle_likelihood, table.tension, rng);
-    // Told as the question wondered where the lexicon can turn it ("Whether
-    // the hatch is sealed: no."); kept with the question itself otherwise.
-    let (text, kept_text) = match wondered(&question)
-        .as_deref()
-        .and_then(|w| w.strip_prefix("wonder whether "))
-    {
-        Some(clause) => {
-            let t = format!("Whether {clause}: {}.", answer.in_words());
-            (t.clone(), t)
-        }
-        None => (
-            sentence_case(&format!("the answer is {}.", answer.in_words())),
-            format!(
-                "\u{201c}{question}\u{201d} {}.",
-                sentence_case(answer.in_words())
-            ),
-        ),
-    };
+    let (text, kept_text) = answered_in_words(&question, answer);
     table.keep(KeptFact {
         text: kept_text,
         question: Some(question.clone()),
@@ -319,6 +302,29 @@ fn ask_the_oracle(
         roll: Some(roll),
         kept: false,
     })
+}
+
+/// The oracle's `answer` to `question` in words: the beat the player is
+/// told and the fact the table keeps — told as the question wondered where
+/// the lexicon can turn it ("Whether the hatch is sealed: no."), else the
+/// answer alone to the player and the question with it in the table.
+fn answered_in_words(question: &str, answer: OracleAnswer) -> (String, String) {
+    match wondered(question)
+        .as_deref()
+        .and_then(|w| w.strip_prefix("wonder whether "))
+    {
+        Some(clause) => {
+            let t = format!("Whether {clause}: {}.", answer.in_words());
+            (t.clone(), t)
+        }
+        None => (
+            sentence_case(&format!("the answer is {}.", answer.in_words())),
+            format!(
+                "\u{201c}{question}\u{201d} {}.",
+                sentence_case(answer.in_words())
+            ),
+        ),
+    }
 }
 
 /// The check's consequences: tension, a complication or a thread moved,
