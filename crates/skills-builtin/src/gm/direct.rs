@@ -526,14 +526,15 @@ fn event(table: &mut Table, tables: &Tables, rng: &mut ChaCha8Rng) -> Option<Bea
     })
 }
 
-/// A thread's title inside a sentence: its article in lower case ("The
-/// countdown" → "the countdown").
+/// A thread's title inside a sentence: a name with an article, the
+/// article in lower case ("The countdown" → "the countdown"); any other
+/// title (a clause, "Where the marshal went") quoted.
 fn in_a_sentence(title: &str) -> String {
     match title.split_once(' ') {
         Some((first, rest)) if matches!(first, "The" | "A" | "An") => {
             format!("{} {rest}", first.to_lowercase())
         }
-        _ => title.to_string(),
+        _ => format!("\u{201c}{title}\u{201d}"),
     }
 }
 
@@ -733,6 +734,15 @@ mod tests {
             &GameMasterConfig::default(),
         );
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_thread_is_named_in_a_sentence_by_its_article_or_in_quotes() {
+        assert_eq!(in_a_sentence("The countdown"), "the countdown");
+        assert_eq!(
+            in_a_sentence("Where the marshal went"),
+            "\u{201c}Where the marshal went\u{201d}"
+        );
     }
 
     #[test]
