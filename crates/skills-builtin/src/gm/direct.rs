@@ -305,26 +305,23 @@ fn ask_the_oracle(
 }
 
 /// The oracle's `answer` to `question` in words: the beat the player is
-/// told and the fact the table keeps — told as the question wondered where
-/// the lexicon can turn it ("Whether the hatch is sealed: no."), else the
-/// answer alone to the player and the question with it in the table.
+/// told, the answer alone ("The answer is no." — the player has just asked,
+/// and a question told back gives their words back), and the fact the
+/// table keeps, which says what was asked: the question wondered where the
+/// lexicon can turn it ("Whether the hatch is sealed: no."), else quoted.
 fn answered_in_words(question: &str, answer: OracleAnswer) -> (String, String) {
-    match wondered(question)
+    let told = sentence_case(&format!("the answer is {}.", answer.in_words()));
+    let kept = match wondered(question)
         .as_deref()
         .and_then(|w| w.strip_prefix("wonder whether "))
     {
-        Some(clause) => {
-            let t = format!("Whether {clause}: {}.", answer.in_words());
-            (t.clone(), t)
-        }
-        None => (
-            sentence_case(&format!("the answer is {}.", answer.in_words())),
-            format!(
-                "\u{201c}{question}\u{201d} {}.",
-                sentence_case(answer.in_words())
-            ),
+        Some(clause) => format!("Whether {clause}: {}.", answer.in_words()),
+        None => format!(
+            "\u{201c}{question}\u{201d} {}.",
+            sentence_case(answer.in_words())
         ),
-    }
+    };
+    (told, kept)
 }
 
 /// The check's consequences: tension, a complication or a thread moved,
@@ -687,7 +684,8 @@ mod tests {
             &turn("Can I hear the countdown from here?", None, 5),
             &quiet(),
         );
-        assert!(wondered.beats[0]
+        assert!(wondered.beats[0].text.starts_with("The answer is "));
+        assert!(wondered.table.facts[0]
             .text
             .starts_with("Whether you can hear the countdown from here: "));
         for seed in 0..20 {
