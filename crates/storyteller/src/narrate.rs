@@ -117,8 +117,21 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         &mut *ctx.events,
         stdio.as_mut().map(|h| h as &mut dyn host::Host),
     );
-    // The fact asked for reaches the player whatever the writer wrote.
-    let narrative = prompt::with_answer(&answer.narrative, input.answer.as_deref());
+    // The fact asked for reaches the player whatever the writer wrote — by
+    // what the writer wrote: the game master's closing naming a thread
+    // ("…on “Dry Creek, 1878”") tells nothing of the answer.
+    let closing = prompt.closing.trim();
+    let body = match closing.is_empty() {
+        true => None,
+        false => answer.narrative.trim_end().strip_suffix(closing),
+    };
+    let narrative = match body {
+        Some(body) => format!(
+            "{} {closing}",
+            prompt::with_answer(body.trim_end(), input.answer.as_deref())
+        ),
+        None => prompt::with_answer(&answer.narrative, input.answer.as_deref()),
+    };
     Ok(outcome(&narrative, answer.provider, started))
 }
 
