@@ -24,3 +24,4 @@ mod settings;
 mod skill_stats;
 mod skills_cli;
 mod stories;
+mod table;

@@ -123,6 +123,8 @@ describe("Stories", { timeout: 240_000 }, () => {
     assert.match(await (await w.$("table-present")).getText(), /Mara Vell/);
     assert.match(await (await w.$("thread-1")).getText(), /Who burned the bridge/);
     assert.match(await (await w.$("table-people")).getText(), /Captain Oren Hask \(wary, not met yet\)/);
+    // The opening scene is after the story's first thread.
+    assert.match(await (await w.$("table-goal")).getText(), /After: Who burned the bridge/);
     await w.playTurn("I look around the square");
     // A fact pinned and a thread closed after turn 1 are kept with it.
     await (await w.$("fact-new")).setValue("The ferry crosses at dusk.");

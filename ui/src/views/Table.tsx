@@ -63,6 +63,7 @@ export function TablePanel({ session, busy }: Props) {
         <p>
           With you: <span data-testid="table-present">{present}</span>
         </p>
+        {table.scene.goal && <p data-testid="table-goal">After: {table.scene.goal}</p>}
         <p>
           Tension <meter min={1} max={9} value={table.tension} aria-label="Tension" /> {table.tension} of 9
         </p>

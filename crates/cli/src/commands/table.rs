@@ -100,11 +100,15 @@ fn scene(t: &StoryTable) -> Vec<String> {
         true => "no one".to_string(),
         false => t.scene.present.join(", "),
     };
-    vec![
+    let mut lines = vec![
         format!("Scene {}: {place}.", t.scene.number.max(1)),
         format!("With you: {with}."),
-        format!("Tension {} of 9.", t.tension),
-    ]
+    ];
+    if !t.scene.goal.trim().is_empty() {
+        lines.push(format!("After: {}.", t.scene.goal.trim()));
+    }
+    lines.push(format!("Tension {} of 9.", t.tension));
+    lines
 }
 
 fn threads(t: &StoryTable) -> Vec<String> {

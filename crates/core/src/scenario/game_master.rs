@@ -170,7 +170,8 @@ fn text(field: &str, value: &str, max: usize, required: bool) -> Result<(), Scen
 }
 
 /// The table a story of `scenario` starts with (`state.gm`): its tension,
-/// scene 1 at its location with the people it marks present, its threads
+/// scene 1 at its location with the people it marks present and its first
+/// thread as its goal, its threads
 /// (or, when it names none, one: its title), and its people with what they
 /// want and how they regard the player.
 pub fn initial_table(scenario: &Scenario) -> Value {
@@ -205,9 +206,11 @@ pub fn initial_table(scenario: &Scenario) -> Value {
         .filter(|p| p.present)
         .map(|p| p.name.trim())
         .collect();
+    // The first scene is after the story's first thread.
+    let goal = threads[0]["title"].clone();
     let mut table = json!({
         "tension": setup.tension.unwrap_or(START_TENSION),
-        "scene": {"number": 1, "turns": 0, "where": scenario.location.trim(), "present": present, "goal": ""},
+        "scene": {"number": 1, "turns": 0, "where": scenario.location.trim(), "present": present, "goal": goal},
         "threads": threads,
         "people": people,
         "facts": [],
@@ -277,6 +280,7 @@ mod tests {
         .unwrap();
         let t = initial_table(&s);
         assert_eq!(t["tension"], 7);
+        assert_eq!(t["scene"]["goal"], "The countdown", "the first thread");
         assert_eq!(t["genre"], "science-fiction");
         assert_eq!(
             t["threads"][1],

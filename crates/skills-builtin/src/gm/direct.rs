@@ -102,6 +102,29 @@ pub struct OracleRecord {
     pub kept: bool,
 }
 
+/// How the next scene begins, by the scene check: a d10 over the tension
+/// and it begins as expected; at or under it, an odd roll alters it and an
+/// even one interrupts it with an event (the shape of Mythic's scene check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SceneSetup {
+    Expected,
+    Altered,
+    Interrupted,
+}
+
+/// The scene a turn framed when it ended one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SceneFrame {
+    pub scene: u32,
+    /// What the player is after in it: the title of the open thread
+    /// nearest its end (empty when none is open).
+    pub goal: String,
+    pub roll: u8,
+    pub setup: SceneSetup,
+}
+
 /// The turn's direction: the beats, who is present, the rolls behind
 /// them, and the table after the turn (the state patch).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,6 +137,9 @@ pub struct Direction {
     pub event: EventRoll,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oracle: Option<OracleRecord>,
+    /// The next scene, when this turn ended one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<SceneFrame>,
     pub seed: u64,
     #[serde(skip)]
     pub table: Table,
@@ -152,19 +178,15 @@ pub fn direct(mut table: Table, turn: &TurnSeen, config: &GameMasterConfig) -> D
     }
     table.scene.turns += 1;
     let succeeded = turn.check.is_some_and(|(v, _)| v.succeeded());
-    if came_to_a_head || (table.scene.turns >= config.scene_length.max(1) && (fired || succeeded)) {
-        beats.push(Beat {
-            kind: BeatKind::SceneEnds,
-            text: "The scene draws to a close; what comes next begins elsewhere.".into(),
-            who: None,
-            thread: None,
-            hint: None,
-        });
-        table.scene.number += 1;
-        table.scene.turns = 0;
-        table.scene.present.clear();
-        table.scene.goal.clear();
-    }
+    let frame = match came_to_a_head
+        || (table.scene.turns >= config.scene_length.max(1) && (fired || succeeded))
+    {
+        true => Some(frame_next_scene(&mut table, &tables, &mut rng, &mut beats)),
+        false => {
+            pursue(&mut table, turn.input);
+            None
+        }
+    };
     let present = table
         .scene
         .present
@@ -188,8 +210,83 @@ pub fn direct(mut table: Table, turn: &TurnSeen, config: &GameMasterConfig) -> D
             fired,
         },
         oracle,
+        frame,
         seed: turn.seed,
         table,
+    }
+}
+
+/// What the player is after in the scene: the open thread the deed is
+/// about, else the goal kept while its thread is open, else the open
+/// thread nearest its end.
+fn pursue(table: &mut Table, input: &str) {
+    let kept = table
+        .open_threads()
+        .any(|(_, t)| !t.title.is_empty() && t.title == table.scene.goal);
+    let goal = match thread_about(table, input) {
+        Some(i) => Some(i),
+        None if kept => return,
+        None => pressing(table),
+    };
+    table.scene.goal = goal
+        .map(|i| table.threads[i].title.clone())
+        .unwrap_or_default();
+}
+
+/// The open thread nearest its end (the first of those equally near).
+fn pressing(table: &Table) -> Option<usize> {
+    table
+        .open_threads()
+        .max_by_key(|(i, t)| (t.progress * 100 / t.steps.max(1), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i)
+}
+
+/// Ends the scene and frames the next: no one present yet, the pressing
+/// thread its goal, and the scene check deciding how it begins (an
+/// interrupted scene opens with an event).
+fn frame_next_scene(
+    table: &mut Table,
+    tables: &Tables,
+    rng: &mut ChaCha8Rng,
+    beats: &mut Vec<Beat>,
+) -> SceneFrame {
+    table.scene.number += 1;
+    table.scene.turns = 0;
+    table.scene.present.clear();
+    table.scene.goal = pressing(table)
+        .map(|i| table.threads[i].title.clone())
+        .unwrap_or_default();
+    let roll: u8 = rng.random_range(1..=10);
+    let setup = match (roll <= table.tension, roll % 2 == 1) {
+        (false, _) => SceneSetup::Expected,
+        (true, true) => SceneSetup::Altered,
+        (true, false) => SceneSetup::Interrupted,
+    };
+    let text = match table.scene.goal.is_empty() {
+        true => "The scene draws to a close; what comes next begins elsewhere.".to_string(),
+        false => format!(
+            "The scene draws to a close; next, the story turns to {}.",
+            in_a_sentence(&table.scene.goal)
+        ),
+    };
+    beats.push(Beat {
+        kind: BeatKind::SceneEnds,
+        text,
+        who: None,
+        thread: (!table.scene.goal.is_empty()).then(|| table.scene.goal.clone()),
+        hint: (setup == SceneSetup::Altered)
+            .then(|| "The next scene does not begin as the player expects.".to_string()),
+    });
+    if setup == SceneSetup::Interrupted {
+        if let Some(beat) = event(table, tables, rng) {
+            beats.push(beat);
+        }
+    }
+    SceneFrame {
+        scene: table.scene.number,
+        goal: table.scene.goal.clone(),
+        roll,
+        setup,
     }
 }
 
@@ -636,8 +733,79 @@ mod tests {
         }
         assert!(t.threads[0].closed);
         assert_eq!(t.tension, 3);
-        // A thread that comes to a head ends the scene.
+        // A thread that comes to a head ends the scene; the next one is
+        // after the thread still open.
         assert_eq!(t.scene.number, 2);
+        assert_eq!(t.scene.goal, "The missing miners");
+    }
+
+    #[test]
+    fn the_scene_is_after_the_thread_the_deed_pursues_then_the_nearest_to_its_end() {
+        let d = direct(table(), &turn("I wait", None, 1), &quiet());
+        assert_eq!(d.table.scene.goal, "The countdown", "the first open thread");
+        let d = direct(
+            d.table,
+            &turn("I ask about the missing miners", None, 2),
+            &quiet(),
+        );
+        assert_eq!(d.table.scene.goal, "The missing miners");
+        let d = direct(d.table, &turn("I wait", None, 3), &quiet());
+        assert_eq!(d.table.scene.goal, "The missing miners", "kept while open");
+    }
+
+    #[test]
+    fn a_scene_that_ends_frames_the_next_by_the_scene_check() {
+        let config = GameMasterConfig {
+            scene_length: 1,
+            ..quiet()
+        };
+        let mut setups = std::collections::BTreeMap::new();
+        for seed in 0..200 {
+            let mut t = table();
+            t.tension = 5;
+            t.scene.present.push("Dee Marchetti".into());
+            t.threads[1].progress = 2;
+            let d = direct(
+                t,
+                &turn(
+                    "I search the hold",
+                    Some((Verdict::Success, Some(10))),
+                    seed,
+                ),
+                &config,
+            );
+            let frame = d.frame.clone().expect("the scene ended");
+            assert_eq!(frame.scene, 2);
+            assert_eq!(d.table.scene.number, 2);
+            // The thread nearest its end is the next scene's goal.
+            assert_eq!(frame.goal, d.table.scene.goal);
+            assert!(
+                ["The missing miners", "The countdown"].contains(&frame.goal.as_str()),
+                "{frame:?}"
+            );
+            let ends = d.beats.iter().position(|b| b.kind == BeatKind::SceneEnds);
+            let ends = ends.expect("a scene-ends beat");
+            assert!(
+                d.beats[ends].text.contains("the story turns to the"),
+                "{:?}",
+                d.beats
+            );
+            match frame.setup {
+                SceneSetup::Expected => assert!(frame.roll > 4, "{frame:?}"),
+                SceneSetup::Altered => {
+                    assert!(frame.roll <= 4 && frame.roll % 2 == 1);
+                    assert!(d.beats[ends].hint.is_some());
+                }
+                SceneSetup::Interrupted => {
+                    assert!(frame.roll <= 4 && frame.roll % 2 == 0);
+                    assert!(d.beats.len() > ends + 1, "an event opens it: {:?}", d.beats);
+                }
+            }
+            *setups.entry(format!("{:?}", frame.setup)).or_insert(0) += 1;
+        }
+        // Tension 4 after the success: four in ten scenes are not as expected.
+        assert_eq!(setups.len(), 3, "{setups:?}");
+        assert!((90..=150).contains(&setups["Expected"]), "{setups:?}");
     }
 
     #[test]
