@@ -105,12 +105,10 @@ pub fn no_plan(language: &Language, input: &str) -> String {
 
 /// FNV-1a: a stable hash (the standard library's is not stable across builds).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    h.write(bytes);
+    h.finish()
 }
 
 #[cfg(test)]
