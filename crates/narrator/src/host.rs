@@ -119,6 +119,7 @@ pub fn prose_request(
         stops: request.stop.clone(),
         echo_ngram: ECHO_NGRAM,
         avoid,
+        unechoed: request.avoid.clone(),
         json_schema: request.json_schema.as_ref().map(|s| s.to_string()),
         deadline,
         cancel,

@@ -15,6 +15,11 @@ use crate::planner::LlamaPlanner;
 use crate::prose::{Prose, ProseEvent, ProseJob, ProseSampling};
 use crate::worker::Work;
 
+/// No run of this many tokens of a request's `unechoed` texts (names and
+/// numbers aside) is written: four words of the player's may be said again,
+/// not five.
+pub const UNECHOED_NGRAM: usize = 5;
+
 /// Who says a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -46,6 +51,12 @@ pub struct ProseRequest {
     /// No run of this many tokens from `avoid` may be written (0 or 1: no guard).
     pub echo_ngram: usize,
     pub avoid: Vec<String>,
+    /// Texts the answer does not repeat [`UNECHOED_NGRAM`] tokens of in a
+    /// row, though the words of names and numbers (words that begin with a
+    /// capital or a digit) are never forbidden: the player's words, which the answer tells the
+    /// consequences of instead of saying them back (docs/narrator.md,
+    /// "Echoes").
+    pub unechoed: Vec<String>,
     /// A JSON schema the answer must follow, enforced by grammar.
     pub json_schema: Option<String>,
     pub deadline: Instant,
@@ -61,6 +72,7 @@ impl Default for ProseRequest {
             stops: Vec::new(),
             echo_ngram: 0,
             avoid: Vec::new(),
+            unechoed: Vec::new(),
             json_schema: None,
             deadline: Instant::now() + Duration::from_secs(60),
             cancel: Arc::new(AtomicBool::new(false)),
@@ -93,7 +105,9 @@ impl LlamaPlanner {
             max_tokens: request.max_tokens,
             sampling: request.sampling,
             stops: request.stops.clone(),
-            echo: EchoGuard::new(request.echo_ngram, &self.avoided_tokens(request)),
+            echo: EchoGuard::new(request.echo_ngram, &self.avoided_tokens(request)).and(
+                EchoGuard::sparing(UNECHOED_NGRAM, &self.unechoed_tokens(request)),
+            ),
             answer_start: answer_start.iter().map(|t| t.0).collect(),
             // The answer's given start is not to be said twice either.
             echo_words: WordEcho::new(
@@ -126,6 +140,36 @@ impl LlamaPlanner {
                     .into_iter()
                     .map(|t| t.0)
                     .collect()
+            })
+            .collect()
+    }
+
+    /// The texts the answer does not say back, as tokens, each with whether
+    /// it belongs to a name or a number. Tokenized word by word, as the
+    /// words come in running text (after a space, but the first).
+    fn unechoed_tokens(&self, request: &ProseRequest) -> Vec<(Vec<i32>, Vec<bool>)> {
+        let vocab = self.model.vocab();
+        request
+            .unechoed
+            .iter()
+            .map(|text| {
+                let (mut tokens, mut spared) = (Vec::new(), Vec::new());
+                for (i, word) in text.split_whitespace().enumerate() {
+                    let named = word
+                        .chars()
+                        .find(|c| c.is_alphanumeric())
+                        .is_some_and(|c| c.is_uppercase() || c.is_numeric());
+                    let spelled = if i == 0 {
+                        word.to_string()
+                    } else {
+                        format!(" {word}")
+                    };
+                    for t in vocab.tokenize(spelled.as_bytes(), false, false) {
+                        tokens.push(t.0);
+                        spared.push(named);
+                    }
+                }
+                (tokens, spared)
             })
             .collect()
     }

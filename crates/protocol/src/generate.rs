@@ -57,6 +57,11 @@ pub struct GenerateRequest {
     /// A JSON Schema the output must match (enforced by grammar).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_schema: Option<Value>,
+    /// Texts the output is not to say back (the player's words, for a
+    /// narration): the host keeps it from copying runs of them, runs of
+    /// names and numbers aside (docs/protocol.md, "Host generation").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub avoid: Vec<String>,
     /// Whether the host sends `delta` replies while it writes.
     #[serde(default)]
     pub stream: bool,

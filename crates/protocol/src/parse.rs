@@ -105,6 +105,7 @@ pub fn parse_event(obj: &Map<String, Value>) -> Result<Event, Violation> {
             temperature: f.number("temperature", false)?,
             stop: f.strings("stop", false)?.unwrap_or_default(),
             json_schema: f.object("jsonSchema", false)?.map(Value::Object),
+            avoid: f.strings("avoid", false)?.unwrap_or_default(),
             stream: f.boolean("stream", false)?.unwrap_or(false),
         }),
         other => return Err(Violation::UnknownType(other.to_string())),

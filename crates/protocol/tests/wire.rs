@@ -172,7 +172,25 @@ fn events() -> Vec<(&'static str, Event)> {
                 temperature: Some(0.8),
                 stop: vec!["\n\n".into()],
                 json_schema: Some(json!({"type": "object"})),
+                avoid: Vec::new(),
                 stream: true,
+            }),
+        ),
+        (
+            // A narration that is not to say the player's words back.
+            "event-generate-avoid",
+            Event::Generate(GenerateRequest {
+                id: "narrate".into(),
+                messages: vec![Message {
+                    role: Role::User,
+                    content: "Action: I pick the lock on the back door.".into(),
+                }],
+                max_tokens: 120,
+                temperature: None,
+                stop: Vec::new(),
+                json_schema: None,
+                avoid: vec!["I pick the lock on the back door.".into()],
+                stream: false,
             }),
         ),
     ]

@@ -34,6 +34,7 @@ fn request() -> GenerateRequest {
         temperature: Some(0.7),
         stop: vec!["\n\n".into()],
         json_schema: None,
+        avoid: Vec::new(),
         stream: true,
     }
 }
@@ -106,6 +107,7 @@ fn a_json_schema_is_sent_as_response_format() {
     let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
     let request = GenerateRequest {
         json_schema: Some(schema.clone()),
+        avoid: Vec::new(),
         ..request()
     };
     let (result, _) = write(&writer, &request, &Arc::default(), Duration::from_secs(10));

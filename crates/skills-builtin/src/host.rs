@@ -79,6 +79,7 @@ mod tests {
             temperature: None,
             stop: vec![],
             json_schema: None,
+            avoid: Vec::new(),
             stream: true,
         }
     }

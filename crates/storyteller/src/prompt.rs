@@ -89,6 +89,10 @@ pub struct Prompt {
     /// What the rules tell after the writer's prose (the game master's
     /// beats, for a small writer: [`closing`]).
     pub closing: String,
+    /// The player's words this turn: the writer tells what they bring
+    /// about, and is kept from saying them back (the host generation's
+    /// `avoid`, docs/storyteller.md, "The player's words").
+    pub action: String,
 }
 
 impl Prompt {
@@ -614,6 +618,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         check,
         decided,
         closing,
+        action: facts.action.trim().to_string(),
     }
 }
 

@@ -578,7 +578,7 @@ fn event(table: &mut Table, tables: &Tables, rng: &mut ChaCha8Rng) -> Option<Bea
         let p = &mut table.people[i];
         let wants = p.wants.trim().trim_end_matches('.').to_string();
         let text = if table.scene.present.contains(&p.name) {
-            format!("{} acts on what they want: {wants}.", p.name)
+            format!("{} makes a move, wanting {wants}.", p.name)
         } else {
             format!("{} turns up, wanting {wants}.", p.name)
         };

@@ -95,6 +95,11 @@ pub fn generate(
             LABELS.iter().skip(1).map(|l| l.to_string()).collect()
         },
         json_schema: None,
+        avoid: [&prompt.action]
+            .into_iter()
+            .filter(|a| !a.trim().is_empty())
+            .cloned()
+            .collect(),
         stream: true,
     };
     on_piece(&prompt.opening);
