@@ -78,6 +78,29 @@ fn the_echo_guard_keeps_the_players_words_out() {
 }
 
 #[test]
+fn the_players_words_are_not_said_back_but_their_names_are() {
+    let words = "I follow Captain Edmund Thorne down to the frozen hold below the deck";
+    let w: Vec<&str> = words.split(' ').collect();
+    let mut named = 0;
+    for seed in 0..4 {
+        let mut r = request(&format!("Repeat exactly: {words}"));
+        r.sampling.seed = seed;
+        r.unechoed = vec![words.into()];
+        let prose = planner().write(&r, &mut |_| {}).unwrap();
+        // No five of the words in a row, but where the fifth is a name's.
+        for run in w.windows(5) {
+            let last = run[4].chars().next().unwrap();
+            if last.is_lowercase() {
+                let run = run.join(" ");
+                assert!(!prose.text.contains(&run), "{run:?} echoed in {:?}", prose.text);
+            }
+        }
+        named += usize::from(prose.text.contains("Edmund Thorne"));
+    }
+    assert!(named > 0, "the name was never written");
+}
+
+#[test]
 fn a_repeated_prompt_is_served_from_the_cache() {
     // Other tests write between these two calls, but they share the system
     // message, so at least that much of the prompt is kept.
