@@ -92,7 +92,11 @@ fn the_players_words_are_not_said_back_but_their_names_are() {
             let last = run[4].chars().next().unwrap();
             if last.is_lowercase() {
                 let run = run.join(" ");
-                assert!(!prose.text.contains(&run), "{run:?} echoed in {:?}", prose.text);
+                assert!(
+                    !prose.text.contains(&run),
+                    "{run:?} echoed in {:?}",
+                    prose.text
+                );
             }
         }
         named += usize::from(prose.text.contains("Edmund Thorne"));

@@ -172,7 +172,7 @@ pub fn direct(mut table: Table, turn: &TurnSeen, config: &GameMasterConfig) -> D
     let roll: u32 = rng.random_range(1..=100);
     let fired = roll <= chance;
     if fired {
-        if let Some(beat) = event(&mut table, &tables, &mut rng) {
+        if let Some(beat) = event(&mut table, &tables, &[], &mut rng) {
             beats.push(beat);
         }
     }
@@ -278,7 +278,9 @@ fn frame_next_scene(
             .then(|| "The next scene does not begin as the player expects.".to_string()),
     });
     if setup == SceneSetup::Interrupted {
-        if let Some(beat) = event(table, tables, rng) {
+        // Someone who already acted this turn does not open the next scene too.
+        let acted: Vec<String> = beats.iter().filter_map(|b| b.who.clone()).collect();
+        if let Some(beat) = event(table, tables, &acted, rng) {
             beats.push(beat);
         }
     }
@@ -548,15 +550,20 @@ fn thread_about(table: &Table, input: &str) -> Option<usize> {
 }
 
 /// A random event: someone acting on what they want (four in ten, when
-/// anyone wants something), a thread moving without the player (a quarter,
+/// anyone but those who `acted` this turn wants something), a thread moving without the player (a quarter,
 /// when one is open), else an event with a focus and a meaning.
-fn event(table: &mut Table, tables: &Tables, rng: &mut ChaCha8Rng) -> Option<Beat> {
+fn event(
+    table: &mut Table,
+    tables: &Tables,
+    acted: &[String],
+    rng: &mut ChaCha8Rng,
+) -> Option<Beat> {
     let d: u32 = rng.random_range(1..=100);
     let wanting: Vec<usize> = table
         .people
         .iter()
         .enumerate()
-        .filter(|(_, p)| !p.wants.trim().is_empty())
+        .filter(|(_, p)| !p.wants.trim().is_empty() && !acted.contains(&p.name))
         .map(|(i, _)| i)
         .collect();
     if d <= 40 && !wanting.is_empty() {
@@ -755,9 +762,11 @@ mod tests {
 
     #[test]
     fn a_scene_that_ends_frames_the_next_by_the_scene_check() {
+        // Events as often as they come, to meet the interruption's.
         let config = GameMasterConfig {
             scene_length: 1,
-            ..quiet()
+            event_chance: 11,
+            ..GameMasterConfig::default()
         };
         let mut setups = std::collections::BTreeMap::new();
         for seed in 0..200 {
@@ -801,6 +810,10 @@ mod tests {
                     assert!(d.beats.len() > ends + 1, "an event opens it: {:?}", d.beats);
                 }
             }
+            let who: Vec<&String> = d.beats.iter().filter_map(|b| b.who.as_ref()).collect();
+            let mut once = who.clone();
+            once.dedup();
+            assert_eq!(who, once, "no one acts twice in a turn: {:?}", d.beats);
             *setups.entry(format!("{:?}", frame.setup)).or_insert(0) += 1;
         }
         // Tension 4 after the success: four in ten scenes are not as expected.
