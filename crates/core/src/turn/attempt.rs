@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::narration_step::{narration_step, recorded, shape, Telling};
+use super::narration_step::{narration_step, plan_limit, recorded, shape, Telling};
 use super::replan::{NextPlan, NoPlan};
 use super::{deadline, memory, Progress, Ready, Stopped, Turn, TurnEvent};
 use crate::executor::{execute, ExecEvent, ExecutorOptions};
@@ -220,6 +220,7 @@ impl Turn<'_> {
     /// Runs plan `attempt` under span `parent`, forwarding its live events.
     async fn execute(&self, plan: &Plan, attempt: u32, parent: &str) -> ExecutionResult {
         let mut exec = self.opts.exec.clone();
+        exec.plan_timeout = plan_limit(plan, &self.catalog, exec.plan_timeout);
         exec.trace = Some(SpanParent {
             trace: self.trace.clone(),
             span_id: parent.to_string(),

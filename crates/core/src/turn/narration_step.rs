@@ -165,6 +165,30 @@ pub fn narration_step<'a>(plan: &'a Plan, catalog: &Catalog) -> Option<&'a ToolI
     plan.tools.iter().find(|t| is_narration_tool(catalog, t))
 }
 
+/// What the rules' tools before the narration are allowed on top of the
+/// narration's own limit ([`plan_limit`]).
+pub const MECHANICS_ALLOWANCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The time `plan` is given: `limit`, or, when its narration step's skill
+/// allows that step longer, the narration's own limit plus
+/// [`MECHANICS_ALLOWANCE`]. The plan's limit never cuts the telling of the
+/// turn shorter than its storyteller allows: a larger writer on a slow or
+/// busy machine tells its turn late rather than not at all
+/// (docs/stories.md, "A larger writer's time").
+pub fn plan_limit(
+    plan: &Plan,
+    catalog: &Catalog,
+    limit: std::time::Duration,
+) -> std::time::Duration {
+    let narration = narration_step(plan, catalog)
+        .and_then(|step| catalog.resolve(&step.tool_path, &[]).ok())
+        .map(|(skill, script)| skill.timeout(script));
+    match narration {
+        Some(own) => limit.max(own + MECHANICS_ALLOWANCE),
+        None => limit,
+    }
+}
+
 /// Gives `plan` the turn's shape. Promises: every host step the planner
 /// wrote (narration, direction) is taken out (dependencies on it dropped);
 /// when the game master can direct, its step is appended, optional,
@@ -361,6 +385,32 @@ mod tests {
 
     fn skill(root: &Path, name: &str, script: &str) {
         crate::test_support::script_skill(root, name, script, "", "");
+    }
+
+    #[test]
+    fn a_plan_is_given_the_time_its_narration_is_allowed() {
+        use std::time::Duration;
+        let dir = tempfile::tempdir().unwrap();
+        skill(dir.path(), "dice-roller", "roll-dice");
+        crate::test_support::script_skill(
+            dir.path(),
+            STORYTELLER,
+            NARRATE,
+            r#","timeoutSeconds":120"#,
+            "",
+        );
+        let c = crate::skills::discover(&[dir.path().to_path_buf()]).unwrap();
+        let minute = Duration::from_secs(60);
+        let mut plan = Plan::new(vec![tool("roll", "dice-roller/roll-dice", &[])]);
+        assert_eq!(plan_limit(&plan, &c, minute), minute, "no narration");
+        shape(&mut plan, &c, &TELLING);
+        assert_eq!(plan_limit(&plan, &c, minute), Duration::from_secs(140));
+        // A longer limit than the narration's stays.
+        let hour = Duration::from_secs(3600);
+        assert_eq!(plan_limit(&plan, &c, hour), hour);
+        // A storyteller of the default 30 s: the minute stands.
+        let (_d, short) = catalog(true);
+        assert_eq!(plan_limit(&plan, &short, minute), minute);
     }
 
     fn catalog(with_storyteller: bool) -> (tempfile::TempDir, Catalog) {
