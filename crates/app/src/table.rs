@@ -6,6 +6,7 @@
 //! and branches with the story.
 
 use narratoria_core::error::ErrorCode;
+use narratoria_core::protocol::table::Table;
 use narratoria_core::sync;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -81,17 +82,62 @@ pub enum TableChange {
 }
 
 impl StoryTable {
-    /// The table in `state` (`gm`): the default when the story has none;
-    /// `state_invalid` when it does not read.
+    /// The table in `state` (`gm`, read as `narratoria_protocol::table`):
+    /// empty (tension 0) when the story has none; `state_invalid` when it
+    /// does not read.
     pub fn of_state(state: &Map<String, Value>) -> Result<StoryTable, AppError> {
         match state.get("gm") {
             None | Some(Value::Null) => Ok(StoryTable::default()),
-            Some(gm) => serde_json::from_value(gm.clone()).map_err(|e| {
-                AppError::new(
-                    ErrorCode::StateInvalid,
-                    format!("the game master's table does not read: {e}"),
-                )
-            }),
+            Some(gm) => serde_json::from_value::<Table>(gm.clone())
+                .map(|t| StoryTable::from(&t))
+                .map_err(|e| {
+                    AppError::new(
+                        ErrorCode::StateInvalid,
+                        format!("the game master's table does not read: {e}"),
+                    )
+                }),
+        }
+    }
+}
+
+impl From<&Table> for StoryTable {
+    fn from(t: &Table) -> StoryTable {
+        StoryTable {
+            tension: t.tension,
+            scene: SceneShown {
+                number: t.scene.number,
+                place: t.scene.place.clone(),
+                present: t.scene.present.clone(),
+                goal: t.scene.goal.clone(),
+            },
+            threads: t
+                .threads
+                .iter()
+                .map(|th| ThreadShown {
+                    title: th.title.clone(),
+                    progress: th.progress,
+                    steps: th.steps,
+                    closed: th.closed,
+                })
+                .collect(),
+            people: t
+                .people
+                .iter()
+                .map(|p| PersonShown {
+                    name: p.name.clone(),
+                    wants: p.wants.clone(),
+                    attitude: p.attitude.in_words().to_string(),
+                    met: p.met,
+                })
+                .collect(),
+            facts: t
+                .facts
+                .iter()
+                .map(|f| FactShown {
+                    text: f.text.clone(),
+                    pinned: f.pinned,
+                })
+                .collect(),
         }
     }
 }

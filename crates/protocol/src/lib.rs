@@ -20,6 +20,7 @@ pub mod parse;
 pub mod schema;
 pub mod story;
 pub mod stream;
+pub mod table;
 pub mod version;
 pub mod violation;
 pub mod writer;

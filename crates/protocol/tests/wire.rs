@@ -251,3 +251,57 @@ fn replies_the_host_writes() {
         assert_eq!(HostMessage::parse(&line).unwrap(), message, "{name}");
     }
 }
+
+/// The game master's table in a story's state (`state.gm`): written by the
+/// game master's script, started by a scenario, read by the window and the
+/// terminal, and exported with every turn.
+#[test]
+fn the_game_masters_table() {
+    use narratoria_protocol::table::{
+        Attitude, Complications, KeptFact, Scene, Someone, Table, Tables, Thread,
+    };
+    let table = Table {
+        tension: 6,
+        scene: Scene {
+            number: 2,
+            turns: 1,
+            place: "Docking ring C".into(),
+            present: vec!["Dee Marchetti".into()],
+            goal: "The countdown".into(),
+        },
+        threads: vec![Thread {
+            title: "The countdown".into(),
+            progress: 1,
+            steps: 4,
+            closed: false,
+        }],
+        people: vec![Someone {
+            name: "Dee Marchetti".into(),
+            keys: vec!["pilot".into()],
+            wants: "to take the claim and leave".into(),
+            attitude: Attitude::Friendly,
+            met: true,
+        }],
+        facts: vec![KeptFact {
+            text: "Whether the hatch is sealed: no.".into(),
+            question: Some("Is the hatch sealed?".into()),
+            answer: Some("no".into()),
+            pinned: false,
+        }],
+        genre: Some("science-fiction".into()),
+        tables: Some(Tables {
+            complications: Complications {
+                minor: vec!["A system logs what you did.".into()],
+                serious: Vec::new(),
+            },
+            events: vec!["The lights flicker and die".into()],
+            ..Tables::default()
+        }),
+    };
+    let line = pinned("state-gm", &table);
+    let back: Table = serde_json::from_str(&line).unwrap();
+    assert_eq!(back, table);
+    // A table a scenario wrote in part reads, the rest from the defaults.
+    let partial: Table = serde_json::from_value(json!({"tension": 7})).unwrap();
+    assert_eq!(partial.scene, Scene::default());
+}

@@ -1,19 +1,19 @@
 //! What a scenario tells the game master (docs/game-master.md, "In a
 //! scenario"): its threads, its starting tension, its genre and its own
 //! event and consequence tables; and the table a story starts with, built
-//! from them and from the scenario's people. The table's wire format is
-//! the game master skill's (`state.gm`); this is the engine's side of it.
+//! from them and from the scenario's people. The table's wire form is
+//! `narratoria_protocol::table`, which the game master's script reads.
 
+use narratoria_protocol::table::{
+    Attitude, Scene, Someone, Table, Tables, Thread, ATTITUDES, GENRES, START_TENSION, TENSION,
+};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::limits::{MAX_NAMED, NAME_CHARS, TEXT_CHARS};
 use super::model::{Person, Scenario};
 use super::ScenarioError;
 
-/// The tension a story starts at, and its scale (the game master's).
-pub const START_TENSION: u8 = 5;
-pub const TENSION: std::ops::RangeInclusive<u8> = 1..=9;
 /// The most steps a thread may take to come to a head.
 pub const MAX_STEPS: u32 = 20;
 /// The steps a thread takes when its scenario does not say.
@@ -44,49 +44,8 @@ pub struct GameMasterSetup {
     pub genre: Option<String>,
     /// The scenario's own tables; each list given replaces the genre's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables: Option<EventTables>,
+    pub tables: Option<Tables>,
 }
-
-/// A scenario's own event and consequence tables.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EventTables {
-    #[serde(default, skip_serializing_if = "Complications::is_empty")]
-    pub complications: Complications,
-    /// A thread moving without the player; `{thread}` is its title.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pressures: Vec<String>,
-    /// What a random event is about.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<String>,
-    /// A random event's meaning: an action and a subject.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actions: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subjects: Vec<String>,
-}
-
-/// What a failed check may cost.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Complications {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub minor: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub serious: Vec<String>,
-}
-
-impl Complications {
-    fn is_empty(&self) -> bool {
-        self.minor.is_empty() && self.serious.is_empty()
-    }
-}
-
-/// The genres whose tables the game master ships.
-pub const GENRES: [&str; 5] = ["any", "mystery", "science-fiction", "western", "fantasy"];
-
-/// How someone may regard the player.
-pub const ATTITUDES: [&str; 5] = ["hostile", "wary", "neutral", "friendly", "loyal"];
 
 /// Refuses a scenario's game-master part the game master could not use:
 /// blank or long thread titles, steps or tension off their scale, an
@@ -176,52 +135,62 @@ fn text(field: &str, value: &str, max: usize, required: bool) -> Result<(), Scen
 /// want and how they regard the player.
 pub fn initial_table(scenario: &Scenario) -> Value {
     let setup = scenario.game_master.clone().unwrap_or_default();
-    let threads: Vec<Value> = match scenario.threads.is_empty() {
-        true => vec![json!({"title": scenario.title.trim(), "steps": DEFAULT_STEPS + 2})],
+    let threads: Vec<Thread> = match scenario.threads.is_empty() {
+        true => vec![Thread {
+            title: scenario.title.trim().to_string(),
+            steps: DEFAULT_STEPS + 2,
+            ..Thread::default()
+        }],
         false => scenario
             .threads
             .iter()
-            .map(|t| json!({"title": t.title.trim(), "steps": t.steps.unwrap_or(DEFAULT_STEPS)}))
+            .map(|t| Thread {
+                title: t.title.trim().to_string(),
+                steps: t.steps.unwrap_or(DEFAULT_STEPS),
+                ..Thread::default()
+            })
             .collect(),
     };
-    let people: Vec<Value> = scenario
+    let people: Vec<Someone> = scenario
         .people
         .iter()
-        .map(|p| {
-            let mut v = json!({
-                "name": p.name.trim(),
-                "wants": wants_of(p),
-                "attitude": p.attitude.as_deref().unwrap_or("neutral"),
-                "met": p.present,
-            });
-            if !p.keys.is_empty() {
-                v["keys"] = json!(p.keys);
-            }
-            v
+        .map(|p| Someone {
+            name: p.name.trim().to_string(),
+            keys: p.keys.clone(),
+            wants: wants_of(p),
+            attitude: attitude_of(p.attitude.as_deref()),
+            met: p.present,
         })
         .collect();
-    let present: Vec<&str> = scenario
-        .people
+    let present = people
         .iter()
-        .filter(|p| p.present)
-        .map(|p| p.name.trim())
+        .filter(|p| p.met)
+        .map(|p| p.name.clone())
         .collect();
-    // The first scene is after the story's first thread.
-    let goal = threads[0]["title"].clone();
-    let mut table = json!({
-        "tension": setup.tension.unwrap_or(START_TENSION),
-        "scene": {"number": 1, "turns": 0, "where": scenario.location.trim(), "present": present, "goal": goal},
-        "threads": threads,
-        "people": people,
-        "facts": [],
-    });
-    if let Some(genre) = setup.genre {
-        table["genre"] = json!(genre);
-    }
-    if let Some(tables) = setup.tables {
-        table["tables"] = json!(tables);
-    }
-    table
+    let table = Table {
+        tension: setup.tension.unwrap_or(START_TENSION),
+        scene: Scene {
+            number: 1,
+            turns: 0,
+            place: scenario.location.trim().to_string(),
+            present,
+            // The first scene is after the story's first thread.
+            goal: threads[0].title.clone(),
+        },
+        threads,
+        people,
+        facts: Vec::new(),
+        genre: setup.genre,
+        tables: setup.tables,
+    };
+    serde_json::to_value(table).expect("a table serialises")
+}
+
+/// The attitude a scenario names ([`check`] refused any other word);
+/// neutral when it names none.
+fn attitude_of(word: Option<&str>) -> Attitude {
+    word.and_then(|w| serde_json::from_value(Value::String(w.to_string())).ok())
+        .unwrap_or(Attitude::Neutral)
 }
 
 /// What `person` wants: as the scenario says, else read from a sentence of
@@ -243,6 +212,7 @@ fn wants_of(person: &Person) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn scenario(extra: Value) -> Result<Scenario, ScenarioError> {
         let mut v = json!({
@@ -284,7 +254,7 @@ mod tests {
         assert_eq!(t["genre"], "science-fiction");
         assert_eq!(
             t["threads"][1],
-            json!({"title": "Who is aboard", "steps": DEFAULT_STEPS})
+            json!({"title": "Who is aboard", "progress": 0, "steps": DEFAULT_STEPS, "closed": false})
         );
         assert_eq!(t["tables"]["events"], json!(["The lights flicker"]));
     }

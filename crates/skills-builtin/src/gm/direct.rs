@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::config::GameMasterConfig;
 use super::oracle::{self, OracleAnswer};
-use super::table::{KeptFact, Table};
-use super::tables::Tables;
+use super::tables::shipped;
+use narratoria_protocol::table::{KeptFact, Table, Tables};
 
 /// What the game master sees of a turn.
 #[derive(Debug, Clone, Copy)]
@@ -154,8 +154,8 @@ pub struct Direction {
 /// on a d100 at or under tension × the event chance.
 pub fn direct(mut table: Table, turn: &TurnSeen, config: &GameMasterConfig) -> Direction {
     let mut rng = ChaCha8Rng::seed_from_u64(turn.seed);
-    let tables = Tables::of_genre(table.genre.as_deref().unwrap_or(&config.genre))
-        .overlaid(table.tables.as_ref());
+    let tables =
+        shipped(table.genre.as_deref().unwrap_or(&config.genre)).overlaid(table.tables.as_ref());
     let mut beats = Vec::new();
     start_scene(&mut table, turn.location);
     let named = meet_the_named(&mut table, turn.input);
@@ -642,7 +642,7 @@ fn in_a_sentence(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gm::table::{Attitude, Someone, Thread};
+    use narratoria_protocol::table::{Attitude, Someone, Thread};
 
     fn table() -> Table {
         Table {
@@ -694,7 +694,7 @@ mod tests {
         assert_eq!(d.tension, 6);
         assert_eq!(d.beats.len(), 1, "{:?}", d.beats);
         assert_eq!(d.beats[0].kind, BeatKind::Complication);
-        assert!(Tables::of_genre("any")
+        assert!(shipped("any")
             .complications
             .minor
             .contains(&d.beats[0].text));
@@ -712,7 +712,7 @@ mod tests {
             &quiet(),
         );
         assert_eq!(d.tension, 7);
-        assert!(Tables::of_genre("any")
+        assert!(shipped("any")
             .complications
             .serious
             .contains(&d.beats[0].text));
@@ -806,7 +806,7 @@ mod tests {
                     assert!(d.beats[ends].hint.is_some());
                 }
                 SceneSetup::Interrupted => {
-                    assert!(frame.roll <= 4 && frame.roll % 2 == 0);
+                    assert!(frame.roll <= 4 && frame.roll.is_multiple_of(2));
                     assert!(d.beats.len() > ends + 1, "an event opens it: {:?}", d.beats);
                 }
             }

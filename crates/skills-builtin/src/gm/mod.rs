@@ -1,6 +1,6 @@
 //! The game master: what the world does each turn, decided in code and
 //! only then told (docs/game-master.md). Its state is the story's table
-//! ([`Table`]: tension, the scene, the threads, the people and the facts
+//! ([`Table`], whose wire form is `narratoria_protocol::table`: tension, the scene, the threads, the people and the facts
 //! it settled), kept in the session state under `gm`, so it rewinds and
 //! branches with the story; its choices come from a seed the host gives,
 //! so a turn's direction replays identically.
@@ -8,11 +8,10 @@
 pub mod config;
 pub mod direct;
 pub mod oracle;
-pub mod table;
 pub mod tables;
 
 pub use config::GameMasterConfig;
 pub use direct::{direct, Beat, BeatKind, Direction, TurnSeen};
+pub use narratoria_protocol::table::{Attitude, KeptFact, Scene, Someone, Table, Tables, Thread};
 pub use oracle::{Likelihood, OracleAnswer};
-pub use table::{Attitude, KeptFact, Scene, Someone, Table, Thread};
-pub use tables::Tables;
+pub use tables::shipped;

@@ -1,13 +1,13 @@
-//! The story's table as the game master keeps it in the session state
-//! (`gm`): tension, the scene, the open threads, the people met and what
-//! they want, and the facts it settled. Every field has a default, so a
-//! story saved before the game master, or a table a scenario wrote in
-//! part, reads.
+//! The game master's table as it is kept in a story's state (`state.gm`):
+//! tension, the scene, the open threads, the people met and what they want,
+//! the facts it settled, and the event and consequence tables a story may
+//! bring (docs/game-master.md, "The table"). One definition for the game
+//! master's script that writes it, the scenario that starts it and the
+//! window and terminal that show it. Every field has a default, so a story
+//! saved before the game master, or a table a scenario wrote in part, reads.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use super::tables::Tables;
 
 /// The lowest and highest tension (the chaos factor of solo role-play).
 pub const TENSION: std::ops::RangeInclusive<u8> = 1..=9;
@@ -223,6 +223,70 @@ impl Table {
         self
     }
 }
+/// What a failed check may cost, by how badly it went.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Complications {
+    /// After a failure: a price, a door closing, someone noticing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub minor: Vec<String>,
+    /// After a disaster or a failure at high stakes; still in proportion
+    /// (a wound, a loss, an enemy alerted — never the story's end).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub serious: Vec<String>,
+}
+
+/// One genre's tables (every list may be empty in a scenario's own).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Tables {
+    #[serde(skip_serializing_if = "Complications::is_empty")]
+    pub complications: Complications,
+    /// A thread moving without the player: `{thread}` is its title.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pressures: Vec<String>,
+    /// What a random event is about (its focus).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<String>,
+    /// A random event's meaning: an action and a subject.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
+}
+
+impl Complications {
+    /// Whether it lists nothing.
+    pub fn is_empty(&self) -> bool {
+        self.minor.is_empty() && self.serious.is_empty()
+    }
+}
+
+impl Tables {
+    /// These tables with `own`'s non-empty lists in place of theirs.
+    pub fn overlaid(mut self, own: Option<&Tables>) -> Tables {
+        let Some(own) = own else { return self };
+        let take = |mine: &mut Vec<String>, theirs: &Vec<String>| {
+            if !theirs.is_empty() {
+                mine.clone_from(theirs);
+            }
+        };
+        take(&mut self.complications.minor, &own.complications.minor);
+        take(&mut self.complications.serious, &own.complications.serious);
+        take(&mut self.pressures, &own.pressures);
+        take(&mut self.events, &own.events);
+        take(&mut self.actions, &own.actions);
+        take(&mut self.subjects, &own.subjects);
+        self
+    }
+}
+
+/// The genres whose tables the built-in game master ships
+/// (`skills/game-master/tables/<genre>.json`); `any` for a story of none.
+pub const GENRES: [&str; 5] = ["any", "mystery", "science-fiction", "western", "fantasy"];
+
+/// How someone may regard the player, coldest first.
+pub const ATTITUDES: [&str; 5] = ["hostile", "wary", "neutral", "friendly", "loyal"];
 
 #[cfg(test)]
 mod tests {
@@ -246,6 +310,34 @@ mod tests {
         assert_eq!(t.tension, 9);
         t.tense(-20);
         assert_eq!(t.tension, 1);
+    }
+
+    #[test]
+    fn a_story_s_own_lists_replace_others_part_by_part() {
+        let mine = Tables {
+            events: vec!["The lights flicker".into()],
+            actions: vec!["a".into()],
+            ..Tables::default()
+        };
+        let own = Tables {
+            events: vec!["The tide turns".into()],
+            ..Tables::default()
+        };
+        let t = mine.overlaid(Some(&own));
+        assert_eq!(t.events, vec!["The tide turns".to_string()]);
+        assert_eq!(t.actions, vec!["a".to_string()]);
+    }
+
+    #[test]
+    fn every_attitude_has_its_word() {
+        use Attitude::*;
+        let words: Vec<&str> = [Hostile, Wary, Neutral, Friendly, Loyal]
+            .iter()
+            .map(|a| a.in_words())
+            .collect();
+        assert_eq!(words, ATTITUDES);
+        assert_eq!(Hostile.colder(), Hostile);
+        assert_eq!(Loyal.warmer(), Loyal);
     }
 
     #[test]
