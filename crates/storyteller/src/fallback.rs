@@ -164,9 +164,18 @@ pub fn run(
 
 /// `answer` with the rules' closing after it (the game master's beats a
 /// small writer is not trusted to tell: [`crate::prompt::closing`]), when
-/// the writer went on from the rules' opening; streamed like the rest.
+/// the writer went on from the rules' opening; streamed like the rest. A
+/// beat the writer already told, word for word, is not told twice.
 fn closed(mut answer: Answer, closing: &str, opened: bool, sink: &mut dyn Sink) -> Answer {
-    let closing = closing.trim();
+    let untold: Vec<&str> = narratoria_lexicon::sentences_of(closing)
+        .into_iter()
+        .map(str::trim)
+        .filter(|beat| {
+            let words = narratoria_lexicon::words::words_of(beat).len();
+            words > 0 && narratoria_lexicon::words::shared_run(beat, &answer.narrative) < words
+        })
+        .collect();
+    let closing = untold.join(" ");
     if opened && !closing.is_empty() {
         let piece = format!(" {closing}");
         sink.delta(&piece);
@@ -586,6 +595,32 @@ mod tests {
         fn log(&mut self, level: LogLevel, m: &str) {
             self.events.push(format!("log:{level:?}:{m}"));
         }
+    }
+
+    #[test]
+    fn a_beat_the_writer_told_is_not_closed_with_again() {
+        let told = |narrative: &str| Answer {
+            narrative: narrative.into(),
+            provider: "host",
+        };
+        let closing = "Word of it will be all over town by supper. The weather turns.";
+        let mut sink = Recorder::default();
+        let a = closed(
+            told("You try, but it does not work, and the weather turns."),
+            closing,
+            true,
+            &mut sink,
+        );
+        assert_eq!(
+            a.narrative,
+            "You try, but it does not work, and the weather turns. Word of it will be all over town by supper."
+        );
+        assert_eq!(
+            sink.events,
+            vec!["delta: Word of it will be all over town by supper."]
+        );
+        let a = closed(told("You wait."), closing, true, &mut sink);
+        assert_eq!(a.narrative, format!("You wait. {closing}"));
     }
 
     fn job(prompt: &Prompt) -> Job<'_> {
