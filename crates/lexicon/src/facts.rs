@@ -184,9 +184,21 @@ impl Fact {
             Fact::Present { people } => {
                 let who: Vec<String> = people
                     .iter()
-                    .map(|(name, attitude)| format!("{name} ({attitude})"))
+                    .map(|(name, attitude)| match attitude.as_str() {
+                        // Neutral is what saying nothing says.
+                        "" | "neutral" => name.clone(),
+                        _ => lines
+                            .present_person
+                            .replace("{name}", name)
+                            .replace("{attitude}", attitude),
+                    })
                     .collect();
-                lines.present.replace("{people}", &who.join(", "))
+                // A phrase with a comma in it sets people apart with semicolons.
+                let apart = match who.iter().any(|w| w.contains(',')) {
+                    true => "; ",
+                    false => ", ",
+                };
+                lines.present.replace("{people}", &who.join(apart))
             }
             Fact::Unavailable => lines.unavailable.clone(),
         }
@@ -357,12 +369,13 @@ mod tests {
         let out = json!({"beats": [
             {"kind": "complication", "text": "Someone hears the noise."},
             {"kind": "event", "text": "   "}
-        ], "present": [{"name": "Dee Marchetti", "attitude": "friendly"}, {"name": ""}]});
+        ], "present": [{"name": "Dee Marchetti", "attitude": "friendly"}, {"name": ""},
+                       {"name": "Augie", "attitude": "neutral"}]});
         let facts = facts_of(&out);
         assert_eq!(facts.len(), 2, "{facts:?}");
         assert_eq!(
             facts[0].in_words(),
-            "With you here: Dee Marchetti (friendly)."
+            "With you here: Dee Marchetti, who is friendly towards you; Augie."
         );
         assert_eq!(facts[1].in_words(), "Someone hears the noise.");
         assert_eq!(facts_of(&json!({"beats": []})), vec![]);

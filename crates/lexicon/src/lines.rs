@@ -38,9 +38,12 @@ pub struct Lines {
     /// The first memory, told to the player (`{memory}`).
     pub you_remember: String,
     pub unavailable: String,
-    /// Who is in the scene with the player: `{people}`, each "Name
-    /// (attitude)".
+    /// Who is in the scene with the player: `{people}`, each by name, and
+    /// by [`Lines::present_person`] when they are not neutral.
     pub present: String,
+    /// Someone present and how they regard the player (`{name}`,
+    /// `{attitude}`): a phrase, not a label a writer copies.
+    pub present_person: String,
     /// The player's action in their own words (`{input}`), quoted: what a
     /// turn told without a model says when nothing else tells it in a
     /// language whose grammar the template does not turn to "you".

@@ -765,7 +765,8 @@ fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<
 }
 
 /// Who is in the scene with the player and how each regards them, as the
-/// game master said ("With you here: Dee Marchetti (friendly)."), in the
+/// game master said ("With you here: Dee Marchetti, who is friendly towards
+/// you."), in the
 /// story's language.
 fn present_line(deps: &Map<String, Value>, language: &Language) -> Option<String> {
     deps.values()
@@ -1004,7 +1005,8 @@ mod tests {
         };
         let p = build(&facts, asked(Style::Vivid, &small()));
         assert!(
-            p.user.contains("With you here: Dee Marchetti (wary).\n"),
+            p.user
+                .contains("With you here: Dee Marchetti, who is wary towards you.\n"),
             "{}",
             p.user
         );
