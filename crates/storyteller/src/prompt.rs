@@ -553,7 +553,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         Some(_) => without_recalls(&fresh),
         None => fresh,
     };
-    let mut decided = decided(&fresh, facts.action, language);
+    let mut decided = decided(&fresh, facts.action, language, profile.class);
     if let Some(a) = answer {
         decided.insert(0, a.to_string());
     }
@@ -735,7 +735,15 @@ fn ask_to_narrate(user: &mut String, facts: &Facts) {
 /// `language` (English where it has no lines). A check the planner gave no
 /// reason is told as the player's `action` ("Force the door open: it
 /// fails."): a bare "it fails." left the model nothing to tell.
-fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<String> {
+/// A small writer is not told the game master's beats meant for the writer
+/// alone (a thread moved, a scene ending): told "the story turns to the
+/// countdown", the 0.5B writer wrote "The countdown ends".
+fn decided(
+    deps: &Map<String, Value>,
+    action: &str,
+    language: &Language,
+    class: WriterClass,
+) -> Vec<String> {
     let words = Lines::of(language);
     // Only English words are turned to a deed; another language's stay the player's.
     let deed = match language.is_english() {
@@ -751,6 +759,10 @@ fn decided(deps: &Map<String, Value>, action: &str, language: &Language) -> Vec<
         for mut fact in facts_of(output) {
             // Who is present is told apart ([`present_line`]).
             if matches!(fact, Fact::Roll { .. } | Fact::Present { .. }) {
+                continue;
+            }
+            let for_the_writer = matches!(fact, Fact::Beat { .. }) && fact.beat_told().is_none();
+            if for_the_writer && class == WriterClass::Small {
                 continue;
             }
             if let Fact::Check { reason, .. } = &mut fact {
@@ -1016,6 +1028,14 @@ mod tests {
             "{}",
             p.user
         );
+        // The beats meant for the writer alone are a larger writer's.
+        assert!(
+            !p.user.contains("- You are a step closer on the thread"),
+            "{}",
+            p.user
+        );
+        let medium = WriterProfile::local(Some(1_800_000_000), 4096, AnswerLength::Medium);
+        let p = build(&facts, asked(Style::Vivid, &medium));
         assert!(
             p.user.contains("- You are a step closer on the thread"),
             "{}",
@@ -1140,12 +1160,22 @@ mod tests {
                                    "outcome": "failure", "margin": -6}});
         let deps = deps.as_object().unwrap();
         assert_eq!(
-            decided(deps, "I force the rusted door open.", &Language::english()),
+            decided(
+                deps,
+                "I force the rusted door open.",
+                &Language::english(),
+                WriterClass::Small
+            ),
             ["Force the rusted door open: it fails."]
         );
         // A question gives no action to name: the outcome alone.
         assert_eq!(
-            decided(deps, "Can I open it?", &Language::english()),
+            decided(
+                deps,
+                "Can I open it?",
+                &Language::english(),
+                WriterClass::Small
+            ),
             ["It fails."]
         );
     }
