@@ -27,6 +27,10 @@ pub fn contract_schemas() -> Vec<(&'static str, Value)> {
             "protocol-generated.schema.json",
             schema::<HostMessage>(SchemaSettings::draft2020_12().for_serialize()),
         ),
+        (
+            "state-gm.schema.json",
+            schema::<crate::table::Table>(SchemaSettings::draft2020_12().for_serialize()),
+        ),
     ]
 }
 

@@ -6,6 +6,7 @@
 //! window and terminal that show it. Every field has a default, so a story
 //! saved before the game master, or a table a scenario wrote in part, reads.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ pub const PEOPLE_KEPT: usize = 64;
 pub const THREADS_KEPT: usize = 32;
 
 /// The game master's table (docs/game-master.md, "The table").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Table {
     /// 1 (calm) to 9 (everything is going wrong): rises after failures,
@@ -55,7 +56,7 @@ impl Default for Table {
 }
 
 /// The scene being played.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Scene {
     /// 1 for the story's first scene.
@@ -72,7 +73,7 @@ pub struct Scene {
 }
 
 /// A thread of the story: a mystery, a debt, a promise, a danger.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Thread {
     pub title: String,
@@ -95,7 +96,7 @@ impl Default for Thread {
 }
 
 /// Someone in the story besides the player.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Someone {
     pub name: String,
@@ -123,7 +124,9 @@ impl Default for Someone {
 }
 
 /// How someone regards the player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Attitude {
     Hostile,
@@ -167,7 +170,7 @@ impl Attitude {
 
 /// A fact the table keeps: one the oracle settled (with the question it
 /// answered) or one the player pinned.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct KeptFact {
     /// The fact in a sentence ("Whether the hatch is sealed: no.").
@@ -224,7 +227,7 @@ impl Table {
     }
 }
 /// What a failed check may cost, by how badly it went.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Complications {
     /// After a failure: a price, a door closing, someone noticing.
@@ -237,7 +240,7 @@ pub struct Complications {
 }
 
 /// One genre's tables (every list may be empty in a scenario's own).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Tables {
     #[serde(skip_serializing_if = "Complications::is_empty")]

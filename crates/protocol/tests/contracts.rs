@@ -46,6 +46,7 @@ fn snapshots_match_the_contract_schemas() {
         ("envelope-", "protocol-envelope.schema.json"),
         ("event-", "protocol-event.schema.json"),
         ("generated-", "protocol-generated.schema.json"),
+        ("state-gm", "state-gm.schema.json"),
     ] {
         let validator = validator(file);
         for entry in std::fs::read_dir(&snapshots).unwrap() {
