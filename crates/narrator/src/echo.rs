@@ -18,21 +18,7 @@ impl EchoGuard {
     /// A guard forbidding every run of `n` tokens found in `sources`. `n < 2`
     /// (or no sources) forbids nothing.
     pub fn new(n: usize, sources: &[Vec<i32>]) -> EchoGuard {
-        let mut next: HashMap<Vec<i32>, HashSet<i32>> = HashMap::new();
-        if n >= 2 {
-            for source in sources {
-                for run in source.windows(n) {
-                    next.entry(run[..n - 1].to_vec())
-                        .or_default()
-                        .insert(run[n - 1]);
-                }
-            }
-        }
-        EchoGuard {
-            n,
-            next,
-            others: Vec::new(),
-        }
+        EchoGuard::of_runs(n, sources.iter().map(|s| (s.as_slice(), &[][..])))
     }
 
     /// A guard forbidding every run of `n` tokens of `sources` but those
@@ -40,6 +26,12 @@ impl EchoGuard {
     /// is spared): the words of a name or a number are never forbidden, so a
     /// name is never misspelt to get round the guard.
     pub fn sparing(n: usize, sources: &[(Vec<i32>, Vec<bool>)]) -> EchoGuard {
+        EchoGuard::of_runs(n, sources.iter().map(|(t, s)| (t.as_slice(), s.as_slice())))
+    }
+
+    /// The guard over each source's runs of `n` tokens, but those whose last
+    /// token is marked spared (a source's marks may be fewer than its tokens).
+    fn of_runs<'a>(n: usize, sources: impl Iterator<Item = (&'a [i32], &'a [bool])>) -> EchoGuard {
         let mut next: HashMap<Vec<i32>, HashSet<i32>> = HashMap::new();
         if n >= 2 {
             for (tokens, spared) in sources {
