@@ -22,18 +22,11 @@ fn teller() -> StoryDir {
 /// once it ended well.
 fn play(story: &StoryDir, input: &str) -> String {
     let (db, root) = (r(&story.db), r(&story.root));
-    let out = with_stdin(
+    stdout_of(
         &["play", "--new", "--session", db, "--skills", root],
         story.home(),
-        input.as_bytes(),
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
+        input,
+    )
 }
 
 #[test]

@@ -62,6 +62,18 @@ pub fn with_stdin(args: &[&str], home: &Path, input: &[u8]) -> std::process::Out
     child.wait_with_output().unwrap()
 }
 
+/// [`with_stdin`] that must succeed: its stdout (the failure shows both).
+pub fn stdout_of(args: &[&str], home: &Path, input: &str) -> String {
+    let out = with_stdin(args, home, input.as_bytes());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// A run of the binary that takes longer than this is killed and fails the
 /// test, so a hang fails instead of blocking CI.
 pub const WALL_CLOCK_LIMIT: Duration = Duration::from_secs(60);

@@ -41,14 +41,7 @@ fn play(home: &Path, db: &Path, root: &Path, first: Option<&str>, input: &str) -
     if let Some(scenario) = first {
         args.extend(["--new", "--scenario", scenario]);
     }
-    let out = with_stdin(&args, home, input.as_bytes());
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    stdout_of(&args, home, input)
 }
 
 fn sessions(args: &[&str], db: &Path, home: &Path) -> Run {
