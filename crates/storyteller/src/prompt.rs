@@ -5,7 +5,7 @@
 use narratoria_lexicon::checked::checked_whole;
 use narratoria_lexicon::{
     act, checked, clip_after, echoes, ends_a_sentence, facts_of, sentence_case, sentence_ends,
-    wondered, Fact, Verdict,
+    sentences_of, wondered, Fact, Verdict,
 };
 use narratoria_protocol::Role;
 use serde::Deserialize;
@@ -23,6 +23,11 @@ use narratoria_lexicon::vocabulary::own_words;
 /// and of the session state put into a prompt (a small local model reads
 /// ≈ 300 tokens a second, so a short prompt is a fast first word).
 const CONTEXT_CHARS: usize = 1200;
+/// A small writer's scene: where the story is and the first of its lore.
+/// The scene comes after the story so far, so every turn reads it again,
+/// and a small writer made little of more than this: the rules tell a
+/// question's answer themselves (docs/stories.md, "A small writer's scene").
+const SMALL_CONTEXT_CHARS: usize = 240;
 const SCENARIO_CHARS: usize = 800;
 /// A larger writer reads the whole scenario (its limit in skill.json).
 const LARGE_SCENARIO_CHARS: usize = 4000;
@@ -569,7 +574,7 @@ pub fn build(facts: &Facts, asked: Asked) -> Prompt {
         .filter(|line| closing.is_empty() || !closing.contains(line.as_str()))
         .cloned()
         .collect();
-    let mut user = turn_message(facts, &shown);
+    let mut user = turn_message(facts, &shown, profile.class);
     // Nor may the prose repeat who is present, a line of the prompt.
     if let Some(present) = present_line(facts.deps, language) {
         decided.push(present);
@@ -687,8 +692,9 @@ fn system_message(
 }
 
 /// The user message's account of the turn: the action, what was
-/// `decided`, what to keep in mind and the story's state.
-fn turn_message(facts: &Facts, decided: &[String]) -> String {
+/// `decided`, what to keep in mind (whole sentences within what a writer of
+/// `class` reads) and the story's state not told already.
+fn turn_message(facts: &Facts, decided: &[String], class: WriterClass) -> String {
     let mut user = format!("Action: {}\n", one_line(facts.action, 2000));
     if !decided.is_empty() {
         user.push_str("What happened:\n");
@@ -699,10 +705,15 @@ fn turn_message(facts: &Facts, decided: &[String]) -> String {
     if let Some(present) = present_line(facts.deps, facts.language) {
         user.push_str(&format!("{present}\n"));
     }
-    if let Some(c) = facts.context.map(str::trim).filter(|c| !c.is_empty()) {
-        user.push_str(&format!("Keep in mind: {}\n", one_line(c, CONTEXT_CHARS)));
+    let context = facts.context.map(str::trim).filter(|c| !c.is_empty());
+    if let Some(c) = context {
+        let most = match class {
+            WriterClass::Small => SMALL_CONTEXT_CHARS,
+            _ => CONTEXT_CHARS,
+        };
+        user.push_str(&format!("Keep in mind: {}\n", whole_sentences(c, most)));
     }
-    if let Some(state) = state_line(facts.state) {
+    if let Some(state) = state_line(facts.state, context.unwrap_or_default()) {
         user.push_str(&format!("Story state: {state}\n"));
     }
     user
@@ -788,8 +799,10 @@ fn present_line(deps: &Map<String, Value>, language: &Language) -> Option<String
 }
 
 /// The state the prose may need beyond what the prompt already says: the
-/// scenario, its lore, people and factions are told elsewhere (or not needed).
-fn state_line(state: &Value) -> Option<String> {
+/// scenario, its lore, people and factions are told elsewhere (or not
+/// needed), and a value the `context` already holds word for word (where
+/// the story is, told as "Now at") is not told twice.
+fn state_line(state: &Value, context: &str) -> Option<String> {
     // The game master's table is told as its beats and who is present.
     const TOLD_ELSEWHERE: [&str; 6] =
         ["scenario", "lore", "factions", "player", "reputation", "gm"];
@@ -798,11 +811,40 @@ fn state_line(state: &Value) -> Option<String> {
             let rest: Map<String, Value> = m
                 .iter()
                 .filter(|(k, _)| !TOLD_ELSEWHERE.contains(&k.as_str()))
+                .filter(|(_, v)| !v.as_str().is_some_and(|t| told_in(t, context)))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             (!rest.is_empty()).then(|| compact(&Value::Object(rest), STATE_CHARS))
         }
         _ => None,
+    }
+}
+
+/// Whether `context` holds `text` (blank text is not "held"), white space
+/// aside.
+fn told_in(text: &str, context: &str) -> bool {
+    let spaced = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = spaced(text);
+    !text.is_empty() && spaced(context).contains(&text)
+}
+
+/// `text` on one line, as many of its whole sentences as `max` characters
+/// hold; its start clipped when even the first does not fit.
+fn whole_sentences(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        return line;
+    }
+    let mut kept = String::new();
+    for sentence in sentences_of(&line) {
+        if kept.chars().count() + sentence.chars().count() > max {
+            break;
+        }
+        kept.push_str(sentence);
+    }
+    match kept.trim() {
+        "" => clip_after(&line, max),
+        whole => whole.to_string(),
     }
 }
 
@@ -1254,6 +1296,60 @@ mod tests {
             assert!(p.story.contains(told), "{}", p.story);
         }
         assert!(!p.story.contains("person"), "{}", p.story);
+    }
+
+    /// The scene comes after the story so far, so each turn reads it again:
+    /// a small writer is given its first whole sentences, a larger writer
+    /// all of it, and where the story is is not told twice.
+    #[test]
+    fn a_small_writer_reads_the_scene_s_first_sentences_and_nothing_twice() {
+        let scene = "Now at: The Drowned Lantern, a tavern by the ford. Lore: Mara Vell keeps \
+                     the Drowned Lantern. She knows every debt in Ashford because half of them \
+                     are owed to her. The bridge burned from the middle outward, where no torch \
+                     could reach from either bank; whoever did it came by boat.";
+        let state =
+            json!({"location": "The Drowned Lantern,  a tavern by the ford", "hour": "dusk"});
+        let deps = Map::new();
+        let english = Language::english();
+        let facts = Facts {
+            action: "I look around",
+            context: Some(scene),
+            scenario: None,
+            author_note: None,
+            language: &english,
+            recent: &[],
+            deps: &deps,
+            state: &state,
+            answer: None,
+        };
+        let small_user = build(&facts, asked(Style::Terse, &small())).user;
+        assert!(
+            small_user.contains(
+                "Keep in mind: Now at: The Drowned Lantern, a tavern by the ford. Lore: Mara Vell \
+                 keeps the Drowned Lantern. She knows every debt in Ashford because half of \
+                 them are owed to her.\n"
+            ),
+            "{small_user}"
+        );
+        assert!(!small_user.contains("bridge"), "{small_user}");
+        let large = WriterProfile::local(Some(7_000_000_000), 8192, AnswerLength::Medium);
+        let large_user = build(&facts, asked(Style::Terse, &large)).user;
+        assert!(large_user.contains("came by boat."), "{large_user}");
+        for user in [&small_user, &large_user] {
+            assert!(user.contains("Story state: {\"hour\":\"dusk\"}"), "{user}");
+            assert_eq!(user.matches("a tavern by the ford").count(), 1, "{user}");
+        }
+    }
+
+    #[test]
+    fn a_scene_whose_first_sentence_is_too_long_is_clipped() {
+        let long = format!("Now at: {}.", "a long road ".repeat(40));
+        let told = whole_sentences(&long, SMALL_CONTEXT_CHARS);
+        assert!(
+            told.ends_with('…') && told.chars().count() <= SMALL_CONTEXT_CHARS + 1,
+            "{told}"
+        );
+        assert_eq!(whole_sentences("A. B.", SMALL_CONTEXT_CHARS), "A. B.");
     }
 
     #[test]
