@@ -467,19 +467,17 @@ fn accept(
                 }
             }
         }
-        if let Event::Generate(request) = &event {
-            match serving {
-                Some(s) => s.request(request.clone())?,
-                None => {
-                    return Err(Violation::BadField {
-                        event: "generate".into(),
-                        field: "type".into(),
-                        problem:
-                            "is only allowed for skills that declare the \"generate\" capability"
-                                .into(),
-                    })
-                }
-            }
+        let only_with_generate = |event: &str| Violation::BadField {
+            event: event.into(),
+            field: "type".into(),
+            problem: "is only allowed for skills that declare the \"generate\" capability".into(),
+        };
+        match (&event, serving) {
+            (Event::Generate(request), Some(s)) => s.request(request.clone())?,
+            (Event::Cancel { id }, Some(s)) => s.cancel(id),
+            (Event::Generate(_), None) => return Err(only_with_generate("generate")),
+            (Event::Cancel { .. }, None) => return Err(only_with_generate("cancel")),
+            _ => {}
         }
         on_event(&raw);
         events.push((event, raw));

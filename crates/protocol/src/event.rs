@@ -40,6 +40,12 @@ pub enum Event {
     /// A request for text from the host's model (`narratoria/1.1`; only a
     /// skill that declares the `generate` capability may send it).
     Generate(GenerateRequest),
+    /// Stops the `generate` request `id` if it is still being written: its
+    /// reply ends with what was written so far (`finishReason:
+    /// "cancelled"`). An addition to `narratoria/1.1` (docs/protocol.md,
+    /// "Host generation"): a script that has the answer it needs, or has
+    /// turned one down, need not wait for the rest.
+    Cancel { id: String },
 }
 
 /// Severity of a `log` event.

@@ -108,6 +108,9 @@ pub fn parse_event(obj: &Map<String, Value>) -> Result<Event, Violation> {
             avoid: f.strings("avoid", false)?.unwrap_or_default(),
             stream: f.boolean("stream", false)?.unwrap_or(false),
         }),
+        "cancel" => Event::Cancel {
+            id: f.string("id", true)?.unwrap_or_default(),
+        },
         other => return Err(Violation::UnknownType(other.to_string())),
     })
 }

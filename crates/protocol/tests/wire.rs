@@ -193,6 +193,13 @@ fn events() -> Vec<(&'static str, Event)> {
                 stream: false,
             }),
         ),
+        (
+            // The script has what it needs: the rest is not written.
+            "event-cancel",
+            Event::Cancel {
+                id: "narrate".into(),
+            },
+        ),
     ]
 }
 

@@ -3,6 +3,7 @@
 //! `generated` replies in on stdin.
 
 use std::io::{BufRead, Write};
+use std::ops::ControlFlow;
 
 use narratoria_protocol::{
     Completion, Event, GenerateRequest, GenerationError, HostMessage, HostModel, Reply,
@@ -40,7 +41,26 @@ pub fn ask<W: Write>(
     request: &GenerateRequest,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<Completion, AskError> {
+    ask_while(events, replies, request, &mut |delta| {
+        on_delta(delta);
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`ask`], passing pieces on only while `on_delta` asks for more: when it
+/// breaks off (the answer it needed had come, or it turned the answer
+/// down), the request is cancelled (a `cancel` event, docs/protocol.md
+/// "Host generation") and its end awaited, so the next request may follow
+/// at once. Promises the completion (`finishReason: "cancelled"` when it
+/// was cut short), or the reason there is none.
+pub fn ask_while<W: Write>(
+    events: &mut Events<W>,
+    replies: &mut dyn BufRead,
+    request: &GenerateRequest,
+    on_delta: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> Result<Completion, AskError> {
     events.event(&Event::Generate(request.clone()));
+    let mut reading = true;
     let mut line = String::new();
     loop {
         line.clear();
@@ -56,7 +76,15 @@ pub fn ask<W: Write>(
             continue;
         }
         match generated.reply {
-            Reply::Delta { delta } => on_delta(&delta),
+            Reply::Delta { delta } if reading => {
+                if on_delta(&delta).is_break() {
+                    reading = false;
+                    events.event(&Event::Cancel {
+                        id: request.id.clone(),
+                    });
+                }
+            }
+            Reply::Delta { .. } => {}
             Reply::Done(completion) => return Ok(completion),
             Reply::Failed { error } => return Err(AskError::Failed(error)),
         }
@@ -138,5 +166,38 @@ mod tests {
             &mut |_| {},
         );
         assert!(matches!(err, Err(AskError::Malformed(_))));
+    }
+
+    #[test]
+    fn a_request_broken_off_is_cancelled_and_its_end_awaited() {
+        let mut out = Vec::new();
+        let replies = concat!(
+            r#"{"type":"generated","id":"g1","delta":"You win. "}"#,
+            "\n",
+            r#"{"type":"generated","id":"g1","delta":"And more."}"#,
+            "\n",
+            r#"{"type":"generated","id":"g1","done":true,"text":"You win. And more.","finishReason":"cancelled","usage":{"promptTokens":5,"cachedTokens":0,"completionTokens":4,"ms":9}}"#,
+            "\n",
+        );
+        let mut read = Vec::new();
+        let done = ask_while(
+            &mut Events::new(&mut out),
+            &mut replies.as_bytes(),
+            &request(),
+            &mut |p| {
+                read.push(p.to_string());
+                ControlFlow::Break(())
+            },
+        )
+        .unwrap();
+        assert_eq!(read, ["You win. "], "nothing is passed on after the break");
+        assert_eq!(
+            done.finish_reason,
+            narratoria_protocol::FinishReason::Cancelled
+        );
+        let sent = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = sent.lines().collect();
+        assert_eq!(lines.len(), 2, "{sent}");
+        assert_eq!(lines[1], r#"{"type":"cancel","id":"g1"}"#);
     }
 }

@@ -4,6 +4,7 @@
 //! answers next — and the narrative comes from the first step that answers.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -296,6 +297,13 @@ impl Writer<'_> {
                 if !shown.is_empty() {
                     sink.delta(&shown);
                 }
+                // Nothing more would be told (the answer is whole, or its
+                // first sentence was turned down and it is asked again):
+                // the rest need not be written.
+                match stream.whole() || stream.turned_down() {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
             };
             attempt(
                 self.step,
@@ -472,7 +480,7 @@ fn attempt<'h>(
     prompt: &Prompt,
     host: Option<&mut (dyn Host + 'h)>,
     retry: bool,
-    on_piece: &mut dyn FnMut(&str),
+    on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> Result<(), ProviderError> {
     let temperature = config.temperature.clamp(0.0, 2.0);
     let max_tokens = config.max_tokens.clamp(1, 4096);
@@ -482,9 +490,13 @@ fn attempt<'h>(
     } else {
         max_tokens
     };
+    // Only the host's stream is left unread once the answer is whole.
+    let mut read_all = |piece: &str| {
+        let _ = on_piece(piece);
+    };
     match step {
-        Step::OpenAi => hosted_attempt(Provider::OpenAi, config, job, prompt, on_piece),
-        Step::Anthropic => hosted_attempt(Provider::Anthropic, config, job, prompt, on_piece),
+        Step::OpenAi => hosted_attempt(Provider::OpenAi, config, job, prompt, &mut read_all),
+        Step::Anthropic => hosted_attempt(Provider::Anthropic, config, job, prompt, &mut read_all),
         Step::Host => match host {
             Some(host) => host::generate(
                 host,
@@ -499,7 +511,7 @@ fn attempt<'h>(
             )),
         },
         Step::Local if !local::AVAILABLE => Err(ProviderError::NoOwnModel),
-        Step::Local => local_attempt(job, prompt, temperature, small_max_tokens, on_piece),
+        Step::Local => local_attempt(job, prompt, temperature, small_max_tokens, &mut read_all),
         Step::Template => Ok(()),
     }
 }
@@ -743,11 +755,11 @@ mod tests {
         fn ask(
             &mut self,
             _: &narratoria_protocol::GenerateRequest,
-            on_delta: &mut dyn FnMut(&str),
+            on_delta: &mut dyn FnMut(&str) -> ControlFlow<()>,
         ) -> Result<String, narratoria_skills_builtin::host::AskError> {
             let words = self.words[self.asked.min(self.words.len() - 1)];
             self.asked += 1;
-            on_delta(words);
+            let _ = on_delta(words);
             Ok(words.to_string())
         }
     }

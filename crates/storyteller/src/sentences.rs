@@ -66,6 +66,21 @@ impl SentenceStream {
         &self.refusals
     }
 
+    /// Whether the answer is whole: something was told, and nothing more
+    /// will be — a sentence was refused or cut, or every next sentence
+    /// would be, whatever it says (the writer's most sentences are told).
+    pub fn whole(&self) -> bool {
+        if self.told == 0 {
+            return false;
+        }
+        let opening = sentence_ends(self.story.opening.trim()).len();
+        self.closed
+            || self
+                .policy
+                .guards()
+                .any(|g| g.refuses_every(self.told, self.told + opening))
+    }
+
     /// Everything released so far.
     pub fn text(&self) -> &str {
         &self.text

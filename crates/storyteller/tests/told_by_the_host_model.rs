@@ -9,8 +9,9 @@
 //! the previous narration (verbatim) or the chat template's markers. Fails,
 //! not skips, when the model is missing.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -49,11 +50,18 @@ impl Host for Lent {
     fn ask(
         &mut self,
         request: &GenerateRequest,
-        on_delta: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(&str) -> ControlFlow<()>,
     ) -> Result<String, AskError> {
         let cancel = Arc::new(AtomicBool::new(false));
         let deadline = Instant::now() + Duration::from_secs(60);
-        let written = Generator::generate(model(), request, on_delta, &cancel, deadline)
+        // Broken off, the request is cancelled, as the host does at the run's end.
+        let stop = Arc::clone(&cancel);
+        let mut read = |delta: &str| {
+            if !stop.load(Ordering::SeqCst) && on_delta(delta).is_break() {
+                stop.store(true, Ordering::SeqCst);
+            }
+        };
+        let written = Generator::generate(model(), request, &mut read, &cancel, deadline)
             .map_err(AskError::Failed)?;
         let usage = written.usage;
         self.1.push((

@@ -51,7 +51,10 @@ pub struct Serving {
     replies: Sender<Vec<u8>>,
     deadline: Instant,
     in_flight: Arc<AtomicBool>,
-    cancel: Arc<AtomicBool>,
+    /// The attempt has ended: no request is written any more.
+    finished: Arc<AtomicBool>,
+    /// The last request's id and what stops it.
+    current: Mutex<Option<(String, Arc<AtomicBool>)>>,
     records: Arc<Mutex<Vec<Map<String, Value>>>>,
     /// When the attempt began: a transcript's `atMs` counts from here.
     began: Instant,
@@ -65,7 +68,8 @@ impl Serving {
             replies,
             deadline,
             in_flight: Arc::new(AtomicBool::new(false)),
-            cancel: Arc::new(AtomicBool::new(false)),
+            finished: Arc::new(AtomicBool::new(false)),
+            current: Mutex::new(None),
             records: Arc::new(Mutex::new(Vec::new())),
             began: Instant::now(),
         }
@@ -108,11 +112,10 @@ impl Serving {
             ));
         }
         let replies = self.replies.clone();
-        let (in_flight, cancel, records) = (
-            self.in_flight.clone(),
-            self.cancel.clone(),
-            self.records.clone(),
-        );
+        let cancel = Arc::new(AtomicBool::new(self.finished.load(Ordering::SeqCst)));
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((request.id.clone(), Arc::clone(&cancel)));
+        let (in_flight, records) = (self.in_flight.clone(), self.records.clone());
         let deadline = self.deadline;
         let began = self.began;
         tokio::task::spawn_blocking(move || {
@@ -163,10 +166,31 @@ impl Serving {
         Ok(())
     }
 
+    /// Stops request `id` if it is still being written: it ends with what
+    /// it wrote so far (`finishReason: "cancelled"`), its reply sent as
+    /// usual. A request already finished, or never made, is left as it is
+    /// (the script may not yet have read its end).
+    pub fn cancel(&self, id: &str) {
+        let current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((asked, stop)) = current.as_ref() {
+            if asked == id && self.in_flight.load(Ordering::SeqCst) {
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
     /// Stops any request still being written and returns the transcripts of
     /// every request of the attempt, in the order they finished.
     pub fn finish(&self) -> Vec<Map<String, Value>> {
-        self.cancel.store(true, Ordering::SeqCst);
+        self.finished.store(true, Ordering::SeqCst);
+        if let Some((_, stop)) = self
+            .current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            stop.store(true, Ordering::SeqCst);
+        }
         std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
     }
 

@@ -200,3 +200,85 @@ printf '%s\n' '{{"type":"done","ok":true,"output":{{}}}}'"#
     assert!(result.success, "{:?}", result.execution_trace[0].error);
     assert!(started.elapsed().as_secs() < 10);
 }
+
+/// [`Parrot`], a word every 20 ms: slow enough to be cancelled midway.
+struct SlowParrot;
+
+impl Generator for SlowParrot {
+    fn offer(&self) -> HostModel {
+        Parrot.offer()
+    }
+
+    fn generate(
+        &self,
+        request: &GenerateRequest,
+        on_delta: &mut dyn FnMut(&str),
+        cancel: &Arc<AtomicBool>,
+        deadline: Instant,
+    ) -> Result<Written, GenerationError> {
+        let mut slow = |word: &str| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            on_delta(word)
+        };
+        Parrot.generate(request, &mut slow, cancel, deadline)
+    }
+}
+
+/// Cancels its first request after one piece, then asks again and reads
+/// the second to its end.
+const CANCEL_THEN_ASK: &str = r#"long=$(printf 'word %.0s' $(seq 1 60))
+printf '{"type":"generate","id":"g1","messages":[{"role":"user","content":"%s"}],"maxTokens":64,"stream":true}\n' "$long"
+read -r first
+printf '%s\n' '{"type":"cancel","id":"g1"}'
+while read -r reply; do
+  case "$reply" in
+    *'"delta"'*) ;;
+    *) break ;;
+  esac
+done
+printf '%s\n' '{"type":"generate","id":"g2","messages":[{"role":"user","content":"Once upon a time"}],"maxTokens":16,"stream":true}'
+while read -r second; do
+  case "$second" in
+    *'"delta"'*) ;;
+    *) break ;;
+  esac
+done
+printf '{"type":"done","ok":true,"output":{"cancelled":%s,"next":%s}}\n' "$reply" "$second""#;
+
+#[tokio::test]
+async fn a_request_cancelled_ends_at_once_and_the_next_is_served_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), r#""generate""#, CANCEL_THEN_ASK);
+    let host = HostLink {
+        generator: Some(Arc::new(SlowParrot)),
+    };
+    let started = Instant::now();
+    let result = run(dir.path(), host).await;
+    let out = output(&result);
+    assert_eq!(out["cancelled"]["id"], "g1");
+    assert_eq!(out["cancelled"]["finishReason"], "cancelled");
+    let words = out["cancelled"]["text"].as_str().unwrap().split_whitespace().count();
+    assert!(words < 30, "stopped midway, not after all 60 words: {words}");
+    assert_eq!(out["next"]["id"], "g2");
+    assert_eq!(out["next"]["finishReason"], "stop");
+    assert_eq!(out["next"]["text"], "Once upon a time");
+    assert!(started.elapsed().as_secs() < 10);
+}
+
+#[tokio::test]
+async fn only_a_skill_with_the_capability_may_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(
+        dir.path(),
+        "",
+        r#"printf '%s\n' '{"type":"cancel","id":"g1"}'
+printf '%s\n' '{"type":"done","ok":true,"output":{}}'"#,
+    );
+    let result = run(dir.path(), parrot()).await;
+    let error = result.execution_trace[0].error.as_ref().expect("an error");
+    assert_eq!(
+        error.error_type,
+        crate::result::ToolErrorType::ProtocolViolation
+    );
+    assert!(error.message.contains("cancel"), "{}", error.message);
+}

@@ -32,6 +32,11 @@ pub trait Guard: std::fmt::Debug + Send + Sync {
     fn cuts(&self, _sentence: &Candidate) -> Option<usize> {
         None
     }
+    /// Whether it refuses any sentence numbered `index` among the model's
+    /// and `at` in the answer, whatever the sentence says.
+    fn refuses_every(&self, _index: usize, _at: usize) -> bool {
+        false
+    }
 }
 
 /// What the story told before the answer, and how the answer opens.

@@ -14,14 +14,20 @@ impl Guard for MostSentences {
     }
 
     fn refuses(&self, c: &Candidate) -> bool {
-        c.index > 0 && c.at >= self.0
+        self.refuses_every(c.index, c.at)
+    }
+
+    fn refuses_every(&self, index: usize, at: usize) -> bool {
+        index > 0 && at >= self.0
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::guards::testing::{asked, every_guard, full, grounded, opened};
+    use crate::guards::testing::{asked, every_guard, full, grounded, opened, unbounded};
     use crate::guards::Asked;
+    use crate::guards::Story;
+    use crate::sentences::SentenceStream;
 
     #[test]
     fn a_small_model_tells_two_sentences_at_most() {
@@ -36,6 +42,28 @@ mod tests {
         assert_eq!(text, "You call out, and the light flickers. Two men stare.");
         // Released in one piece or many, the same.
         assert_eq!(grounded(every_guard(), &["A. B. C. D."]), "A. B.");
+    }
+
+    /// Once the most sentences are told the answer is whole: the writer
+    /// need not be read further (crate::fallback stops reading there).
+    #[test]
+    fn the_answer_is_whole_once_its_most_sentences_are_told() {
+        let story = |text: &str| Story {
+            text: text.into(),
+            ..Story::default()
+        };
+        let text = "The light flickers. Two men stare at the door. One";
+        let mut s = full(story(text));
+        s.push("The light flickers. Two");
+        assert!(!s.whole(), "one sentence of two told");
+        s.push(" men stare at the door. One");
+        assert_eq!(s.text(), "The light flickers. Two men stare at the door.");
+        assert!(s.whole());
+        // Without a most, an answer is whole only where a guard ends it.
+        let mut s = SentenceStream::new(unbounded(), story(text), Asked::First);
+        s.push(text);
+        assert!(!s.whole());
+        assert!(!full(story(text)).whole(), "nothing told yet");
     }
 
     #[test]

@@ -3,10 +3,11 @@
 //! generation") instead of loading a model in this process.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 
 use narratoria_lexicon::{sentence_case, Verdict};
 use narratoria_protocol::{FailureCode, GenerateRequest, HostModel, Message, Role};
-use narratoria_skills_builtin::host::{ask, AskError};
+use narratoria_skills_builtin::host::{ask_while, AskError};
 use narratoria_skills_builtin::Events;
 
 use crate::error::ProviderError;
@@ -41,11 +42,13 @@ pub const WORKED_TURNS: [(&str, &str); 2] = [
 pub trait Host {
     /// What the envelope offered.
     fn model(&self) -> &HostModel;
-    /// Sends one request and waits for its end, passing streamed pieces on.
+    /// Sends one request and waits for its end, passing streamed pieces on
+    /// while `on_delta` asks for more (then the request is cancelled, and
+    /// its end awaited all the same).
     fn ask(
         &mut self,
         request: &GenerateRequest,
-        on_delta: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(&str) -> ControlFlow<()>,
     ) -> Result<String, AskError>;
 }
 
@@ -62,27 +65,28 @@ impl Host for Stdio {
     fn ask(
         &mut self,
         request: &GenerateRequest,
-        on_delta: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(&str) -> ControlFlow<()>,
     ) -> Result<String, AskError> {
         // Whole lines, flushed: they never interleave with the run's own events.
         let mut events: Events<Box<dyn Write>> = Events::new(Box::new(std::io::stdout()));
         let stdin = std::io::stdin();
         let mut replies = stdin.lock();
-        ask(&mut events, &mut replies, request, on_delta).map(|done| done.text)
+        ask_while(&mut events, &mut replies, request, on_delta).map(|done| done.text)
     }
 }
 
-/// Writes the answer with the host's model, passing each piece to `on_piece`.
-/// Promises a text that starts with the prompt's opening and ends at the model's
-/// own end, where a small writer's answer ends ([`stops`]), or `max_tokens`
-/// (capped by what the host allows).
+/// Writes the answer with the host's model, passing each piece to `on_piece`
+/// while it asks for more. Promises a text that starts with the prompt's
+/// opening and ends at the model's own end, where a small writer's answer
+/// ends ([`stops`]), at `max_tokens` (capped by what the host allows), or
+/// where `on_piece` broke off.
 pub fn generate(
     host: &mut dyn Host,
     prompt: &Prompt,
     temperature: f32,
     max_tokens: u32,
     small: bool,
-    on_piece: &mut dyn FnMut(&str),
+    on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> Result<(), ProviderError> {
     let request = GenerateRequest {
         id: "narrate".into(),
@@ -102,7 +106,9 @@ pub fn generate(
             .collect(),
         stream: true,
     };
-    on_piece(&prompt.opening);
+    if on_piece(&prompt.opening).is_break() {
+        return Ok(());
+    }
     host.ask(&request, on_piece)
         .map(|_| ())
         .map_err(|e| ProviderError::Host {
