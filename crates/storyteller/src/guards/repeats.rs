@@ -9,7 +9,10 @@
 //! again"), one whose own words all come from an earlier clause ("the
 //! light spills out and illuminates your reflection"), or one told word for
 //! word ("…, and you're not alone."): a first clause is refused, a later
-//! one cut.
+//! one cut. In any language, too, a sentence that is only the start of one
+//! already told ("You are." after "You are seen where you would rather not
+//! have been seen."): a copy the host's echo ban broke off, which says
+//! nothing.
 
 use std::collections::{HashMap, HashSet};
 
@@ -92,7 +95,9 @@ impl Guard for Repeats {
                 && told.iter().any(|t| t.windows(n).any(|r| r == run))
         };
         let retells = || self.retellings.is_some_and(|w| self.retells(w, c));
-        starts_alike || (c.own() && (words.windows(n).any(repeats) || retells()))
+        starts_alike
+            || broken_off(c, &words)
+            || (c.own() && (words.windows(n).any(repeats) || retells()))
     }
 
     fn cuts(&self, c: &Candidate) -> Option<usize> {
@@ -102,6 +107,22 @@ impl Guard for Repeats {
             .find(|(joint, words)| *joint > 0 && earlier.texts.contains(words))
             .map(|(joint, _)| joint)
     }
+}
+
+/// Whether `words` (those of `c`, two or more) are only the start of a
+/// sentence told before: in the answer so far, the rules' words for this
+/// turn, or an earlier turn.
+fn broken_off(c: &Candidate, words: &[String]) -> bool {
+    if words.len() < 2 {
+        return false;
+    }
+    let told = std::iter::once(c.before)
+        .chain(c.story.decided.iter().map(String::as_str))
+        .chain(c.story.earlier.iter().map(String::as_str));
+    told.flat_map(sentences_of).any(|sentence| {
+        let whole = words_of(sentence);
+        whole.len() > words.len() && whole.starts_with(words)
+    })
 }
 
 /// The earlier turns, read for retelling.
@@ -249,6 +270,29 @@ mod tests {
             told(" the door bursts wide, and salt wind floods the stair."),
             format!("{opening} the door bursts wide, and salt wind floods the stair.")
         );
+    }
+
+    /// Kept from copying the rules' words on, a writer ended the copy where
+    /// it was stopped: "You are." told nothing.
+    #[test]
+    fn a_copy_broken_off_is_not_told() {
+        let opening = "You try to bluff Augie, but they do not believe you. You are seen where \
+                       you would rather not have been seen.";
+        for language in ["en", "fr"] {
+            let policy = Policy::for_writer(&small(), &Language::parse(language).unwrap());
+            let told = |answer: &str| {
+                let mut s = SentenceStream::new(policy.clone(), opened(opening), Asked::Last);
+                s.push(answer);
+                s.finish();
+                s.text().to_string()
+            };
+            assert_eq!(told(" You are."), opening, "{language}");
+            assert_eq!(
+                told(" You are cold."),
+                format!("{opening} You are cold."),
+                "a sentence of its own starting alike is told ({language})"
+            );
+        }
     }
 
     #[test]
