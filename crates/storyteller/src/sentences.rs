@@ -5,7 +5,9 @@
 //! guard refuses, or at a clause one cuts. A quotation left open when the
 //! prose ends is closed (docs/storyteller.md, "What the model may tell").
 
-use narratoria_lexicon::{ended_at, open_quote, sentence_ends, sentences_of, trails_off};
+use narratoria_lexicon::{
+    ended_at, ends_a_sentence, open_quote, sentence_ends, sentences_of, trails_off,
+};
 
 use crate::guards::{Asked, Candidate, Policy, Story};
 
@@ -100,7 +102,8 @@ impl SentenceStream {
     }
 
     /// Ends the stream: a sentence ended by the end of the text is released;
-    /// an unfinished one is dropped — unless nothing was released yet, when
+    /// an unfinished one is dropped — unless nothing was released yet (no
+    /// sentence of the model's, and no whole sentence of the opening's), when
     /// it is released without its loose end and with a full stop, so that
     /// there is an answer at all. A last sentence that trails off in an
     /// ellipsis ("and the Drowned Lan...") was cut by the model itself: it
@@ -111,10 +114,23 @@ impl SentenceStream {
         self.held = match releasable_end(&held, true) {
             _ if self.closed => String::new(),
             Some(end) => held[..end].to_string(),
-            None if self.told > 0 || trails_off(&held) || unended.is_empty() => String::new(),
+            None if self.told > 0
+                || self.opening_whole()
+                || trails_off(&held)
+                || unended.is_empty() =>
+            {
+                String::new()
+            }
             None => format!("{unended}."),
         };
         self.release(self.held.len()) + &self.close_quotation()
+    }
+
+    /// Whether the rules' opening alone is a whole answer: sentences, none
+    /// left for the model to finish ("The answer is no.").
+    fn opening_whole(&self) -> bool {
+        let opening = self.story.opening.trim();
+        !opening.is_empty() && ends_a_sentence(opening)
     }
 
     /// `text` without the punctuation and joining words a cut left at its
@@ -335,6 +351,17 @@ mod tests {
     fn an_unfinished_last_sentence_is_dropped() {
         let (_, text) = stream(&["You win. The crowd roars and"]);
         assert_eq!(text, "You win.");
+    }
+
+    /// After an opening that is a whole answer ("The answer is no."), a
+    /// sentence the model left unfinished is not closed into a fragment
+    /// ("You look at the habitat drums, but they.").
+    #[test]
+    fn after_a_whole_opening_an_unfinished_sentence_is_dropped() {
+        let mut s = full(opened("The answer is no."));
+        s.push(" You look at the habitat drums, but they");
+        s.finish();
+        assert_eq!(s.text(), "The answer is no.");
     }
 
     #[test]
