@@ -6,10 +6,11 @@
 //! storyteller's guards do not count as a clause's own words: a guard reads
 //! "you're not sure if" as a way of speaking with two words of its own.
 //!
-//! One file a language (`stop_words/<code>.json`: the function words, then
-//! the other stop words); English ships. "Who" is not one: it asks after a
-//! person, which is what a recall is about ("Who is Mara?"), and keyword
-//! routing reads it so.
+//! One file a language (`stop_words/<code>.json`: the elided forms, the
+//! function words, then the other stop words); English, French, Spanish and
+//! German ship ([`SHIPPED`]). "Who" is not one: it asks after a person,
+//! which is what a recall is about ("Who is Mara?"), and keyword routing
+//! reads it so.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -22,6 +23,10 @@ use crate::Language;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    /// Words that lose their vowel before another word and join it with an
+    /// apostrophe (French "l'", "j'"): written as the word's start.
+    #[serde(default, borrow)]
+    elided: Vec<&'static str>,
     #[serde(borrow)]
     function_words: Vec<&'static str>,
     #[serde(borrow)]
@@ -30,21 +35,71 @@ struct File {
 
 /// A language's stop words, read.
 struct StopWords {
+    elided: Vec<&'static str>,
     function_words: HashSet<&'static str>,
     all: HashSet<&'static str>,
 }
 
-static ENGLISH: LazyLock<StopWords> = LazyLock::new(|| {
-    let file: File =
-        serde_json::from_str(include_str!("../stop_words/en.json")).expect("valid stop words ship");
-    StopWords {
-        function_words: file.function_words.iter().copied().collect(),
-        all: file.function_words.into_iter().chain(file.other).collect(),
+impl StopWords {
+    fn read(json: &'static str) -> StopWords {
+        let file: File = serde_json::from_str(json).expect("valid stop words ship");
+        StopWords {
+            elided: file.elided,
+            function_words: file.function_words.iter().copied().collect(),
+            all: file.function_words.into_iter().chain(file.other).collect(),
+        }
     }
-});
+}
+
+/// The languages whose word lists ship with the lexicon: their stop words
+/// here, their vocabulary in [`crate::vocabulary`].
+pub const SHIPPED: [&str; 4] = ["en", "fr", "es", "de"];
+
+static ENGLISH: LazyLock<StopWords> =
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/en.json")));
+static FRENCH: LazyLock<StopWords> =
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/fr.json")));
+static SPANISH: LazyLock<StopWords> =
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/es.json")));
+static GERMAN: LazyLock<StopWords> =
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/de.json")));
 
 fn of(language: &Language) -> Option<&'static StopWords> {
-    language.is_english().then(|| &*ENGLISH)
+    Some(match language.code() {
+        "en" => &ENGLISH,
+        "fr" => &FRENCH,
+        "es" => &SPANISH,
+        "de" => &GERMAN,
+        _ => return None,
+    })
+}
+
+/// Lower-case `word` without the elided word it starts with, where its
+/// language elides ("l'auberge" → "auberge", "j'ouvre" → "ouvre"); the
+/// word itself otherwise, and where nothing follows the apostrophe.
+pub fn without_elision<'a>(word: &'a str, language: &Language) -> &'a str {
+    let Some(words) = of(language) else {
+        return word;
+    };
+    words
+        .elided
+        .iter()
+        .find_map(|e| {
+            let straight = word.strip_prefix(e);
+            let curly = e
+                .strip_suffix('\'')
+                .and_then(|bare| word.strip_prefix(bare))
+                .and_then(|rest| rest.strip_prefix('’'));
+            straight.or(curly).filter(|rest| !rest.is_empty())
+        })
+        .unwrap_or(word)
+}
+
+/// The elided word `word` starts with, apostrophe included ("j'" of
+/// "j'ouvre"), where its language elides and something follows.
+pub fn elided_start<'a>(word: &'a str, language: &Language) -> Option<&'a str> {
+    let rest = without_elision(word, language);
+    (rest.len() < word.len()).then(|| &word[..word.len() - rest.len()])
 }
 
 /// The stop words of `language` (lower case), where it has a list.
@@ -69,7 +124,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn english_has_stop_words_and_other_languages_none() {
+    fn each_shipped_language_has_its_stop_words_and_others_none() {
         let en = Language::english();
         for w in ["the", "you", "you're", "would", "through", "if"] {
             assert!(is_stop_word(w, &en), "{w}");
@@ -77,8 +132,34 @@ mod tests {
         assert!(!is_stop_word("dragon", &en));
         assert!(!is_stop_word("who", &en));
         let fr = Language::parse("fr").unwrap();
-        assert!(stop_words(&fr).is_none());
-        assert!(!is_stop_word("the", &fr));
+        assert!(is_stop_word("les", &fr) && is_function_word("vous", &fr));
+        assert!(!is_stop_word("the", &fr) && !is_stop_word("auberge", &fr));
+        let es = Language::parse("es").unwrap();
+        assert!(is_stop_word("los", &es) && !is_stop_word("cerradura", &es));
+        let de = Language::parse("de").unwrap();
+        assert!(is_function_word("der", &de) && !is_stop_word("schloss", &de));
+        for code in SHIPPED {
+            assert!(
+                stop_words(&Language::parse(code).unwrap()).is_some(),
+                "{code}"
+            );
+        }
+        let ja = Language::parse("ja").unwrap();
+        assert!(stop_words(&ja).is_none() && !is_stop_word("the", &ja));
+    }
+
+    #[test]
+    fn an_elided_word_is_read_apart_from_the_word_it_joins() {
+        let fr = Language::parse("fr").unwrap();
+        assert_eq!(without_elision("l'auberge", &fr), "auberge");
+        assert_eq!(without_elision("j’ouvre", &fr), "ouvre");
+        assert_eq!(without_elision("qu'il", &fr), "il");
+        assert_eq!(without_elision("l'", &fr), "l'");
+        assert_eq!(without_elision("aujourd'hui", &fr), "aujourd'hui");
+        assert_eq!(elided_start("j'entre", &fr), Some("j'"));
+        assert_eq!(elided_start("entre", &fr), None);
+        let en = Language::english();
+        assert_eq!(without_elision("l'auberge", &en), "l'auberge");
     }
 
     #[test]
@@ -93,5 +174,10 @@ mod tests {
         let all = stop_words(&en).unwrap();
         assert!(ENGLISH.function_words.iter().all(|w| all.contains(w)));
         assert!(!is_function_word("the", &Language::parse("fr").unwrap()));
+        for code in SHIPPED {
+            let language = Language::parse(code).unwrap();
+            let words = of(&language).unwrap();
+            assert!(words.function_words.iter().all(|w| words.all.contains(w)));
+        }
     }
 }

@@ -2,14 +2,16 @@
 //! guards read a sentence by (the player's "you", being and perceiving,
 //! kinds of person, speech, talk of the story itself, words no sentence
 //! ends on). One data file a language (`vocabulary/<code>.json`), read once.
-//! English ships; other languages have none, and only the guards that need
-//! no words read their stories.
+//! English, French, Spanish and German ship
+//! ([`crate::stop_words::SHIPPED`]); other languages have none, and only
+//! the guards that need no words read their stories.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use serde::Deserialize;
 
+use crate::stop_words::{elided_start, without_elision};
 use crate::words::words_of;
 use crate::{has_negation, is_function_word, stem, Language};
 
@@ -57,10 +59,26 @@ pub struct Words {
 
 static ENGLISH: LazyLock<Words> =
     LazyLock::new(|| Words::read(include_str!("../vocabulary/en.json"), Language::english()));
+static FRENCH: LazyLock<Words> =
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/fr.json"), language("fr")));
+static SPANISH: LazyLock<Words> =
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/es.json"), language("es")));
+static GERMAN: LazyLock<Words> =
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/de.json"), language("de")));
+
+fn language(code: &str) -> Language {
+    Language::parse(code).expect("a shipped language's code")
+}
 
 /// The words of `language`, where the lexicon has them.
 pub fn words_for(language: &Language) -> Option<&'static Words> {
-    language.is_english().then(english)
+    Some(match language.code() {
+        "en" => &ENGLISH,
+        "fr" => &FRENCH,
+        "es" => &SPANISH,
+        "de" => &GERMAN,
+        _ => return None,
+    })
 }
 
 /// The English words, which ship.
@@ -80,6 +98,8 @@ impl Words {
     fn read(json: &'static str, language: Language) -> Words {
         let mut words: Words = serde_json::from_str(json).expect("valid word files ship");
         words.language = language;
+        // A kind of person is matched as [`Words::singular`] reads words.
+        words.people = words.people.iter().map(|p| letters(p)).collect();
         words.you_may_stems = words.you_may.iter().map(|w| words.stem(w)).collect();
         words
     }
@@ -100,13 +120,11 @@ impl Words {
         run.iter().filter(|w| !self.is_function_word(w)).count() >= 2
     }
 
-    /// `word` lowercased, without punctuation, singular ("People" → "person").
+    /// `word` lowercased, without punctuation nor an elided word before it,
+    /// singular ("People" → "person", "l'homme" → "homme").
     pub fn singular(&self, word: &str) -> String {
-        let w: String = word
-            .chars()
-            .filter(|c| c.is_alphabetic())
-            .flat_map(char::to_lowercase)
-            .collect();
+        let lower = word.to_lowercase();
+        let w = letters(without_elision(&lower, &self.language));
         if let Some(one) = self.plurals.get(&w) {
             return one.clone();
         }
@@ -138,10 +156,35 @@ impl Words {
             .collect()
     }
 
-    /// Whether `words` say something is not so ("the guard is not there").
+    /// Whether `words` say something is not so ("the guard is not there",
+    /// "vous n'avez rien").
     pub fn negates(&self, words: &[String]) -> bool {
-        has_negation(words) || words.iter().any(|w| self.negations.contains(w))
+        let negation = |w: &str| self.negations.contains(w);
+        has_negation(words)
+            || words.iter().any(|w| {
+                negation(w) || elided_start(w, &self.language).is_some_and(|start| negation(start))
+            })
     }
+
+    /// Whether lower-case `word` is the speaker's "I", alone or elided
+    /// into the word after it ("j'ouvre").
+    pub fn is_first_person(&self, word: &str) -> bool {
+        self.first_person.contains(word)
+            || elided_start(word, &self.language).is_some_and(|s| self.first_person.contains(s))
+    }
+
+    /// The language the words are of.
+    pub fn language(&self) -> &Language {
+        &self.language
+    }
+}
+
+/// `word`'s letters, lower case.
+fn letters(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// The English words of their own of `text` ([`Words::own_of`]).
@@ -154,14 +197,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn english_ships_and_other_languages_have_no_words() {
+    fn french_spanish_and_german_ship_their_words() {
+        let fr = words_for(&Language::parse("fr").unwrap()).expect("French words");
+        assert_eq!(fr.you, "vous");
+        assert_eq!(fr.singular("L'homme"), "homme");
+        assert_eq!(fr.singular("gardes"), "garde");
+        assert!(fr.people.contains(&fr.singular("quelqu'un")));
+        assert!(fr.is_first_person("j'ouvre") && fr.is_first_person("je"));
+        assert!(!fr.is_first_person("jouvre"));
+        assert!(fr.negates(&["vous".into(), "n'avez".into(), "peur".into()]));
+        let es = words_for(&Language::parse("es").unwrap()).expect("Spanish words");
+        assert_eq!(es.singular("Mujeres"), "mujer");
+        assert_eq!(es.singular("guardias"), "guardia");
+        let de = words_for(&Language::parse("de").unwrap()).expect("German words");
+        assert_eq!(de.singular("Männer"), "mann");
+        assert_eq!(de.singular("Ritter"), "ritter");
+        assert_eq!(de.stem("Wachen"), de.stem("Wache"));
+        for code in crate::stop_words::SHIPPED {
+            let language = Language::parse(code).unwrap();
+            let words = words_for(&language).unwrap();
+            assert_eq!(words.language(), &language);
+            // Each language's own words are read by its own function words.
+            assert!(words.is_function_word(&words.you), "{code}");
+        }
+    }
+
+    #[test]
+    fn english_ships_and_a_language_without_a_file_has_no_words() {
         let en = words_for(&Language::english()).expect("English words");
         assert!(en.people.contains("stranger"));
         assert_eq!(en.singular("Women"), "woman");
         assert_eq!(en.singular("guards"), "guard");
         assert_eq!(en.singular("glass"), "glass");
         assert_eq!(en.stem("illuminates"), en.stem("illuminating"));
-        assert!(words_for(&Language::parse("fr").unwrap()).is_none());
+        assert!(words_for(&Language::parse("ja").unwrap()).is_none());
         assert_eq!(talk_of_the_story(), en.talk_of_the_story);
     }
 

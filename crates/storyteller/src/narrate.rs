@@ -110,6 +110,13 @@ pub fn narrate(ctx: &mut Context) -> Result<Outcome, SkillError> {
         language: language.clone(),
     };
     ctx.log(LogLevel::Info, describe(&config, style));
+    if narratoria_lexicon::vocabulary::words_for(&language).is_none() {
+        let told = format!(
+            "no words ship for the story's language ({}): only the guards that need none read its prose",
+            language.code()
+        );
+        ctx.log(LogLevel::Info, told);
+    }
     let mut stdio = offered.map(|model| host::Stdio { model });
     let answer = fallback::run(
         &config,

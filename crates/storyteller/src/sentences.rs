@@ -293,11 +293,14 @@ mod tests {
         assert_eq!(s.push(" you see the lamp room, and the"), "");
         assert_eq!(s.finish(), " you see the lamp room.");
         assert_eq!(full(Story::default()).without_a_loose_end("and"), "");
-        // In a language without words, at its last joint mark.
-        let french = Policy::for_writer(&small(), &Language::parse("fr").unwrap());
-        let mut s = SentenceStream::new(french, opened("Vous montez, et"), Asked::First);
-        s.push(" vous voyez la salle, et la");
-        assert_eq!(s.finish(), " vous voyez la salle.");
+        // In French by its words, and in a language without words at its
+        // last joint mark.
+        for code in ["fr", "ja"] {
+            let policy = Policy::for_writer(&small(), &Language::parse(code).unwrap());
+            let mut s = SentenceStream::new(policy, opened("Vous montez, et"), Asked::First);
+            s.push(" vous voyez la salle, et la");
+            assert_eq!(s.finish(), " vous voyez la salle.", "{code}");
+        }
     }
 
     #[test]

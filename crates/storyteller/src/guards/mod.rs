@@ -9,6 +9,8 @@ pub mod acts_for_player;
 pub mod adds_nothing;
 pub mod contradicts;
 pub mod labels;
+#[cfg(test)]
+mod languages;
 pub mod most_sentences;
 pub mod out_of_story;
 pub mod policy;

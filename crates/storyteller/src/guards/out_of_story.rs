@@ -13,7 +13,7 @@ impl OutOfStory {
     fn speaks_as_i(&self, words: &[QuotedWord]) -> bool {
         words
             .iter()
-            .any(|w| !w.quoted && self.0.first_person.contains(&w.letters))
+            .any(|w| !w.quoted && self.0.is_first_person(&w.letters))
     }
 
     /// Whether `sentence`, after the text told before it ending in `before`,
@@ -26,8 +26,10 @@ impl OutOfStory {
             .rev()
             .nth(reach.saturating_sub(1))
             .map_or(0, |(i, _)| i);
-        let text = format!("{}{sentence}", &before[start..]).to_lowercase();
-        let own_from = text.len().saturating_sub(sentence.len());
+        // Apostrophes read straight, as the words are written ("qu'un rêve").
+        let straight = |t: &str| t.to_lowercase().replace('’', "'");
+        let text = straight(&format!("{}{sentence}", &before[start..]));
+        let own_from = text.len().saturating_sub(straight(sentence).len());
         talk.iter()
             .any(|t| text.match_indices(t).any(|(at, _)| at + t.len() > own_from))
     }

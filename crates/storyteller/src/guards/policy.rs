@@ -119,14 +119,14 @@ mod tests {
 
     #[test]
     fn a_language_without_words_is_read_by_the_guards_that_need_none() {
-        let french = Language::parse("fr").unwrap();
+        let japanese = Language::parse("ja").unwrap();
         let small = WriterProfile::local(None, 4096, AnswerLength::Medium);
-        let policy = Policy::for_writer(&small, &french);
+        let policy = Policy::for_writer(&small, &japanese);
         assert_eq!(policy.names(), ["repeats", "labels", "most_sentences"]);
         assert!(policy.words().is_none());
         let hosted = WriterProfile::hosted(128_000, AnswerLength::Medium);
         assert_eq!(
-            Policy::for_writer(&hosted, &french).names(),
+            Policy::for_writer(&hosted, &japanese).names(),
             ["repeats", "labels"]
         );
     }
