@@ -12,6 +12,7 @@ pub mod facts;
 pub mod labels;
 pub mod language;
 pub mod lines;
+pub mod person;
 pub mod question;
 pub mod sentence;
 pub mod stem;
@@ -26,6 +27,7 @@ pub use deed::{act, deed};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};
 pub use lines::Lines;
+pub use person::second_person;
 pub use question::{
     asks_about_own_deed, asks_for_someone, asks_how, asks_with, asks_yes_or_no, is_question,
     wondered,

@@ -11,6 +11,7 @@ use super::deed::{act, deed};
 use super::facts::{facts_of, Fact};
 use super::language::Language;
 use super::lines::Lines;
+use super::person::second_person;
 
 /// The turn in a few plain English sentences ([`told_in`]).
 pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> String {
@@ -20,12 +21,13 @@ pub fn told<'a>(action: &str, outputs: impl IntoIterator<Item = &'a Value>) -> S
 /// The turn in a few plain sentences of `language` (English lines where it
 /// has none shipped). Promises: never empty; a failed check is never told
 /// as a success and the other way round; no digit from the tools' outputs
-/// appears; in English it starts with the player's deed ("You …"), in
-/// another language with the outcome (the deed is the player's own words,
-/// which only English grammar here turns to "you") — and where no outcome
-/// tells anything, with the player's words quoted in the language's lines
-/// (`acted`; docs/stories.md, "Language"). `outputs` are the outputs of
-/// the turn's tools in plan order (`null` for one that failed).
+/// appears; it starts with the player's deed told to "you" where the
+/// lexicon turns the language's words so (English "You …", French "Vous
+/// …", Spanish and German: [`second_person`]), else with the outcome — and
+/// where no outcome tells anything, with the player's words quoted in the
+/// language's lines (`acted`; docs/stories.md, "Language"). `outputs` are
+/// the outputs of the turn's tools in plan order (`null` for one that
+/// failed).
 pub fn told_in<'a>(
     language: &Language,
     action: &str,
@@ -38,14 +40,27 @@ pub fn told_in<'a>(
     let verdict = first_check.and_then(|i| facts[i].verdict());
     // The first check is told with the deed, in one sentence ("You try to
     // pick the lock, but it will not give."); later ones on their own.
-    let mut told = match (verdict, english.then(|| act(action)).flatten()) {
-        (Some(verdict), Some(done)) => vec![checked_whole(&done, verdict)],
+    let done = match english {
+        true => act(action),
+        false => second_person(action, language),
+    };
+    let mut told = match (verdict, done) {
+        (Some(verdict), Some(done)) if english => vec![checked_whole(&done, verdict)],
+        // "Vous attaquez le garde: c'est un échec."
+        (Some(_), Some(done)) => {
+            let mut check = facts[first_check.expect("a verdict comes of a check")].clone();
+            if let Fact::Check { reason, .. } = &mut check {
+                *reason = Some(done);
+            }
+            vec![check.told_in(lines)]
+        }
         (Some(verdict), None) if english => {
             vec![deed(action), lines.without_a_deed.of(verdict).to_string()]
         }
         (Some(verdict), None) => vec![lines.without_a_deed.of(verdict).to_string()],
         (None, _) if english => vec![deed(action)],
-        (None, _) => vec![],
+        (None, Some(done)) => vec![ended(&done)],
+        (None, None) => vec![],
     };
     for (i, fact) in facts.iter().enumerate() {
         told.push(match fact {
@@ -70,6 +85,14 @@ pub fn told_in<'a>(
         told.push(lines.acted.replace("{input}", &words));
     }
     told.join(" ")
+}
+
+/// `text` ending a sentence.
+fn ended(text: &str) -> String {
+    match text.ends_with(['.', '!', '…']) {
+        true => text.to_string(),
+        false => format!("{text}."),
+    }
 }
 
 /// The turn told ([`told_in`]) and closed by a flavour line of `style`
@@ -169,12 +192,22 @@ mod tests {
         let t = told_in(&fr, "J'attaque le garde", [&roll, &standing]);
         assert_eq!(
             t,
-            "Vous essayez, mais cela ne donne rien. La faction « city watch » vous voit d'un meilleur œil (désormais amicale)."
+            "Vous attaquez le garde: c'est un échec. La faction « city watch » vous voit d'un meilleur œil (désormais amicale)."
+        );
+        // Words with no deed of the speaker's are told by the outcome alone.
+        assert_eq!(
+            told_in(&fr, "Attaquer le garde", [&roll]),
+            "Vous essayez, mais cela ne donne rien."
         );
         let none = json!({"memories": []});
         assert_eq!(
             told_in(&fr, "Je réfléchis", [&none]),
-            "Rien ne vous revient en mémoire."
+            "Vous réfléchissez. Rien ne vous revient en mémoire."
+        );
+        let de = Language::parse("de").unwrap();
+        assert_eq!(
+            told_in(&de, "Ich versuche, das Schloss zu knacken", [&roll]),
+            "Du versuchst, das Schloss zu knacken: es misslingt."
         );
         // A language without lines gets English ones, and no English grammar
         // forced on its player's words.
@@ -193,17 +226,16 @@ mod tests {
         let roll_only = json!({"formula": "3d6", "total": 11});
         let cases = [
             ("en", "I open the door", "You open the door."),
+            ("fr", "J'ouvre la porte", "Vous ouvrez la porte."),
+            ("es", "Abro la puerta", "Abres la puerta."),
+            ("de", "Ich öffne die Tür", "Du öffnest die Tür."),
             (
                 "fr",
-                "J'ouvre la porte",
-                "Vous agissez : « J'ouvre la porte ».",
+                "Ouvrir la porte",
+                "Vous agissez : « Ouvrir la porte ».",
             ),
-            ("es", "Abro la puerta", "Actúas: «Abro la puerta»."),
-            (
-                "de",
-                "Ich öffne die Tür",
-                "Du handelst: „Ich öffne die Tür“.",
-            ),
+            ("es", "¡La puerta!", "Actúas: «¡La puerta!»."),
+            ("de", "Die Tür öffnen", "Du handelst: „Die Tür öffnen“."),
             ("cy", "Rwy'n agor y drws", "You act: “Rwy'n agor y drws”."),
         ];
         for (code, action, expected) in cases {
@@ -217,8 +249,12 @@ mod tests {
         // The player's words on one line, however they were typed.
         let fr = Language::parse("fr").unwrap();
         assert_eq!(
+            told_in(&fr, " Ouvrir\n la  porte ", []),
+            "Vous agissez : « Ouvrir la porte »."
+        );
+        assert_eq!(
             told_in(&fr, " J'ouvre\n la  porte ", []),
-            "Vous agissez : « J'ouvre la porte »."
+            "Vous ouvrez la porte."
         );
     }
 
@@ -261,6 +297,13 @@ mod tests {
                           "outcome": "criticalSuccess", "margin": 5});
         let fr = Language::parse("fr").unwrap();
         let t = told_with_flavour(&fr, "J'escalade la falaise", "vivid", [&roll]);
+        assert!(
+            t.starts_with(
+                "Vous escaladez la falaise: un triomphe — c'est une réussite éclatante. "
+            ),
+            "{t}"
+        );
+        let t = told_with_flavour(&fr, "Escalader la falaise", "vivid", [&roll]);
         assert!(
             t.starts_with("Cela se passe mieux que vous n'osiez l'espérer. "),
             "{t}"

@@ -756,11 +756,13 @@ fn decided(
     class: WriterClass,
 ) -> Vec<String> {
     let words = Lines::of(language);
-    // Only English words are turned to a deed; another language's stay the player's.
+    // The player's words told to "you" where the lexicon turns the
+    // language's grammar so; else they stay the player's.
     let deed = match language.is_english() {
         true => act(action),
         false => Some(
-            one_line(action, 200)
+            narratoria_lexicon::second_person(&one_line(action, 200), language)
+                .unwrap_or_else(|| one_line(action, 200))
                 .trim_end_matches(['.', '!', '?'])
                 .to_string(),
         ),
@@ -904,10 +906,12 @@ mod tests {
         );
         assert_eq!(p.opening, "");
         assert!(!p.worked);
-        // The outcome in the story's words, and the language's own "you".
+        // The deed told to the language's own "you", and the outcome in
+        // the story's words.
         assert!(
-            p.user
-                .contains("- J'entre dans l'auberge et je regarde autour de moi: c'est un échec."),
+            p.user.contains(
+                "- Vous entrez dans l'auberge et vous regardez autour de vous: c'est un échec."
+            ),
             "{}",
             p.user
         );
