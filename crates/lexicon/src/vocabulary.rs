@@ -161,9 +161,9 @@ impl Words {
     pub fn negates(&self, words: &[String]) -> bool {
         let negation = |w: &str| self.negations.contains(w);
         has_negation(words)
-            || words.iter().any(|w| {
-                negation(w) || elided_start(w, &self.language).is_some_and(|start| negation(start))
-            })
+            || words
+                .iter()
+                .any(|w| negation(w) || elided_start(w, &self.language).is_some_and(&negation))
     }
 
     /// Whether lower-case `word` is the speaker's "I", alone or elided

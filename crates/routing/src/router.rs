@@ -343,18 +343,24 @@ fn fingerprint(found: &[Candidate], narration: &[String]) -> String {
     cache::key("", &texts)
 }
 
-/// Names the model in `model_dir` by its configuration, tokenizer and
-/// weights' size (hashing 90 MB of weights at every start would cost more
-/// than it protects).
+/// Names the model in `model_dir` by its folder, configuration, tokenizer
+/// and weights' size (hashing 90 MB of weights at every start would cost
+/// more than it protects).
 pub fn model_key(model_dir: &Path) -> String {
     let mut h = Sha256::new();
     for name in ["config.json", "tokenizer.json"] {
         h.update(std::fs::read(model_dir.join(name)).unwrap_or_default());
     }
-    let weights = std::fs::metadata(model_dir.join("model.safetensors")).map_or(0, |m| m.len());
-    h.update(weights.to_le_bytes());
+    for weights in ["model.safetensors", narratoria_embed::e5::WEIGHTS] {
+        let size = std::fs::metadata(model_dir.join(weights)).map_or(0, |m| m.len());
+        h.update(size.to_le_bytes());
+    }
+    let name = match model_dir.join(narratoria_embed::e5::WEIGHTS).is_file() {
+        true => locate::MULTILINGUAL_FOLDER,
+        false => locate::MODEL_FOLDER,
+    };
     format!(
-        "all-MiniLM-L6-v2:{}:{}",
+        "{name}:{}:{}",
         crate::index::representation(),
         cache::hex(&h.finalize())
     )

@@ -5,18 +5,8 @@
 
 mod support;
 
-use narratoria_core::skills::Catalog;
-use narratoria_routing::{Calibration, Router};
-use support::{Labelled, Score};
-
-fn score(router: &Router, catalog: &Catalog, items: &[Labelled]) -> Score {
-    let mut s = Score::default();
-    for item in items {
-        let got = support::routed_skills(router, catalog, &item.input, &[]);
-        s.add(&item.input, &item.skills, &got);
-    }
-    s
-}
+use narratoria_routing::Calibration;
+use support::{score, Score};
 
 fn report(label: &str, s: &Score) {
     for m in &s.misses {

@@ -181,3 +181,89 @@ fn search_the_clause_threshold_on_the_tuning_inputs() {
         );
     }
 }
+
+/// The multilingual encoder's calibration, chosen on the English tuning
+/// inputs and the French, Spanish and German tuning halves together (the
+/// held-out halves never): prints the best, each language's share beside
+/// it, and the held-out halves under the best (docs/narrator.md, "Routing
+/// in every language").
+#[test]
+#[ignore = "a search over calibrations; prints the best, changes nothing"]
+fn search_calibrations_for_every_language() {
+    let (_dir, catalog) = support::shipped_skills();
+    let sets: Vec<(&str, Vec<support::Labelled>)> = vec![
+        ("en", support::tuning()),
+        ("fr", support::labelled_in("fr", "tune.jsonl")),
+        ("es", support::labelled_in("es", "tune.jsonl")),
+        ("de", support::labelled_in("de", "tune.jsonl")),
+    ];
+    let items: Vec<support::Labelled> = sets.iter().flat_map(|(_, s)| s.clone()).collect();
+    let first = support::multilingual_router(Calibration::default());
+    let vectors: Vec<Vec<Vec<f32>>> = items
+        .iter()
+        .map(|i| first.embed_input(&i.input).unwrap())
+        .collect();
+    let mut best: Vec<(usize, Vec<usize>, Calibration)> = Vec::new();
+    for l2 in [0.0003f32, 0.003] {
+        for keyword_weight in [0.0f32, 0.1] {
+            let base = Calibration {
+                l2,
+                keyword_weight,
+                ..Calibration::default()
+            };
+            let router = support::multilingual_router(base);
+            let index = router.prepare(&catalog).unwrap();
+            for example_weight in [10.0f32, 20.0, 40.0] {
+                let weighed = Calibration {
+                    example_weight,
+                    ..base
+                };
+                let scores: Vec<(Vec<SkillScore>, f32)> = items
+                    .iter()
+                    .zip(&vectors)
+                    .map(|(i, v)| {
+                        let signals = index.signals(&i.input, v, weighed.top_k);
+                        (
+                            index.skill_scores(&signals, v, &weighed),
+                            index.narration_score(&signals, v, &weighed),
+                        )
+                    })
+                    .collect();
+                for (t, f, m) in grid() {
+                    let threshold = -1.6 + 0.4 * t as f32;
+                    let cal = Calibration {
+                        threshold,
+                        further_threshold: threshold + 0.5 * f as f32,
+                        narration_margin: NARRATION_MARGINS[m],
+                        ..weighed
+                    };
+                    let mut from = 0;
+                    let per: Vec<usize> = sets
+                        .iter()
+                        .map(|(_, set)| {
+                            let n = exact(set, &scores[from..from + set.len()], &cal);
+                            from += set.len();
+                            n
+                        })
+                        .collect();
+                    best.push((per.iter().sum(), per, cal));
+                }
+            }
+        }
+    }
+    best.sort_by_key(|b| std::cmp::Reverse(b.0));
+    for (sum, per, cal) in best.iter().take(15) {
+        println!("{sum}/{} (en, fr, es, de: {per:?}): {cal:?}", items.len());
+    }
+    let router = support::multilingual_router(best[0].2);
+    let mut heldout = vec![("en", support::heldout())];
+    for language in ["fr", "es", "de"] {
+        heldout.push((language, support::labelled_in(language, "heldout.jsonl")));
+    }
+    for (language, set) in heldout {
+        println!(
+            "{language}, held-out half, best: {}",
+            support::score(&router, &catalog, &set).line()
+        );
+    }
+}

@@ -17,6 +17,9 @@ pub fn root() -> PathBuf {
 /// The files of the all-MiniLM-L6-v2 folder that the router loads.
 const EMBEDDER_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
 
+/// The files of the multilingual-e5-small folder.
+const MULTILINGUAL_FILES: [&str; 2] = ["e5-small-q4.bin", "tokenizer.json"];
+
 /// Names another encoder's folder to measure the router with (all-mpnet-
 /// base-v2's, docs/narrator.md "Routing measurements"); unset: the shipped one.
 pub const ENCODER_VAR: &str = "NARRATORIA_ROUTING_ENCODER";
@@ -31,7 +34,11 @@ pub fn embedder_dir() -> PathBuf {
         Some(dir) => PathBuf::from(dir),
         None => root.join("models").join(narratoria_routing::MODEL_FOLDER),
     };
-    for file in EMBEDDER_FILES {
+    let files: &[&str] = match dir.join(MULTILINGUAL_FILES[0]).is_file() {
+        true => &MULTILINGUAL_FILES,
+        false => &EMBEDDER_FILES,
+    };
+    for file in files {
         let path = dir.join(file);
         assert!(
             path.is_file(),
@@ -41,6 +48,33 @@ pub fn embedder_dir() -> PathBuf {
         );
     }
     dir
+}
+
+/// The multilingual-e5-small folder. Panics, naming the command that
+/// fetches it, when it was never fetched (`./test.sh` fetches it).
+pub fn multilingual_dir() -> PathBuf {
+    let root = root().canonicalize().unwrap_or_else(|_| root());
+    let dir = root
+        .join("models")
+        .join(narratoria_routing::locate::MULTILINGUAL_FOLDER);
+    for file in MULTILINGUAL_FILES {
+        let path = dir.join(file);
+        assert!(
+            path.is_file(),
+            "the multilingual encoder is missing: {} not found; fetch it with \
+             scripts/fetch-multilingual-encoder.sh (./test.sh runs it through scripts/setup.sh)",
+            path.display()
+        );
+    }
+    dir
+}
+
+/// A router over the multilingual encoder, uncached.
+pub fn multilingual_router(calibration: Calibration) -> Router {
+    Router::load(&multilingual_dir())
+        .expect("the multilingual encoder loads")
+        .with_cache_dir(None)
+        .with_calibration(calibration)
 }
 
 /// A router over the real model, caching in `cache` (`None`: no cache).
@@ -62,7 +96,17 @@ pub struct Labelled {
 
 fn labelled(file: &str) -> Vec<Labelled> {
     let path = root().join("crates/narrator/tests/data/routing").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    read_labelled(&path)
+}
+
+/// A half of the labelled set written in `language` (`fr`, `es`, `de`):
+/// `tune.jsonl` or `heldout.jsonl` of its folder.
+pub fn labelled_in(language: &str, file: &str) -> Vec<Labelled> {
+    labelled(&format!("{language}/{file}"))
+}
+
+fn read_labelled(path: &Path) -> Vec<Labelled> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -194,6 +238,16 @@ fn copy_skill(from: &Path, to: &Path) {
 }
 
 /// The skills `router` routes `input` to with `disabled` left out, sorted.
+/// How `router` routes `items` over `catalog`.
+pub fn score(router: &Router, catalog: &Catalog, items: &[Labelled]) -> Score {
+    let mut s = Score::default();
+    for item in items {
+        let got = routed_skills(router, catalog, &item.input, &[]);
+        s.add(&item.input, &item.skills, &got);
+    }
+    s
+}
+
 pub fn routed_skills(
     router: &Router,
     catalog: &Catalog,
