@@ -1,6 +1,7 @@
 // Starts the built app in a real window through tauri-driver (WebKitWebDriver
 // underneath) with its own temporary skills folder, user folder and session
-// database, and hands back a WebdriverIO browser.
+// database, in the language $NARRATORIA_E2E_LANG names (i18n.mjs; default
+// English), and hands back a WebdriverIO browser.
 
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
+import { LANGUAGE_KEY, LOCALES, lang } from "./i18n.mjs";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The skills folder copied for each run (default: the repository's). */
@@ -96,6 +98,9 @@ export async function openApp({ application = appBinary(), copySkills = true, in
     // The default model (an app built without the narrator ignores it and
     // uses the rule-based planner).
     NARRATORIA_MODEL: model,
+    // Another language than English: the app runs in its locale, as a
+    // player's does (WebKitGTK takes navigator.language from it).
+    ...(lang !== "en" ? { LANG: LOCALES[lang], LC_ALL: LOCALES[lang], LANGUAGE: lang } : {}),
     ...env,
   };
   if (installed) {
@@ -133,12 +138,36 @@ export async function openApp({ application = appBinary(), copySkills = true, in
     signalGroup("SIGKILL");
     throw e;
   }
+  let language;
+  try {
+    language = await speak(browser);
+  } catch (e) {
+    try {
+      await browser.deleteSession();
+    } catch {
+      /* the window may already be gone */
+    }
+    signalGroup("SIGKILL");
+    throw e;
+  }
   return {
     browser,
     tmp,
     home,
     skills,
     async close({ keep = false } = {}) {
+      if (language.changed) {
+        // The window's storage outlives the run: the choice found there is put back.
+        try {
+          await browser.execute(
+            (key, value) => (value === null ? window.localStorage.removeItem(key) : window.localStorage.setItem(key, value)),
+            LANGUAGE_KEY,
+            language.before,
+          );
+        } catch {
+          /* the window may already be gone */
+        }
+      }
       try {
         await browser.deleteSession();
       } catch {
@@ -152,8 +181,39 @@ export async function openApp({ application = appBinary(), copySkills = true, in
   };
 }
 
-/** Saves a screenshot of the window as <name>.png in the screenshots folder. */
+/** The language the window shows, once its page is up. */
+async function shownLanguage(browser) {
+  await browser.waitUntil(
+    () => browser.execute(() => document.querySelector('[data-testid="status"]') !== null && document.documentElement.lang !== ""),
+    { timeout: 30_000, timeoutMsg: "the window's page did not come up" },
+  );
+  return browser.execute(() => document.documentElement.lang);
+}
+
+/**
+ * Shows the window in `lang`: the system's language when the app's locale
+ * gave it (the locale must be installed: `locale -a`), else the player's
+ * choice in the window's storage, as Settings keeps it (put back on close).
+ */
+async function speak(browser) {
+  const shown = await shownLanguage(browser);
+  const before = await browser.execute((key) => window.localStorage.getItem(key), LANGUAGE_KEY);
+  if (shown === lang) {
+    if (lang !== "en") console.error(`e2e: the window speaks ${lang} (${before ? "the choice kept in its storage" : "the system's language"})`);
+    return { changed: false, before };
+  }
+  await browser.execute((key, value) => window.localStorage.setItem(key, value), LANGUAGE_KEY, lang);
+  await browser.refresh();
+  const now = await shownLanguage(browser);
+  if (now !== lang) throw new Error(`the window shows ${now}, not ${lang}, even with ${LANGUAGE_KEY}=${lang}`);
+  if (lang !== "en") {
+    console.error(`e2e: the window speaks ${lang} (chosen in its storage: the system's language gave ${shown}; is ${LOCALES[lang]} installed?)`);
+  }
+  return { changed: true, before };
+}
+
+/** Saves a screenshot of the window as <name>.png in the screenshots folder (<name>-<lang>.png in another language than English). */
 export async function shot(browser, name) {
   mkdirSync(screenshots, { recursive: true });
-  await browser.saveScreenshot(path.join(screenshots, `${name}.png`));
+  await browser.saveScreenshot(path.join(screenshots, lang === "en" ? `${name}.png` : `${name}-${lang}.png`));
 }

@@ -14,6 +14,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { openApp, shot } from "./harness.mjs";
 import { typeInto } from "./window.mjs";
+import { norm, t } from "./i18n.mjs";
 
 const application = process.argv[2] || "/usr/bin/narratoria-desktop";
 const MAX_DICE = "42";
@@ -85,7 +86,7 @@ try {
     await b.keys("Enter");
     const narration = await b.$('[data-turn="1"] [data-testid="narration"]');
     await narration.waitForExist({ timeout: 90_000 });
-    await b.waitUntil(async () => (await (await b.$('[data-testid="status"]')).getText()).includes("Ready"), {
+    await b.waitUntil(async () => norm(await (await b.$('[data-testid="status"]')).getText()).includes(t("app.status.ready")), {
       timeout: 90_000,
     });
     const told = (await narration.getText()).trim();

@@ -3,11 +3,13 @@
 // as a player would; not a test.
 //
 //   xvfb-run -a node tests/e2e/play-window.mjs "I look around" "I greet the innkeeper" …
-// Environment as for the suite (NARRATORIA_APP, NARRATORIA_E2E_MODEL);
+// Environment as for the suite (NARRATORIA_APP, NARRATORIA_E2E_MODEL,
+// NARRATORIA_E2E_LANG);
 // NARRATORIA_PLAY_SCENARIO starts the story from that built-in scenario
 // through the New story dialog ("tithonus"), as a player would.
 
 import { model, openApp } from "./harness.mjs";
+import { norm, t } from "./i18n.mjs";
 
 const inputs = process.argv.slice(2);
 const app = await openApp();
@@ -39,7 +41,7 @@ try {
     await b.keys("Enter");
     const narration = await b.$(`[data-turn="${i + 1}"] [data-testid="narration"]`);
     await narration.waitForExist({ timeout: 120_000 });
-    await b.waitUntil(async () => (await (await b.$('[data-testid="status"]')).getText()).includes("Ready"), {
+    await b.waitUntil(async () => norm(await (await b.$('[data-testid="status"]')).getText()).includes(t("app.status.ready")), {
       timeout: 120_000,
     });
     const dice = await b.$(`[data-turn="${i + 1}"] [data-testid="dice-total"]`);

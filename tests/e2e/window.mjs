@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openApp } from "./harness.mjs";
+import { norm, t } from "./i18n.mjs";
 
 /** The files the specs import (tests/e2e/fixtures). */
 export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -38,6 +39,19 @@ export async function typeInto(b, field, text) {
   );
 }
 
+/** Chooses `value` in a <select> as the player would, with the change event React listens to. */
+export async function choose(b, select, value) {
+  await b.execute(
+    (el, v) => {
+      const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
+      set.call(el, v);
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+    },
+    select,
+    value,
+  );
+}
+
 /** Helpers bound to one WebdriverIO browser. */
 export function windowOf(b) {
   const $ = (testId) => b.$(`[data-testid="${testId}"]`);
@@ -56,7 +70,7 @@ export function windowOf(b) {
     /** Waits until no turn runs (the status says Ready). */
     async ready(timeout = 60_000) {
       const status = await $("status");
-      await b.waitUntil(async () => (await status.getText()).includes("Ready"), {
+      await b.waitUntil(async () => norm(await status.getText()).includes(t("app.status.ready")), {
         timeout,
         timeoutMsg: "the app did not become ready",
       });
@@ -64,10 +78,13 @@ export function windowOf(b) {
     /** Plays a turn and waits for it to be saved. */
     async playTurn(text) {
       await w.play(text);
-      await b.waitUntil(async () => (await (await $("status")).getText()).includes("Ready") && !(await $("stop-turn").isExisting()), {
-        timeout: 60_000,
-        timeoutMsg: `the turn "${text}" did not end`,
-      });
+      await b.waitUntil(
+        async () => norm(await (await $("status")).getText()).includes(t("app.status.ready")) && !(await $("stop-turn").isExisting()),
+        {
+          timeout: 60_000,
+          timeoutMsg: `the turn "${text}" did not end`,
+        },
+      );
     },
     async turnCount() {
       return (await b.$$('[data-testid="story"] [data-testid="turn"]')).length;

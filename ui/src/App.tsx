@@ -2,6 +2,7 @@
 // share — the open session, the turn being played and the skills.
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import {
   api,
   asAppError,
@@ -28,20 +29,14 @@ import { ModelStatusBar } from "./views/ModelStatus";
 import { ModelOffer } from "./views/ModelOffer";
 import { NewStoryDialog } from "./views/NewStory";
 import { DeveloperToggle, useDeveloperTools } from "./views/DeveloperToggle";
+import { LanguageSetting } from "./views/LanguageSetting";
 import type { TurnActions } from "./views/TurnControls";
 
 const TABS = ["play", "sessions", "skills", "settings", "inspector", "model"] as const;
 export type Tab = (typeof TABS)[number];
-const LABELS: Record<Tab, string> = {
-  play: "Play",
-  sessions: "Sessions",
-  skills: "Skills",
-  settings: "Settings",
-  inspector: "Inspector",
-  model: "Model",
-};
 
 export function App() {
+  const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>("play");
   const [session, setSession] = useState<SessionView | null>(null);
   const [live, setLive] = useState<TurnModel | null>(null);
@@ -58,7 +53,7 @@ export function App() {
   const [developer, setDeveloper] = useDeveloperTools();
   const [newStory, setNewStory] = useState(false);
   // The Inspector is a tab only with developer tools on.
-  const tabs = TABS.filter((t) => t !== "inspector" || developer);
+  const tabs = TABS.filter((name) => name !== "inspector" || developer);
 
   const refreshSkills = useCallback(() => {
     api.skills().then(setSkills, (e) => setError(asAppError(e)));
@@ -232,33 +227,33 @@ export function App() {
   const inspected = live ?? (lastSaved ? fromRecord(lastSaved) : null);
   const status = busy
     ? stopping
-      ? "Stopping…"
+      ? t("app.status.stopping")
       : live?.phase === "running"
-        ? "Running skills…"
-        : "Thinking…"
-    : "Ready";
+        ? t("app.status.running")
+        : t("app.status.thinking")
+    : t("app.status.ready");
 
   return (
     <div className="app">
       <header className="topbar">
         <span className="brand">Narratoria</span>
-        <nav role="tablist" aria-label="Views">
-          {tabs.map((t, i) => (
+        <nav role="tablist" aria-label={t("app.views")}>
+          {tabs.map((name, i) => (
             <button
-              key={t}
+              key={name}
               role="tab"
-              id={`tab-${t}`}
-              aria-selected={tab === t}
-              className={tab === t ? "tab active" : "tab"}
-              title={`Alt+${i + 1}`}
-              onClick={() => setTab(t)}
+              id={`tab-${name}`}
+              aria-selected={tab === name}
+              className={tab === name ? "tab active" : "tab"}
+              title={t("app.tabShortcut", { n: i + 1 })}
+              onClick={() => setTab(name)}
             >
-              {LABELS[t]}
+              {t(`app.tabs.${name}`)}
             </button>
           ))}
         </nav>
         <button className="new-story-button" onClick={() => setNewStory(true)} disabled={busy} data-testid="new-story">
-          New story…
+          {t("app.newStory")}
         </button>
         <span className={busy ? "status busy" : "status"} role="status" data-testid="status">
           {busy && <span className="spinner" aria-hidden />}
@@ -270,21 +265,19 @@ export function App() {
         <div className="banner error" role="alert" data-testid="error-banner">
           <strong data-code={error.code}>{sentenceOf(error)}</strong>
           <span className="error-message">{error.message}</span>
-          <button className="link" onClick={() => setError(null)} aria-label="Dismiss">
+          <button className="link" onClick={() => setError(null)} aria-label={t("common.dismiss")}>
             ×
           </button>
         </div>
       )}
       {panic && (
         <div className="banner error" role="alert" data-testid="panic-banner">
-          <strong>Something failed inside Narratoria.</strong>
-          <span className="error-message">
-            {panic.message} The log in {panic.logDir} has the details.
-          </span>
+          <strong>{t("app.panic.title")}</strong>
+          <span className="error-message">{t("app.panic.detail", { message: panic.message, logDir: panic.logDir })}</span>
           <button className="link" onClick={() => api.openLogFolder().catch(() => undefined)}>
-            Open the log folder
+            {t("app.panic.openLog")}
           </button>
-          <button className="link" onClick={() => setPanic(null)} aria-label="Dismiss">
+          <button className="link" onClick={() => setPanic(null)} aria-label={t("common.dismiss")}>
             ×
           </button>
         </div>
@@ -324,6 +317,7 @@ export function App() {
         )}
         {tab === "settings" && (
           <>
+            <LanguageSetting />
             <DeveloperToggle on={developer} onChange={setDeveloper} />
             <SettingsView skills={skills} onSaved={refreshSkills} />
           </>

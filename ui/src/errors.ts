@@ -1,41 +1,48 @@
 // What the player reads for each error code. The map is typed over every
 // code the Rust side can send (ui/src/bindings/ErrorCode.ts, generated), so a
-// new code does not compile until it has a sentence here.
+// new code does not compile until it has a message key here, and each key
+// is one the English catalog has (ui/src/i18n/locales/en.json, "errors").
 
 import type { AppError } from "./bindings/AppError";
 import type { ErrorCode } from "./bindings/ErrorCode";
 import { ACTION_CHARS } from "./bounds";
+import i18n from "./i18n";
+import { formatNumber } from "./i18n/format";
+import type en from "./i18n/locales/en.json";
 
-const SENTENCES: Record<ErrorCode, string> = {
-  plan_not_json: "The narrator's answer could not be read.",
-  plan_invalid: "The narrator came up with a plan that cannot be carried out.",
-  input_empty: "Say what your character does first.",
-  action_too_long: `That action is too long — an action holds at most ${ACTION_CHARS} characters; shorten it.`,
-  export_format_unknown: "That export format is not available — choose Markdown or JSON.",
-  export_refused: "Nothing was saved: the folder must be new or empty, and no secret setting may be written into it.",
-  skills_dir_unusable: "A skills folder cannot be read.",
-  skill_invalid: "A skill's own files are broken.",
-  config_invalid: "Some settings are not valid — see the marked fields.",
-  skill_not_found: "That skill is no longer there.",
-  session_not_found: "That session is no longer there.",
-  session_store: "The saved stories could not be read or written.",
-  session_changed: "The story moved on while that turn was played (it was rewound or changed elsewhere), so the turn was not saved — try it again.",
-  model_unusable: "That model file cannot be used.",
-  download_failed: "The download did not finish or did not match its checksum — try again; it goes on where it stopped.",
-  model_link_invalid: "That is not a Hugging Face model link — paste a repository's address or one .gguf file's.",
-  model_file_choice: "That repository has several GGUF files — pick one.",
-  server_failed: "The model server did not answer as it should — check that it is running and serves that model.",
-  state_invalid: "The story's state is not valid.",
-  card_invalid: "That file is not a character card Narratoria can read.",
-  lore_invalid: "That lorebook cannot be read.",
-  scenario_invalid: "That scenario file is not valid.",
-  scenario_not_found: "There is no scenario by that name.",
-  note_too_long: "That author's note is too long — shorten it; the note saved before is kept.",
-  language_unknown: "That is not a language Narratoria knows — give a code like fr or a name like French.",
-  correction_needless: "The turn already has those mechanics — nothing to correct.",
-  thread_not_found: "The story has no such thread.",
-  table_text_invalid: "That title or fact is empty or too long.",
-  io: "Something went wrong reading or writing a file.",
+/** A key of the catalogs' "errors" group. */
+type ErrorKey = `errors.${keyof (typeof en)["errors"]}`;
+
+const SENTENCES: Record<ErrorCode, ErrorKey> = {
+  plan_not_json: "errors.plan_not_json",
+  plan_invalid: "errors.plan_invalid",
+  input_empty: "errors.input_empty",
+  action_too_long: "errors.action_too_long",
+  export_format_unknown: "errors.export_format_unknown",
+  export_refused: "errors.export_refused",
+  skills_dir_unusable: "errors.skills_dir_unusable",
+  skill_invalid: "errors.skill_invalid",
+  config_invalid: "errors.config_invalid",
+  skill_not_found: "errors.skill_not_found",
+  session_not_found: "errors.session_not_found",
+  session_store: "errors.session_store",
+  session_changed: "errors.session_changed",
+  model_unusable: "errors.model_unusable",
+  download_failed: "errors.download_failed",
+  model_link_invalid: "errors.model_link_invalid",
+  model_file_choice: "errors.model_file_choice",
+  server_failed: "errors.server_failed",
+  state_invalid: "errors.state_invalid",
+  card_invalid: "errors.card_invalid",
+  lore_invalid: "errors.lore_invalid",
+  scenario_invalid: "errors.scenario_invalid",
+  scenario_not_found: "errors.scenario_not_found",
+  note_too_long: "errors.note_too_long",
+  language_unknown: "errors.language_unknown",
+  correction_needless: "errors.correction_needless",
+  thread_not_found: "errors.thread_not_found",
+  table_text_invalid: "errors.table_text_invalid",
+  io: "errors.io",
 };
 
 /** Whether `code` is one the Rust side sends. */
@@ -43,7 +50,7 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.prototype.hasOwnProperty.call(SENTENCES, code);
 }
 
-/** The sentence the player reads for an error; its message is the detail. */
+/** The sentence the player reads for an error, in the window's language; its message is the detail. */
 export function sentenceOf(error: Pick<AppError, "code">): string {
-  return SENTENCES[error.code];
+  return i18n.t(SENTENCES[error.code], { max: formatNumber(ACTION_CHARS) });
 }

@@ -3,6 +3,8 @@
 // shape, so a past turn is drawn exactly like the one being played.
 
 import type { AttemptRecord, JsonObject, LoreUse, Plan, Routing, ToolResult, TraceRecord, Transcript, TurnEvent, TurnRecord } from "./api";
+import type { FailureReason } from "./bindings/FailureReason";
+import type { ToolErrorType } from "./bindings/ToolErrorType";
 
 export type ToolState =
   | "pending"
@@ -22,6 +24,8 @@ export interface ToolView {
   retryCount: number;
   timeMs?: number;
   error?: string;
+  /** How it failed, as a code the window words. */
+  errorType?: ToolErrorType;
   events: JsonObject[];
 }
 
@@ -31,6 +35,8 @@ export interface AttemptView {
   plannerText: string;
   tools: ToolView[];
   failure?: string;
+  /** Why it failed, as a code the window words (a saved attempt's). */
+  failureReason?: FailureReason;
   disabledSkills: string[];
   transcript?: Transcript | null;
   /** The lore entries the narration was told, and why. */
@@ -177,6 +183,7 @@ export function applyEvent(prev: TurnModel, e: TurnEvent): TurnModel {
         tool.retryCount = ev.retryCount;
         tool.timeMs = ev.executionTimeMs;
         tool.error = ev.error?.message;
+        tool.errorType = ev.error?.type;
       }
       break;
     }
@@ -208,6 +215,7 @@ function attemptFromRecord(a: AttemptRecord): AttemptView {
     t.timeMs = r.executionTimeMs;
     t.events = r.events ?? [];
     t.error = r.error?.message ?? undefined;
+    t.errorType = r.error?.type ?? undefined;
   }
   return {
     attempt: a.attempt,
@@ -215,6 +223,7 @@ function attemptFromRecord(a: AttemptRecord): AttemptView {
     plannerText: a.plan?.narrative ?? "",
     tools,
     failure: a.error ?? a.result?.failureMessage ?? undefined,
+    failureReason: a.result?.failureReason ?? undefined,
     disabledSkills: [],
     transcript: a.transcript,
     lore: a.lore ?? [],

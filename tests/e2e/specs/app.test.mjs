@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { model, openApp, shot, skillsSource } from "../harness.mjs";
 import { typeInto } from "../window.mjs";
+import { norm, t, tRegex } from "../i18n.mjs";
 
 const diceBuilt = existsSync(path.join(skillsSource, "dice-roller/scripts/roll-dice"));
 
@@ -71,7 +72,7 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
       assert.ok((await dice.$$('[data-testid="die-face"]')).length >= 1, "no die faces");
     }
     await (await b.$('[data-testid="status"]')).waitUntil(async function () {
-      return (await this.getText()).includes("Ready");
+      return norm(await this.getText()).includes(t("app.status.ready"));
     });
     await shot(b, "play");
   });
@@ -95,13 +96,13 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     if (/gguf/i.test(planner)) {
       const chosen = await b.$('[data-testid="skills-chosen"]');
       await chosen.waitForExist({ timeout: 5_000 });
-      const why = await chosen.getText();
-      assert.match(why, /Meaning/);
+      const why = norm(await chosen.getText());
+      assert.ok(why.includes(t("inspector.routing.meaning")), why);
       assert.match(why, /✓ dice-roller\/roll-dice/);
       assert.match(why, /memory\/[a-z-]+/);
-      assert.match(why, /Used from -?\d/);
+      assert.match(why, tRegex("inspector.routing.usedFrom", { threshold: /[-−]?\d[\d.,]*/ }));
     } else {
-      assert.match(await (await b.$("section.inspector")).getText(), /not chosen by the router/);
+      assert.ok(norm(await (await b.$("section.inspector")).getText()).includes(t("inspector.routing.notRouted")));
     }
     await shot(b, "inspector");
   });
@@ -214,7 +215,9 @@ describe("Narratoria desktop", { timeout: 180_000 }, () => {
     await tab("model");
     const planner = await b.$('[data-testid="model-planner"]');
     await planner.waitForExist({ timeout: 5_000 });
-    assert.match(await planner.getText(), model ? /SmolLM2.*\.gguf/i : /rule-based/i);
+    const shown = norm(await planner.getText());
+    if (model) assert.match(shown, /SmolLM2.*\.gguf/i);
+    else assert.ok(shown.includes(t("model.rulesPlanner")), shown);
     await shot(b, "model");
   });
 });

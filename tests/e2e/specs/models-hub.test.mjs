@@ -18,6 +18,15 @@ import os from "node:os";
 import path from "node:path";
 import { openApp, repo, shot } from "../harness.mjs";
 import { typeInto, windowOf } from "../window.mjs";
+import { any, languageName, norm, t, tRegex } from "../i18n.mjs";
+
+/** A size as the window writes it, in MB (or the language's unit). */
+const megabytes = (whole) => new RegExp(`${whole}[.,]\\d\\s?\\S+`);
+/** A speed as the window writes it ("about 15 tokens/s"). */
+const SPEED = any(tRegex("models.speedAbout", { rate: /[\d.,]+/ }), tRegex("models.speedMeasured", { rate: /[\d.,]+/ }));
+/** Where a model would run ("on the processor"). */
+const WHERE = any(t("models.where.processor"), t("models.where.gpuCard"), tRegex("models.where.gpuShare"));
+const VERDICTS = any(t("models.verdict.runsWell"), t("models.verdict.runsSlowly"), t("models.verdict.doesNotFit"));
 
 const source = path.join(repo, "models/SmolLM2-135M-Instruct.Q4_1.gguf");
 /** The repository a player pastes: two GGUF files (and a README). */
@@ -161,13 +170,14 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     await banner.waitForExist({ timeout: 20_000 });
     assert.equal(await banner.getAttribute("data-name"), OFFER);
     const take = await w.$("model-offer-take");
-    assert.equal(await take.getText(), `Download and write with ${OFFER}`);
-    const changes = await (await w.$("model-offer-changes")).getText();
-    assert.match(changes, /Richer prose than the bundled model/);
-    assert.match(changes, /A 9\d\.\d MB download/);
-    assert.match(changes, /needs about 300\.0 MB of memory/);
-    assert.match(changes, /(about|measured) [\d.]+ tokens\/s here/);
-    assert.match(changes, /bundled model keeps playing meanwhile/);
+    assert.equal(norm(await take.getText()), t("offer.take", { name: OFFER }));
+    const changes = norm(await (await w.$("model-offer-changes")).getText());
+    assert.match(changes, any(tRegex("models.offer.richerThan"), t("models.offer.richer")));
+    // The sentence of what it needs starts with a capital.
+    assert.match(changes, tRegex("models.offer.download", { size: megabytes("9\\d") }, "i"));
+    assert.match(changes, tRegex("models.offer.memory", { size: megabytes("300") }));
+    assert.match(changes, tRegex("models.offer.speedHere", { speed: SPEED }));
+    assert.ok(changes.includes(t("models.offer.meanwhile")), changes);
     await shot(b, "model-offer");
 
     await (await w.$("model-offer-dismiss")).click();
@@ -186,30 +196,34 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     await w.tab("model");
     const machine = await w.$("machine");
     await machine.waitForExist({ timeout: 20_000 });
-    const line = await machine.getText();
-    assert.match(line, /This machine: \d+ cores?/);
-    assert.match(line, /of memory/);
-    assert.match(line, /no graphics card in use|graphics card |software driver/);
+    const line = norm(await machine.getText());
+    assert.ok(line.startsWith(`${t("catalog.thisMachine")} `), line);
+    assert.match(line, tRegex("models.cores", { count: /\d+/ }));
+    assert.match(line, any(tRegex("models.memoryFree"), tRegex("models.memoryTotal"), t("models.memoryUnknown")));
+    assert.match(line, any(t("models.noGpu"), tRegex("models.gpu"), tRegex("models.softwareGpu")));
 
     const pick = await b.$(`[data-testid="catalog-row"][data-name="${OFFER}"]`);
     await pick.waitForExist({ timeout: 10_000 });
     assert.equal(await pick.getAttribute("data-recommended"), "true");
-    assert.match(await (await pick.$('[data-testid="recommended"]')).getText(), /recommended/);
-    const facts = await (await pick.$('[data-testid="catalog-facts"]')).getText();
-    assert.match(facts, /90\.0B parameters/);
-    assert.match(facts, /needs about 300\.0 MB of memory/);
+    assert.equal(norm(await (await pick.$('[data-testid="recommended"]')).getText()), t("model.recommended"));
+    const facts = norm(await (await pick.$('[data-testid="catalog-facts"]')).getText());
+    assert.match(facts, tRegex("model.parameters", { value: /90[.,]0[^·]*?/ }));
+    assert.match(facts, tRegex("catalog.memory", { size: megabytes("300") }));
     assert.match(facts, /Apache-2\.0/);
-    assert.match(facts, /writes English, French/);
+    assert.ok(facts.includes(t("catalog.writes", { languages: [languageName("en"), languageName("fr")].join(", ") })), facts);
     assert.match(await (await pick.$('[data-testid="catalog-notes"]')).getText(), /ChatML/);
     const fit = await pick.$('[data-testid="model-fit"]');
     assert.equal(await fit.getAttribute("data-verdict"), "runsWell");
-    assert.match(await fit.getText(), /^runs well — (about|measured) \d+ tokens\/s on /);
+    assert.match(
+      norm(await fit.getText()),
+      new RegExp(`^${tRegex("models.verdict.runsWell").source} — ${tRegex("models.fit.speed", { speed: SPEED, where: WHERE }).source}`),
+    );
 
     // Every built-in narrator from the Hub is judged too.
     const judged = await b.$$('[data-testid="catalog-row"] [data-testid="model-fit"]');
     assert.ok(judged.length >= 5, `${judged.length} catalog models judged`);
     for (const f of judged) {
-      assert.match(await f.getText(), /^(runs well|runs slowly|does not fit) — /);
+      assert.match(norm(await f.getText()), new RegExp(`^(?:${VERDICTS.source}) — `));
     }
     const others = await b.$$('[data-testid="catalog-row"]:not([data-recommended="true"]) [data-testid="recommended"]');
     assert.equal(others.length, 0, "one model is recommended");
@@ -229,8 +243,8 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     for (const f of await b.$$('[data-testid="hub-file"]')) listed.push(await f.getAttribute("data-path"));
     assert.deepEqual(listed, [SMALL, LARGE], "smallest first, the README left out");
     const small = await b.$(`[data-testid="hub-file"][data-path="${SMALL}"]`);
-    assert.match(await small.getText(), /9\d\.\d MB/);
-    assert.match(await (await b.$(`[data-testid="hub-file"][data-path="${LARGE}"]`)).getText(), /9\d\.\d MB/);
+    assert.match(norm(await small.getText()), megabytes("9\\d"));
+    assert.match(norm(await (await b.$(`[data-testid="hub-file"][data-path="${LARGE}"]`)).getText()), megabytes("9\\d"));
     await (await small.$("input")).click();
     await (await w.$("hub-download")).click();
 
@@ -248,7 +262,7 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     assert.ok(hub.seen.some((s) => s.startsWith("GET /cdn/")), hub.seen.join("\n"));
     // A narrator added from the Hub is judged against this machine too.
     const fit = await (await row(name)).$('[data-testid="model-fit"]');
-    assert.match(await fit.getText(), /^(runs well|runs slowly|does not fit) — /);
+    assert.match(norm(await fit.getText()), new RegExp(`^(?:${VERDICTS.source}) — `));
     await shot(b, "models-hub");
   });
 
@@ -261,7 +275,7 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     const error = await w.$("hub-error");
     await error.waitForExist({ timeout: 10_000 });
     assert.equal(await error.getAttribute("data-code"), "model_link_invalid");
-    assert.match(await error.getText(), /That is not a Hugging Face model link — paste a repository's address or one \.gguf file's\./);
+    assert.ok(norm(await error.getText()).includes(t("errors.model_link_invalid")));
     assert.equal((await b.$$('[data-testid="hub-file"]')).length, 0);
     assert.equal(hub.seen.length, before, "the Hub was not asked");
   });
@@ -292,7 +306,12 @@ describe("Models from Hugging Face", { skip: !existsSync(source) && "the default
     const bar = await w.$("planner");
     await b.waitUntil(async () => (await bar.getAttribute("data-state")) !== "loading", { timeout: 60_000 });
     if ((await bar.getAttribute("data-state")) === "loaded") {
-      assert.match(await bar.getText(), new RegExp(`${OFFER_FILE.replace(/\./g, "\\.")} writes.* on `));
+      // "… MODEL writes on X", or "… MODEL writes, both on X".
+      const writes = any(
+        tRegex("modelStatus.writesWhere", { model: OFFER_FILE, where: /.+/ }),
+        new RegExp(`${tRegex("modelStatus.writes", { model: OFFER_FILE }).source}, ${tRegex("modelStatus.both", { where: /.+/ }).source}`),
+      );
+      assert.match(norm(await bar.getText()), writes);
     }
     assert.ok(!(await (await offer()).isExisting()), "an installed pick is not offered again");
     await shot(b, "model-offer-taken");

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { openApp, repo, shot } from "../harness.mjs";
 import { windowOf } from "../window.mjs";
+import { norm, t, tRegex } from "../i18n.mjs";
 
 const source = path.join(repo, "models/SmolLM2-135M-Instruct.Q4_1.gguf");
 const NAME = "smollm2-mirror";
@@ -86,12 +87,12 @@ describe("Models", { skip: !existsSync(source) && "the default model is not fetc
       console.error((await (await b.$("body")).getText()).slice(0, 3000));
       throw e;
     });
-    assert.match(await offered.getText(), /needs about 300\.0 MB of memory/);
+    assert.match(norm(await offered.getText()), tRegex("catalog.memory", { size: /300[.,]0\s?\S+/ }));
     await (await offered.$('[data-testid="model-download"]')).click();
     // The broken first transfer is an error the player reads; trying again goes on.
     const banner = await w.$("error-banner");
     await banner.waitForExist({ timeout: 60_000 });
-    assert.match(await banner.getText(), /download did not finish/);
+    assert.ok(norm(await banner.getText()).includes(t("errors.download_failed")));
     await (await offered.$('[data-testid="model-download"]')).waitForExist({ timeout: 10_000 });
     await (await offered.$('[data-testid="model-download"]')).click();
     await (await row(NAME)).waitForExist({ timeout: 60_000 });

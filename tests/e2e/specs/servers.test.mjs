@@ -14,7 +14,8 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { openApp, shot } from "../harness.mjs";
-import { typeInto, windowOf } from "../window.mjs";
+import { choose, typeInto, windowOf } from "../window.mjs";
+import { any, norm, t, tRegex } from "../i18n.mjs";
 
 const MODEL = "stub-model";
 
@@ -79,19 +80,6 @@ function freePort() {
   });
 }
 
-/** Chooses `value` in a <select> as the player would, with the change event React listens to. */
-async function choose(b, select, value) {
-  await b.execute(
-    (el, v) => {
-      const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
-      set.call(el, v);
-      el.dispatchEvent(new Event("change", { bubbles: true }));
-    },
-    select,
-    value,
-  );
-}
-
 describe("External servers", { timeout: 180_000 }, () => {
   let app;
   let b;
@@ -139,9 +127,9 @@ describe("External servers", { timeout: 180_000 }, () => {
       console.error((await (await b.$("body")).getText()).slice(0, 3000));
       throw e;
     });
-    assert.match(await done.getText(), new RegExp(`${MODEL} at .* writes now — it answered in \\d+ ms\\.`));
+    assert.match(norm(await done.getText()), tRegex("servers.done.writer", { model: MODEL, address: /.*/, ms: /[\d.,\s]+ms/ }));
     const status = await w.$("server-status-writer");
-    await b.waitUntil(async () => (await status.getText()).includes(`${MODEL} at ${endpoint}`), {
+    await b.waitUntil(async () => norm(await status.getText()).includes(t("servers.line", { model: MODEL, endpoint })), {
       timeout: 10_000,
       timeoutMsg: "the status does not name the server that writes",
     });
@@ -160,7 +148,8 @@ describe("External servers", { timeout: 180_000 }, () => {
     // The roles load again in the background after the server was chosen:
     // play once the status bar says the server writes.
     const planner = await w.$("planner");
-    await b.waitUntil(async () => (await planner.getText()).includes(`${MODEL} writes on the server`), {
+    const onServer = tRegex("modelStatus.writesWhere", { model: MODEL, where: tRegex("models.where.server", { host: /\S+/ }) });
+    await b.waitUntil(async () => onServer.test(norm(await planner.getText())), {
       timeout: 60_000,
       timeoutMsg: "the status bar never said the server writes",
     });
@@ -170,7 +159,8 @@ describe("External servers", { timeout: 180_000 }, () => {
       const wait = await w.$("server-wait");
       await wait.waitForExist({ timeout: 30_000, timeoutMsg: "no wait was shown while the server held the answer back" });
       assert.equal(await wait.getAttribute("data-role"), "writer");
-      assert.match(await wait.getText(), new RegExp(`^Waiting for the server (to load ${MODEL}|\\(${MODEL}\\))…$`));
+      const waiting = any(tRegex("play.serverWait.cold", { model: MODEL }), tRegex("play.serverWait.warm", { model: MODEL }));
+      assert.match(norm(await wait.getText()), new RegExp(`^(?:${waiting.source})$`));
       await shot(b, "server-wait");
       await b.waitUntil(async () => !(await (await w.$("stop-turn")).isExisting()), {
         timeout: 60_000,
@@ -192,10 +182,7 @@ describe("External servers", { timeout: 180_000 }, () => {
     const error = await w.$("server-error");
     await error.waitForExist({ timeout: 30_000 });
     assert.equal(await error.getAttribute("data-code"), "server_failed");
-    assert.match(
-      await error.getText(),
-      /The model server did not answer as it should — check that it is running and serves that model\./,
-    );
+    assert.ok(norm(await error.getText()).includes(t("errors.server_failed")));
     assert.ok(!(await (await w.$("server-model")).isExisting()), "no models listed");
     // The writer's server is left as it was.
     assert.deepEqual(settings().writerServer, { endpoint, model: MODEL });
@@ -217,7 +204,7 @@ describe("External servers", { timeout: 180_000 }, () => {
       timeoutMsg: "the writer's status still names the server's model",
     });
     assert.ok(!(await (await w.$("model-error")).isExisting()), "the roles loaded again");
-    assert.match(await (await w.$("server-done")).getText(), /The models in the app write again\./);
+    assert.ok(norm(await (await w.$("server-done")).getText()).includes(t("servers.writerBack")));
     assert.equal(settings().writerServer, undefined, "forgotten in the settings");
     assert.ok(!(await (await w.$("server-clear-writer")).isExisting()));
   });

@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { shot, skillsSource } from "../harness.mjs";
 import { fixtures, openWithoutModel } from "../window.mjs";
+import { norm, t } from "../i18n.mjs";
 
 const reputationBuilt = existsSync(path.join(skillsSource, "reputation/scripts/update-reputation"));
 const gameMasterBuilt = existsSync(path.join(skillsSource, "game-master/scripts/direct-turn"));
@@ -87,7 +88,10 @@ describe("Stories", { timeout: 240_000 }, () => {
     await (await w.$("branch-here-1")).click();
     await b.waitUntil(async () => (await w.turnCount()) === 1, { timeout: 10_000 });
     assert.equal(await w.standing("temple-of-the-ford"), 15);
-    const other = (await (await w.$("current-branch")).getText()).replace(/^branch:\s*/, "");
+    const shown = norm(await (await w.$("current-branch")).getText()).trim();
+    const prefix = t("play.branch", { name: "" }).trim();
+    assert.ok(shown.startsWith(prefix), shown);
+    const other = shown.slice(prefix.length).trim();
     assert.notEqual(other, "main");
     await w.playTurn("I insult the temple-of-the-ford sisters");
     await b.waitUntil(async () => (await w.standing("temple-of-the-ford")) === 5, {
@@ -122,9 +126,10 @@ describe("Stories", { timeout: 240_000 }, () => {
     // The scenario's table: Mara Vell is with the player; its threads are open.
     assert.match(await (await w.$("table-present")).getText(), /Mara Vell/);
     assert.match(await (await w.$("thread-1")).getText(), /Who burned the bridge/);
-    assert.match(await (await w.$("table-people")).getText(), /Captain Oren Hask \(wary, not met yet\)/);
+    const wary = t("table.attitudeNotMet", { attitude: t("table.attitudes.wary") });
+    assert.ok(norm(await (await w.$("table-people")).getText()).includes(`Captain Oren Hask ${wary}`));
     // The opening scene is after the story's first thread.
-    assert.match(await (await w.$("table-goal")).getText(), /After: Who burned the bridge/);
+    assert.ok(norm(await (await w.$("table-goal")).getText()).startsWith(t("table.after", { goal: "Who burned the bridge" })));
     await w.playTurn("I look around the square");
     // A fact pinned and a thread closed after turn 1 are kept with it.
     await (await w.$("fact-new")).setValue("The ferry crosses at dusk.");
@@ -143,7 +148,7 @@ describe("Stories", { timeout: 240_000 }, () => {
     await (await w.$("thread-rename-1")).click();
     const title = await w.$("thread-title-1");
     await title.setValue("The bridge-burner");
-    await (await (await w.$("thread-1")).$("button=Save")).click();
+    await (await (await w.$("thread-1")).$(`button=${t("common.save")}`)).click();
     await b.waitUntil(async () => /The bridge-burner/.test(await (await w.$("thread-1")).getText()), {
       timeout: 5_000,
       timeoutMsg: "the thread was not renamed",
@@ -210,7 +215,7 @@ describe("Stories", { timeout: 240_000 }, () => {
     await w.tab("inspector");
     const told = await b.$('[data-testid="lore-told"]');
     await told.waitForExist({ timeout: 10_000 });
-    assert.match(await told.getText(), /The ferry — its keys/);
+    assert.ok(norm(await told.getText()).includes(`The ferry — ${t("inspector.why.keys")}`));
     await shot(b, "lore-told");
     await w.tab("play");
   });

@@ -8,7 +8,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { shot } from "../harness.mjs";
+import { LANGUAGE_KEY, lang, norm, t, tIn, tRegex } from "../i18n.mjs";
 import {
+  choose,
   numberingStoryteller,
   openWithoutModel,
   replaceScript,
@@ -27,12 +29,47 @@ describe("The story's controls", { timeout: 240_000 }, () => {
     await app?.close();
   });
 
+  test("the window speaks the suite's language", async () => {
+    assert.equal(await b.execute(() => document.documentElement.lang), lang);
+    assert.equal(norm(await (await b.$("#tab-play")).getText()), t("app.tabs.play"));
+    assert.equal(norm(await (await w.$("play-send")).getText()), t("play.send"));
+    assert.equal(norm(await (await w.$("play-input")).getAttribute("placeholder")), t("play.inputPlaceholder"));
+  });
+
+  test("Settings switches the window's language at once, and remembers it", async () => {
+    const stored = () => b.execute((key) => window.localStorage.getItem(key), LANGUAGE_KEY);
+    const shown = () => b.execute(() => document.documentElement.lang);
+    const kept = await stored();
+    const other = lang === "de" ? "es" : "de";
+    await w.tab("settings");
+    const select = await w.$("language-choice");
+    await select.waitForExist({ timeout: 5_000 });
+    try {
+      await choose(b, select, other);
+      await b.waitUntil(async () => (await shown()) === other, { timeout: 5_000, timeoutMsg: `the window did not switch to ${other}` });
+      assert.equal(norm(await (await b.$("#tab-play")).getText()), tIn(other, "app.tabs.play"));
+      assert.equal(await stored(), other);
+      await shot(b, `language-${other}`);
+    } finally {
+      await choose(b, select, lang);
+      await b.waitUntil(async () => (await shown()) === lang, { timeout: 5_000, timeoutMsg: `the window did not switch back to ${lang}` });
+      // What the storage held before (the harness's choice, or none).
+      await b.execute(
+        (key, value) => (value === null ? window.localStorage.removeItem(key) : window.localStorage.setItem(key, value)),
+        LANGUAGE_KEY,
+        kept,
+      );
+    }
+    assert.equal(norm(await (await b.$("#tab-play")).getText()), t("app.tabs.play"));
+    await w.tab("play");
+  });
+
   test("Stop ends a running turn; what was decided is kept and the story goes on", async () => {
     replaceScript(app.skills, "storyteller", "narrate", slowStoryteller(60));
     await w.play("I look around the cave");
     const stop = await w.$("stop-turn");
     await stop.waitForExist({ timeout: 10_000 });
-    assert.equal(await stop.getAttribute("aria-label"), "Stop the turn (Escape)");
+    assert.equal(norm(await stop.getAttribute("aria-label")), t("play.stopLabel"));
     // Sessions and branches wait while the turn runs.
     assert.equal(await (await w.$("undo")).isEnabled(), false);
     // Let the storyteller start, then stop the turn.
@@ -113,6 +150,7 @@ describe("The story's controls", { timeout: 240_000 }, () => {
     await w.ready();
     await b.waitUntil(async () => (await w.turnCount()) === n - 1, { timeout: 30_000, timeoutMsg: "the edited turn is not the last" });
     assert.match(await w.inputOf(n - 1), /I knock on the door instead/);
+    // The branch's name is the app's own ("edit of turn N"), whatever the window's language.
     assert.match(await (await w.$("current-branch")).getText(), new RegExp(`edit of turn ${n - 1}`));
 
     // The old turns stay on their branch.
@@ -157,10 +195,10 @@ describe("The story's controls", { timeout: 240_000 }, () => {
     const turn = await b.$(`[data-turn="${n}"]`);
     assert.equal(await (await turn.$('[data-testid="dice-roll"]')).isExisting(), false, "the haggle rolled already");
     const roll = await w.$("correct-roll");
-    assert.equal(await roll.getText(), "Needed a roll");
+    assert.equal(norm(await roll.getText()), t("turn.correct.roll"));
     await roll.click();
     await w.ready();
-    await b.waitUntil(async () => (await (await w.$("correct-roll")).getText()) === "No roll needed", {
+    await b.waitUntil(async () => norm(await (await w.$("correct-roll")).getText()) === t("turn.correct.noRoll"), {
       timeout: 30_000,
       timeoutMsg: "the corrected turn did not roll",
     });
@@ -175,10 +213,13 @@ describe("The story's controls", { timeout: 240_000 }, () => {
     await w.tab("inspector");
     const kept = await w.$("correction");
     await kept.waitForExist({ timeout: 10_000 });
-    assert.match(await kept.getText(), /“I haggle for the horse” needs dice-roller/);
+    assert.ok(
+      norm(await kept.getText()).startsWith(t("inspector.corrections.needs", { input: "I haggle for the horse", skills: "dice-roller" })),
+      await kept.getText(),
+    );
     await (await w.$("correction-remove")).click();
     await kept.waitForExist({ reverse: true, timeout: 10_000 });
-    assert.match(await (await w.$("corrections")).getText(), /None yet/);
+    assert.match(norm(await (await w.$("corrections")).getText()), tRegex("inspector.corrections.none"));
     await w.tab("play");
   });
 });

@@ -7,9 +7,11 @@
 // panel and the value saved before stays.
 
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type StoryLanguage } from "../api";
 import { sentenceOf } from "../errors";
 import { NOTE_CHARS } from "../bounds";
+import { formatNumber, languageName } from "../i18n/format";
 
 /** The languages offered by name; any other is given by its code. */
 export const LANGUAGES: { code: string; name: string }[] = [
@@ -36,6 +38,7 @@ interface Props {
 }
 
 export function AuthorNote({ session, busy }: Props) {
+  const { t } = useTranslation();
   const [saved, setSaved] = useState("");
   const [text, setText] = useState("");
   const [language, setLanguage] = useState<StoryLanguage | null>(null);
@@ -78,7 +81,7 @@ export function AuthorNote({ session, busy }: Props) {
       const kept = await api.setStoryNote(session, text);
       setSaved(kept);
       setText(kept);
-      setDone(kept ? "Note saved: the narrator follows it from the next turn." : "Note cleared.");
+      setDone(kept ? t("note.saved") : t("note.cleared"));
     } catch (e) {
       setError(asAppError(e));
     }
@@ -91,7 +94,7 @@ export function AuthorNote({ session, busy }: Props) {
     try {
       const lang = await api.setStoryLanguage(session, wanted.trim());
       showLanguage(lang);
-      setDone(`The story is told in ${lang.name} from the next turn.`);
+      setDone(t("note.languageSet", { language: lang.code ? languageName(lang.code, lang.name) : lang.name }));
     } catch (e) {
       setError(asAppError(e));
     }
@@ -102,14 +105,14 @@ export function AuthorNote({ session, busy }: Props) {
   const changed = text.trim() !== saved;
   const summary = language
     ? language.code === null
-      ? "language: from your first words"
-      : `language: ${language.autonym} (${language.code})`
+      ? t("note.languageFromFirstWords")
+      : t("note.languageBadge", { autonym: language.autonym, code: language.code })
     : "";
   return (
     <details className="author-note" data-testid="author-note">
       <summary>
-        Author's note
-        {saved ? <span className="muted"> — {firstWords(saved)}</span> : <span className="muted"> — none</span>}
+        {t("note.title")}
+        <span className="muted"> — {saved ? firstWords(saved) : t("note.none")}</span>
         {summary && (
           <span className="badge" data-testid="story-language">
             {summary}
@@ -123,21 +126,21 @@ export function AuthorNote({ session, busy }: Props) {
         }}
       >
         <label htmlFor="author-note-text" className="field-label">
-          Your steer for the narrator: tone, focus, what to avoid. It is kept with the story and followed every turn.
+          {t("note.steer")}
         </label>
         <textarea
           id="author-note-text"
           value={text}
           rows={3}
           disabled={busy}
-          placeholder="e.g. Keep it grim and slow. Mara never lies. No comic relief."
+          placeholder={t("note.placeholder")}
           onChange={(e) => setText(e.target.value)}
           aria-describedby="author-note-count"
           data-testid="author-note-text"
         />
         <div className="row">
           <button type="submit" disabled={busy || !changed} data-testid="author-note-save">
-            Save
+            {t("common.save")}
           </button>
           {saved && (
             <button
@@ -147,7 +150,7 @@ export function AuthorNote({ session, busy }: Props) {
               onClick={() => setText("")}
               data-testid="author-note-clear"
             >
-              clear
+              {t("note.clear")}
             </button>
           )}
           <span
@@ -155,7 +158,7 @@ export function AuthorNote({ session, busy }: Props) {
             className={chars > NOTE_CHARS ? "small error-text" : "small muted"}
             data-testid="author-note-count"
           >
-            {chars} / {NOTE_CHARS}
+            {t("note.count", { chars: formatNumber(chars), max: formatNumber(NOTE_CHARS) })}
           </span>
         </div>
       </form>
@@ -166,7 +169,7 @@ export function AuthorNote({ session, busy }: Props) {
           saveLanguage(choice === OTHER ? code : choice);
         }}
       >
-        <label htmlFor="story-language-choice">Language</label>
+        <label htmlFor="story-language-choice">{t("note.language")}</label>
         <select
           id="story-language-choice"
           value={choice}
@@ -177,27 +180,27 @@ export function AuthorNote({ session, busy }: Props) {
           }}
           data-testid="story-language-choice"
         >
-          {choice === "" && <option value="">From your first words</option>}
+          {choice === "" && <option value="">{t("note.fromFirstWords")}</option>}
           {LANGUAGES.map((l) => (
-            <option key={l.code} value={l.code}>
+            <option key={l.code} value={l.code} lang={l.code}>
               {l.name}
             </option>
           ))}
-          <option value={OTHER}>Other (ISO 639 code)…</option>
+          <option value={OTHER}>{t("note.other")}</option>
         </select>
         {choice === OTHER && (
           <>
             <input
-              aria-label="Language code or English name"
+              aria-label={t("note.codeLabel")}
               value={code}
               size={10}
               disabled={busy}
-              placeholder="e.g. sv, Swedish"
+              placeholder={t("note.codePlaceholder")}
               onChange={(e) => setCode(e.target.value)}
               data-testid="story-language-code"
             />
             <button type="submit" disabled={busy || !code.trim()} data-testid="story-language-save">
-              Set
+              {t("note.set")}
             </button>
           </>
         )}

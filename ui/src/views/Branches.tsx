@@ -3,6 +3,7 @@
 // (docs/stories.md). Nothing here moves while a turn runs.
 
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type BranchInfo, type SessionView } from "../api";
 import { ConfirmButton } from "./Confirm";
 import { RenameButton } from "./Rename";
@@ -16,6 +17,7 @@ interface Props {
 }
 
 export function Branches({ session, busy, onMove, onError }: Props) {
+  const { t } = useTranslation();
   const id = session.session.id;
   const [branches, setBranches] = useState<BranchInfo[]>([]);
   useEffect(() => {
@@ -24,7 +26,7 @@ export function Branches({ session, busy, onMove, onError }: Props) {
 
   return (
     <section className="branches" aria-labelledby="branches-title">
-      <h3 id="branches-title">Branches</h3>
+      <h3 id="branches-title">{t("branches.title")}</h3>
       <ul className="list" data-testid="branch-list">
         {branches.map((b) => (
           <li
@@ -37,25 +39,25 @@ export function Branches({ session, busy, onMove, onError }: Props) {
             <span className="branch-name">{b.name}</span>
             <span className="muted">
               {" "}
-              {b.turns} turn{b.turns === 1 ? "" : "s"}
+              {t("branches.turns", { count: b.turns })}
             </span>
             {b.current ? (
-              <span className="badge">current</span>
+              <span className="badge">{t("common.current")}</span>
             ) : (
               <button
                 type="button"
                 className="link"
                 disabled={busy}
                 onClick={() => onMove(() => api.switchBranch(id, b.name))}
-                aria-label={`Switch to branch ${b.name}`}
+                aria-label={t("branches.switchLabel", { name: b.name })}
                 data-testid={`branch-switch-${b.name}`}
               >
-                switch
+                {t("branches.switch")}
               </button>
             )}
             <RenameButton
               current={b.name}
-              what={`branch ${b.name}`}
+              what={t("branches.what", { name: b.name })}
               disabled={busy}
               testId={`branch-rename-${b.name}`}
               onRename={(to) =>
@@ -67,8 +69,8 @@ export function Branches({ session, busy, onMove, onError }: Props) {
             />
             {branches.length > 1 && (
               <ConfirmButton
-                label="delete"
-                ariaLabel={`Delete branch ${b.name} (its turns stay in the story)`}
+                label={t("common.delete")}
+                ariaLabel={t("branches.deleteLabel", { name: b.name })}
                 disabled={busy}
                 testId={`branch-delete-${b.name}`}
                 onConfirm={() => onMove(() => api.deleteBranch(id, b.name))}
@@ -88,7 +90,7 @@ export function Branches({ session, busy, onMove, onError }: Props) {
         }
         data-testid="branch-new"
       >
-        New branch here
+        {t("branches.new")}
       </button>
     </section>
   );

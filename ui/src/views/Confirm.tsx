@@ -2,6 +2,7 @@
 // undone: the first press shows "Confirm" and "Cancel" in its place.
 
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 
 interface Props {
   /** The button's words. */
@@ -14,6 +15,7 @@ interface Props {
 }
 
 export function ConfirmButton({ label, ariaLabel, onConfirm, disabled, testId }: Props) {
+  const { t } = useTranslation();
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -37,13 +39,13 @@ export function ConfirmButton({ label, ariaLabel, onConfirm, disabled, testId }:
           onConfirm();
         }}
         disabled={disabled}
-        aria-label={`Confirm: ${ariaLabel}`}
+        aria-label={t("common.confirmLabel", { action: ariaLabel })}
         data-testid={`${testId}-confirm`}
       >
-        Confirm
+        {t("common.confirm")}
       </button>
       <button type="button" onClick={() => setAsking(false)}>
-        Cancel
+        {t("common.cancel")}
       </button>
     </span>
   );

@@ -2,6 +2,7 @@
 // transcripts, the lore told to the storyteller) is one of the tabs.
 
 import { useCallback, useState } from "react";
+import { useTranslation } from "react-i18next";
 
 const KEY = "narratoria.developerTools";
 
@@ -26,10 +27,11 @@ export function useDeveloperTools(): [boolean, (on: boolean) => void] {
 }
 
 export function DeveloperToggle({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  const { t } = useTranslation();
   return (
     <label className="developer-toggle" data-testid="developer-toggle">
       <input type="checkbox" checked={on} onChange={(e) => onChange(e.target.checked)} />
-      Developer tools: show the Inspector tab (plans, tool results and transcripts of each turn)
+      {t("settings.developer")}
     </label>
   );
 }

@@ -1,3 +1,4 @@
+import { useTranslation } from "react-i18next";
 import type { DownloadProgress } from "../api";
 import { humanSize } from "../models";
 
@@ -14,6 +15,7 @@ export function DownloadBar({
   size?: number | null;
   testId: string;
 }) {
+  const { t } = useTranslation();
   const total = progress.total ?? size ?? null;
   const pct = total ? Math.min(100, Math.round((progress.done / total) * 100)) : 0;
   return (
@@ -21,8 +23,7 @@ export function DownloadBar({
       <progress max={100} value={pct} data-testid={testId} />
       <span>
         {" "}
-        {humanSize(progress.done)}
-        {total ? ` of ${humanSize(total)}` : ""}
+        {total ? t("common.sizeOf", { done: humanSize(progress.done), total: humanSize(total) }) : humanSize(progress.done)}
       </span>
     </div>
   );

@@ -4,6 +4,7 @@
 // it then appears in "Your models" (docs/models.md, "Models from Hugging Face").
 
 import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type DownloadProgress, type HubFile, type InstalledModel } from "../api";
 import { sentenceOf } from "../errors";
 import { humanSize } from "../models";
@@ -18,6 +19,7 @@ type Step =
   | { kind: "added"; model: InstalledModel };
 
 export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
+  const { t } = useTranslation();
   const [link, setLink] = useState("");
   const [step, setStep] = useState<Step>({ kind: "idle" });
   const [picked, setPicked] = useState<string | null>(null);
@@ -62,21 +64,21 @@ export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
   const busy = step.kind === "listing" || step.kind === "downloading";
   const files = step.kind === "listed" || step.kind === "downloading" ? step.files : null;
   return (
-    <section className="hub-add" aria-label="Add from Hugging Face" data-testid="hub-add">
-      <h2>Add from Hugging Face</h2>
+    <section className="hub-add" aria-label={t("hub.title")} data-testid="hub-add">
+      <h2>{t("hub.title")}</h2>
       <form className="row" onSubmit={list}>
         <input
           type="text"
           className="hub-link"
           value={link}
           onChange={(e) => setLink(e.target.value)}
-          placeholder="https://huggingface.co/OWNER/REPO or a .gguf file's link"
-          aria-label="Hugging Face link"
+          placeholder={t("hub.placeholder")}
+          aria-label={t("hub.linkLabel")}
           disabled={busy}
           data-testid="hub-link"
         />
         <button type="submit" disabled={busy || !link.trim()} data-testid="hub-list">
-          {step.kind === "listing" ? "Asking the Hub…" : "List its GGUF files"}
+          {step.kind === "listing" ? t("hub.asking") : t("hub.list")}
         </button>
       </form>
       {error && (
@@ -86,7 +88,7 @@ export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
       )}
       {files && (
         <fieldset className="hub-files" disabled={busy}>
-          <legend className="muted small">GGUF files, smallest first — pick one</legend>
+          <legend className="muted small">{t("hub.files")}</legend>
           <ul data-testid="hub-files">
             {files.map((f) => (
               <li key={f.path}>
@@ -107,15 +109,19 @@ export function HubAdd({ onAdded }: { onAdded: (m: InstalledModel) => void }) {
             <DownloadBar progress={step.progress} testId="hub-progress" />
           ) : (
             <button onClick={download} disabled={!picked} data-testid="hub-download">
-              Download {picked ?? "the file picked"}
+              {picked ? t("hub.downloadFile", { file: picked }) : t("hub.downloadPicked")}
             </button>
           )}
         </fieldset>
       )}
       {step.kind === "added" && (
         <p className="ok-text small" data-testid="hub-added" data-name={step.model.name}>
-          Added {step.model.name} ({humanSize(step.model.size)}): it is in "Your models"; choose "Write with" to
-          write with it.
+          {t("hub.added", {
+            name: step.model.name,
+            size: humanSize(step.model.size),
+            yourModels: t("model.yourModels"),
+            writeWith: t("model.writeWith"),
+          })}
         </p>
       )}
     </section>

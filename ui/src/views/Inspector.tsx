@@ -5,10 +5,18 @@
 // button that saves the turn's run folder for a bug report.
 
 import { useEffect, useMemo, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { api, asAppError } from "../api";
 import type { AppError, Correction, LoreUse, Routing, RunExported, Span, TraceRecord } from "../api";
 import { sentenceOf } from "../errors";
-import type { AttemptView, ToolView, TurnModel } from "../turn";
+import type { AttemptView, ToolState, ToolView, TurnModel } from "../turn";
+import i18n from "../i18n";
+import { formatDecimal, formatList, formatMs, formatNumber } from "../i18n/format";
+
+/** A tool's state in the window's language. */
+function stateWords(state: ToolState): string {
+  return i18n.t(`inspector.toolState.${state}`);
+}
 
 const NODE_W = 170;
 const NODE_H = 54;
@@ -33,6 +41,7 @@ export function depths(tools: ToolView[]): Map<string, number> {
 }
 
 function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; selected?: string; onSelect: (id: string) => void }) {
+  const { t } = useTranslation();
   const layout = useMemo(() => {
     const d = depths(attempt.tools);
     const rows = new Map<number, number>();
@@ -48,9 +57,9 @@ function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; sele
     return { pos, width: 20 + cols * (NODE_W + GAP_X) - GAP_X, height: 20 + maxRows * (NODE_H + GAP_Y) - GAP_Y };
   }, [attempt.tools]);
 
-  if (!attempt.tools.length) return <p className="muted">This plan calls no tools.</p>;
+  if (!attempt.tools.length) return <p className="muted">{t("inspector.noTools")}</p>;
   return (
-    <svg className="dag" width={layout.width} height={layout.height} role="img" aria-label="Plan graph" data-testid="plan-graph">
+    <svg className="dag" width={layout.width} height={layout.height} role="img" aria-label={t("inspector.planGraph")} data-testid="plan-graph">
       <defs>
         <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
           <path d="M 0 0 L 10 5 L 0 10 z" className="arrowhead" />
@@ -66,27 +75,27 @@ function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; sele
           return <path key={`${dep}->${t.toolId}`} className="edge" d={`M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`} markerEnd="url(#arrow)" />;
         }),
       )}
-      {attempt.tools.map((t) => {
-        const p = layout.pos.get(t.toolId)!;
+      {attempt.tools.map((tool) => {
+        const p = layout.pos.get(tool.toolId)!;
         return (
           <g
-            key={t.toolId}
-            className={`node state-${t.state}${selected === t.toolId ? " selected" : ""}`}
+            key={tool.toolId}
+            className={`node state-${tool.state}${selected === tool.toolId ? " selected" : ""}`}
             transform={`translate(${p.x},${p.y})`}
-            onClick={() => onSelect(t.toolId)}
+            onClick={() => onSelect(tool.toolId)}
             tabIndex={0}
             role="button"
-            aria-label={`${t.toolId}: ${t.state}`}
+            aria-label={t("inspector.nodeLabel", { tool: tool.toolId, state: stateWords(tool.state) })}
             data-testid="plan-node"
-            data-state={t.state}
-            onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect(t.toolId)}
+            data-state={tool.state}
+            onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect(tool.toolId)}
           >
             <rect width={NODE_W} height={NODE_H} rx={8} />
-            <text x={10} y={20} className="node-title">{t.toolId.length > 20 ? t.toolId.slice(0, 19) + "…" : t.toolId}</text>
+            <text x={10} y={20} className="node-title">{tool.toolId.length > 20 ? tool.toolId.slice(0, 19) + "…" : tool.toolId}</text>
             <text x={10} y={40} className="node-sub">
-              {t.state}
-              {t.timeMs !== undefined ? ` · ${t.timeMs} ms` : ""}
-              {t.retryCount ? ` · ${t.retryCount} retr${t.retryCount === 1 ? "y" : "ies"}` : ""}
+              {stateWords(tool.state)}
+              {tool.timeMs !== undefined ? ` · ${formatMs(tool.timeMs)}` : ""}
+              {tool.retryCount ? ` · ${t("inspector.retries", { count: tool.retryCount })}` : ""}
             </text>
           </g>
         );
@@ -95,16 +104,19 @@ function PlanGraph({ attempt, selected, onSelect }: { attempt: AttemptView; sele
   );
 }
 
-const WHY: Record<LoreUse["by"], string> = { constant: "always told", keys: "its keys", meaning: "its meaning" };
-
 /** The lore entries a plan's narration was told, each with why. */
 function LoreTold({ lore }: { lore: LoreUse[] }) {
-  if (!lore.length) return <p className="muted small">No lore entry was told.</p>;
+  const { t } = useTranslation();
+  if (!lore.length) return <p className="muted small">{t("inspector.noLore")}</p>;
   return (
     <ul className="lore-told" data-testid="lore-told">
       {lore.map((u) => (
         <li key={u.name} data-by={u.by}>
-          {u.name} <span className="muted small">— {WHY[u.by]}{u.similarity !== undefined ? ` · likeness ${u.similarity.toFixed(2)}` : ""}</span>
+          {u.name}{" "}
+          <span className="muted small">
+            — {t(`inspector.why.${u.by}`)}
+            {u.similarity !== undefined ? ` · ${t("inspector.likeness", { value: formatDecimal(u.similarity, 2) })}` : ""}
+          </span>
         </li>
       ))}
     </ul>
@@ -117,36 +129,53 @@ function LoreTold({ lore }: { lore: LoreUse[] }) {
  * removable (docs/narrator.md, "The player corrects").
  */
 function CorrectionsKept({ sessionId, turn }: { sessionId?: string; turn: TurnModel }) {
+  const { t } = useTranslation();
   const [kept, setKept] = useState<Correction[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<AppError | null>(null);
   useEffect(() => {
     if (!sessionId) return;
     let current = true;
     api.corrections(sessionId).then(
       (all) => current && setKept(all),
-      (e) => current && setError(asAppError(e).message),
+      (e) => current && setError(asAppError(e)),
     );
     return () => {
       current = false;
     };
   }, [sessionId, turn.number, turn.phase]);
-  if (!sessionId || kept === null) return error ? <p className="error-text">{error}</p> : null;
+  const problem = error && (
+    <p className="error-text" data-code={error.code}>
+      {sentenceOf(error)} <span className="error-message">{error.message}</span>
+    </p>
+  );
+  if (!sessionId || kept === null) return problem || null;
   const remove = (c: Correction) =>
-    api.removeCorrection(sessionId, c.id).then(setKept, (e) => setError(asAppError(e).message));
+    api.removeCorrection(sessionId, c.id).then(setKept, (e) => setError(asAppError(e)));
   const skills = (c: Correction) => c.needed.map((p) => p.split("/")[0]);
   return (
     <div data-testid="corrections">
-      {error && <p className="error-text">{error}</p>}
+      {problem}
       {kept.length === 0 ? (
-        <p className="muted small">None yet: after a turn, “Needed a roll”, “No roll needed” or “Wrong skills…” plays it again and teaches this story.</p>
+        <p className="muted small">
+          {t("inspector.corrections.none", {
+            roll: t("turn.correct.roll"),
+            noRoll: t("turn.correct.noRoll"),
+            wrongSkills: t("turn.correct.wrongSkills"),
+          })}
+        </p>
       ) : (
         <ul className="corrections-kept">
           {kept.map((c) => (
             <li key={c.id} data-testid="correction">
-              “{c.input}” needs {skills(c).length ? skills(c).join(" and ") : "no skill"}
-              {c.unneeded.length > 0 && <>, not {c.unneeded.join(" or ")}</>}{" "}
-              <button type="button" className="link" onClick={() => remove(c)} aria-label={`Forget the correction of “${c.input}”`} data-testid="correction-remove">
-                remove
+              {correctionWords(c, skills(c))}{" "}
+              <button
+                type="button"
+                className="link"
+                onClick={() => remove(c)}
+                aria-label={t("inspector.corrections.removeLabel", { input: c.input })}
+                data-testid="correction-remove"
+              >
+                {t("inspector.corrections.remove")}
               </button>
             </li>
           ))}
@@ -156,19 +185,42 @@ function CorrectionsKept({ sessionId, turn }: { sessionId?: string; turn: TurnMo
   );
 }
 
+/** "“I haggle” needs dice-roller, not memory": what a correction taught. */
+function correctionWords(c: Correction, needed: string[]): string {
+  const t = i18n.t;
+  const input = c.input;
+  const unneeded = formatList(c.unneeded, "or");
+  if (needed.length === 0) {
+    return c.unneeded.length
+      ? t("inspector.corrections.needsNothingNot", { input, unneeded })
+      : t("inspector.corrections.needsNothing", { input });
+  }
+  const skills = formatList(needed, "and");
+  return c.unneeded.length
+    ? t("inspector.corrections.needsNot", { input, skills, unneeded })
+    : t("inspector.corrections.needs", { input, skills });
+}
+
 function SkillsChosen({ routing }: { routing?: Routing | null }) {
-  if (!routing) return <p className="muted small">Skills were not chosen by the router for this plan.</p>;
-  const n = (x: number) => x.toFixed(2);
+  const { t } = useTranslation();
+  if (!routing) return <p className="muted small">{t("inspector.routing.notRouted")}</p>;
+  const n = (x: number) => formatDecimal(x, 2);
   return (
     <div data-testid="skills-chosen">
       <table className="routing">
         <thead>
           <tr>
-            <th scope="col">Skill</th>
-            <th scope="col" title="Likeness to the script's examples">Meaning</th>
-            <th scope="col" title="Rare words shared with the script's texts">Keywords</th>
-            <th scope="col" title="The skill's classifier, fitted on the examples">Model</th>
-            <th scope="col">Score</th>
+            <th scope="col">{t("inspector.routing.skill")}</th>
+            <th scope="col" title={t("inspector.routing.meaningTitle")}>
+              {t("inspector.routing.meaning")}
+            </th>
+            <th scope="col" title={t("inspector.routing.keywordsTitle")}>
+              {t("inspector.routing.keywords")}
+            </th>
+            <th scope="col" title={t("inspector.routing.modelTitle")}>
+              {t("inspector.routing.model")}
+            </th>
+            <th scope="col">{t("inspector.routing.score")}</th>
           </tr>
         </thead>
         <tbody>
@@ -187,17 +239,19 @@ function SkillsChosen({ routing }: { routing?: Routing | null }) {
         </tbody>
       </table>
       <p className="muted small">
-        Used from {n(routing.threshold)} (a second skill from {n(routing.furtherThreshold)}); score = model + weight × (meaning + keywords).
+        {t("inspector.routing.usedFrom", { threshold: n(routing.threshold), further: n(routing.furtherThreshold) })}
       </p>
       {routing.narration != null && routing.narrationMargin != null && (
         <p className="muted small" data-testid="narration-only-score">
-          Narration only scores {n(routing.narration)}: the best skill is used only from{" "}
-          {n(routing.narration + routing.narrationMargin)}.
+          {t("inspector.routing.narrationOnly", {
+            score: n(routing.narration),
+            from: n(routing.narration + routing.narrationMargin),
+          })}
         </p>
       )}
       {routing.byPlayer && (
         <p className="muted small" data-testid="chosen-by-player">
-          The skills ticked are your correction, not the router's choice.
+          {t("inspector.routing.byPlayer")}
         </p>
       )}
     </div>
@@ -232,6 +286,7 @@ const BAR_COLOUR: Record<Span["status"], string> = { ok: "var(--ok)", error: "va
 
 /** The turn's trace: its id (copyable) and every span, indented by depth, with a bar on the turn's time line. */
 function TraceView({ trace }: { trace: TraceRecord }) {
+  const { t } = useTranslation();
   const rows = useMemo(() => spanRows(trace), [trace]);
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [trace.traceId]);
@@ -246,21 +301,23 @@ function TraceView({ trace }: { trace: TraceRecord }) {
   return (
     <div data-testid="trace">
       <p className="small">
-        Trace <code data-testid="trace-id">{trace.traceId}</code>{" "}
-        <button onClick={copy} data-testid="copy-trace-id" title="Copy the trace id: the log's lines of this turn carry it">
-          {copied ? "Copied" : "Copy"}
+        {t("inspector.trace.label")} <code data-testid="trace-id">{trace.traceId}</code>{" "}
+        <button onClick={copy} data-testid="copy-trace-id" title={t("inspector.trace.copyTitle")}>
+          {copied ? t("inspector.trace.copied") : t("inspector.trace.copy")}
         </button>{" "}
-        <span className="muted">· {total} ms · {trace.spans.length} spans</span>
+        <span className="muted">
+          · {formatMs(total)} · {t("inspector.trace.spans", { count: trace.spans.length })}
+        </span>
       </p>
       <table className="routing" data-testid="span-tree" style={{ width: "100%" }}>
         <thead>
           <tr>
-            <th scope="col">Span</th>
-            <th scope="col">Kind</th>
-            <th scope="col">ms</th>
-            <th scope="col">Status</th>
+            <th scope="col">{t("inspector.trace.span")}</th>
+            <th scope="col">{t("inspector.trace.kind")}</th>
+            <th scope="col">{t("inspector.trace.ms")}</th>
+            <th scope="col">{t("inspector.trace.status")}</th>
             <th scope="col" style={{ width: "40%" }}>
-              0 – {total} ms
+              {t("inspector.trace.timeline", { total: formatMs(total) })}
             </th>
           </tr>
         </thead>
@@ -271,8 +328,8 @@ function TraceView({ trace }: { trace: TraceRecord }) {
                 {span.name}
               </td>
               <td className="muted small">{span.kind}</td>
-              <td>{span.endMs - span.startMs}</td>
-              <td className={span.status === "error" ? "error-text" : undefined}>{span.status}</td>
+              <td>{formatNumber(span.endMs - span.startMs)}</td>
+              <td className={span.status === "error" ? "error-text" : undefined}>{t(`inspector.trace.spanStatus.${span.status}`)}</td>
               <td>
                 <div style={{ position: "relative", height: 10 }}>
                   <div
@@ -298,6 +355,7 @@ function TraceView({ trace }: { trace: TraceRecord }) {
 
 /** "Save this turn for a bug report": writes the turn's run folder and says where. */
 function SaveForBugReport({ sessionId, turn }: { sessionId?: string; turn?: number }) {
+  const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<RunExported | null>(null);
   const [error, setError] = useState<AppError | null>(null);
@@ -316,12 +374,12 @@ function SaveForBugReport({ sessionId, turn }: { sessionId?: string; turn?: numb
   };
   return (
     <div className="row" data-testid="run-folder">
-      <button onClick={save} disabled={!sessionId || !turn || busy} data-testid="export-run" title="Writes the turn's trace, events, model calls and result to a folder, secret settings left out">
-        {busy ? "Saving…" : "Save this turn for a bug report"}
+      <button onClick={save} disabled={!sessionId || !turn || busy} data-testid="export-run" title={t("inspector.bugReport.title")}>
+        {busy ? t("inspector.bugReport.saving") : t("inspector.bugReport.save")}
       </button>
       {saved && (
         <span className="small" data-testid="export-run-path">
-          Saved to <code>{saved.path}</code>
+          <Trans i18nKey="inspector.bugReport.savedTo" values={{ path: saved.path }} components={{ code: <code /> }} />
         </span>
       )}
       {error && (
@@ -334,20 +392,22 @@ function SaveForBugReport({ sessionId, turn }: { sessionId?: string; turn?: numb
 }
 
 export function InspectorView({ turn, sessionId }: { turn: TurnModel | null; sessionId?: string }) {
+  const { t } = useTranslation();
   const [attemptNo, setAttemptNo] = useState<number | null>(null);
   const [toolId, setToolId] = useState<string | undefined>();
   const attempts = turn?.attempts ?? [];
   const current = attempts.find((a) => a.attempt === attemptNo) ?? attempts[attempts.length - 1];
   useEffect(() => setAttemptNo(null), [turn?.number, turn?.input]);
-  if (!turn) return <p className="muted">Play a turn to see its plan here.</p>;
+  if (!turn) return <p className="muted">{t("inspector.empty")}</p>;
   const tool = current?.tools.find((t) => t.toolId === toolId);
 
   return (
-    <section className="inspector" aria-label="Inspector">
+    <section className="inspector" aria-label={t("inspector.label")}>
       <h2>
-        {turn.number ? `Turn ${turn.number}` : "This turn"}: <span className="muted">{turn.input}</span>
+        {turn.number ? t("inspector.turnNumber", { n: turn.number }) : t("inspector.thisTurn")}{" "}
+        <span className="muted">{turn.input}</span>
       </h2>
-      <div className="row" role="tablist" aria-label="Plan attempts">
+      <div className="row" role="tablist" aria-label={t("inspector.attempts")}>
         {attempts.map((a) => (
           <button
             key={a.attempt}
@@ -357,57 +417,78 @@ export function InspectorView({ turn, sessionId }: { turn: TurnModel | null; ses
             onClick={() => setAttemptNo(a.attempt)}
             data-testid="attempt-tab"
           >
-            Plan {a.attempt}
+            {t("inspector.attempt", { n: a.attempt })}
             {a.failure ? " ✗" : ""}
           </button>
         ))}
-        {turn.fallback && <span className="badge health-broken">fallback narration</span>}
+        {turn.fallback && <span className="badge health-broken">{t("inspector.fallback")}</span>}
       </div>
       {turn.phase === "done" && turn.number ? <SaveForBugReport sessionId={sessionId} turn={turn.number} /> : null}
       {current && (
         <>
-          {current.failure && <p className="error-text">This plan failed: {current.failure}</p>}
-          {current.disabledSkills.length > 0 && <p className="muted">Left out: {current.disabledSkills.join(", ")}</p>}
+          {current.failure && (
+            <p className="error-text">
+              {current.failureReason
+                ? t("inspector.failedBecause", { why: t(`inspector.failure.${current.failureReason}`), reason: current.failure })
+                : t("inspector.failed", { reason: current.failure })}
+            </p>
+          )}
+          {current.disabledSkills.length > 0 && (
+            <p className="muted">{t("inspector.leftOut", { skills: formatList(current.disabledSkills) })}</p>
+          )}
           <div className="graph-wrap">
             <PlanGraph attempt={current} selected={toolId} onSelect={setToolId} />
           </div>
           <div className="columns">
             <div>
-              <h3>{tool ? `Tool ${tool.toolId}` : "Select a tool"}</h3>
+              <h3>{tool ? t("inspector.tool", { id: tool.toolId }) : t("inspector.selectTool")}</h3>
               {tool && (
                 <div data-testid="tool-detail">
                   <p className="muted small">
-                    {tool.toolPath} · {tool.state}
-                    {tool.timeMs !== undefined && ` · ${tool.timeMs} ms`} · retries {tool.retryCount}
+                    {tool.toolPath} · {stateWords(tool.state)}
+                    {tool.timeMs !== undefined && ` · ${formatMs(tool.timeMs)}`} ·{" "}
+                    {t("inspector.retries", { count: tool.retryCount })}
                   </p>
-                  {tool.error && <p className="error-text">{tool.error}</p>}
-                  <pre className="log">{tool.events.map((e) => JSON.stringify(e)).join("\n") || "(no events)"}</pre>
+                  {(tool.error || tool.errorType) && (
+                    <p className="error-text">
+                      {tool.errorType && <strong>{t(`inspector.toolError.${tool.errorType}`)}</strong>} {tool.error}
+                    </p>
+                  )}
+                  <pre className="log">{tool.events.map((e) => JSON.stringify(e)).join("\n") || t("inspector.noEvents")}</pre>
                 </div>
               )}
             </div>
             <div>
-              <h3>Skills chosen</h3>
+              <h3>{t("inspector.skillsChosen")}</h3>
               <SkillsChosen routing={current.routing} />
-              <h3>Corrections this story learned</h3>
+              <h3>{t("inspector.correctionsLearned")}</h3>
               <CorrectionsKept sessionId={sessionId} turn={turn} />
-              <h3>Lore told</h3>
+              <h3>{t("inspector.loreTold")}</h3>
               <LoreTold lore={current.lore} />
-              <h3>Narrator</h3>
+              <h3>{t("inspector.narrator")}</h3>
               {current.transcript ? (
                 <div data-testid="transcript">
                   <p className="muted small">
-                    {current.transcript.planner} · {current.transcript.promptTokens} prompt tokens ({current.transcript.cachedTokens} cached) ·{" "}
-                    {current.transcript.completionTokens} written · first token {current.transcript.timeToFirstTokenMs} ms · {current.transcript.totalMs} ms
+                    {t("inspector.transcript", {
+                      planner: current.transcript.planner,
+                      prompt: formatNumber(current.transcript.promptTokens),
+                      cached: formatNumber(current.transcript.cachedTokens),
+                      written: formatNumber(current.transcript.completionTokens),
+                      first: formatMs(current.transcript.timeToFirstTokenMs),
+                      total: formatMs(current.transcript.totalMs),
+                    })}
                   </p>
                   <details>
-                    <summary>Prompt</summary>
+                    <summary>{t("inspector.prompt")}</summary>
                     <pre className="log">{current.transcript.prompt}</pre>
                   </details>
-                  <h4>Response</h4>
+                  <h4>{t("inspector.response")}</h4>
                   <pre className="log">{current.transcript.response}</pre>
                 </div>
               ) : (
-                <pre className="log">{current.plannerText || (current.plan ? JSON.stringify(current.plan, null, 2) : "(planning…)")}</pre>
+                <pre className="log">
+                  {current.plannerText || (current.plan ? JSON.stringify(current.plan, null, 2) : t("inspector.planning"))}
+                </pre>
               )}
             </div>
           </div>
@@ -415,7 +496,7 @@ export function InspectorView({ turn, sessionId }: { turn: TurnModel | null; ses
       )}
       {turn.trace && (
         <>
-          <h3>Trace</h3>
+          <h3>{t("inspector.trace.title")}</h3>
           <TraceView trace={turn.trace} />
         </>
       )}

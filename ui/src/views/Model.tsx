@@ -8,6 +8,7 @@
 // this machine can run").
 
 import { useCallback, useEffect, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import {
   api,
   asAppError,
@@ -20,20 +21,23 @@ import {
   type ModelsView,
 } from "../api";
 import { sentenceOf } from "../errors";
-import { humanCount, humanSize } from "../models";
+import { humanCount, humanSize, whereWords } from "../models";
+import i18n from "../i18n";
+import { formatNumber, formatPercent } from "../i18n/format";
 import { CatalogRow, FitLine, MachineLine } from "./ModelCatalog";
 import { HubAdd } from "./HubAdd";
 import { ServersPanel } from "./ServersPanel";
 
 /** What the writer is, in one line: its file, size, context and profile. */
 function writerLine(m: ModelInfo): string {
-  if (m.writer === "none") return "none: the storyteller tells the turn without a model";
+  const t = i18n.t;
+  if (m.writer === "none") return t("model.writerNone");
   const facts = [
-    m.writerParameters ? `${humanCount(m.writerParameters)} parameters` : null,
-    m.writerContext ? `${m.writerContext} tokens of context` : null,
+    m.writerParameters ? t("model.parameters", { value: humanCount(m.writerParameters) }) : null,
+    m.writerContext ? t("model.contextTokens", { tokens: formatNumber(m.writerContext) }) : null,
   ].filter(Boolean);
-  const same = m.shared ? " (the planner's model)" : "";
-  return `${m.writer}${same}${facts.length ? ` — ${facts.join(", ")}` : ""}`;
+  const name = m.shared ? t("model.sharedWriter", { model: m.writer }) : m.writer;
+  return `${name}${facts.length ? ` — ${facts.join(", ")}` : ""}`;
 }
 
 interface Props {
@@ -43,6 +47,7 @@ interface Props {
 }
 
 export function ModelPanel({ model, onError, onRefresh }: Props) {
+  const { t } = useTranslation();
   const [folders, setFolders] = useState<{ skillRoots: string[]; sessionDb: string; skillsState: string } | null>(null);
   useEffect(() => {
     api.folders().then(setFolders, (e) => onError(asAppError(e)));
@@ -97,78 +102,84 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
     }
   };
 
-  if (!model) return <p className="muted">…</p>;
-  const pct = Math.round((model.loading.progress ?? 0) * 100);
+  if (!model) return <p className="muted">{t("common.ellipsis")}</p>;
+  const share = model.loading.progress ?? 0;
+  const pct = Math.round(share * 100);
   return (
-    <section className="model" aria-label="Model">
+    <section className="model" aria-label={t("model.label")}>
       <dl className="facts">
-        <dt>Plans the mechanics</dt>
+        <dt>{t("model.plans")}</dt>
         <dd data-testid="model-planner">
           {model.model.planner === "rules"
-            ? "rule-based planner (no model loaded)"
-            : `${model.model.planner}${model.model.plannerParameters ? ` — ${humanCount(model.model.plannerParameters)} parameters` : ""}`}
+            ? t("model.rulesPlanner")
+            : model.model.plannerParameters
+              ? t("model.withParameters", {
+                  model: model.model.planner,
+                  parameters: humanCount(model.model.plannerParameters),
+                })
+              : model.model.planner}
           {model.model.plannerRunsOn && (
             <span className="muted" data-testid="model-planner-runs-on">
               {" "}
-              · runs {model.model.plannerRunsOn}
+              {t("model.runs", { where: whereWords(model.model.plannerRunsOn) })}
             </span>
           )}
         </dd>
-        <dt>Writes the prose</dt>
+        <dt>{t("model.writes")}</dt>
         <dd data-testid="model-writer">
           {writerLine(model.model)}
           {model.model.writerRunsOn && (
             <span className="muted" data-testid="model-writer-runs-on">
               {" "}
-              · runs {model.model.writerRunsOn}
+              {t("model.runs", { where: whereWords(model.model.writerRunsOn) })}
             </span>
           )}
         </dd>
         {model.model.writerProfile && (
           <>
-            <dt>Writer's profile</dt>
+            <dt>{t("model.writerProfile")}</dt>
             <dd data-testid="model-writer-profile">{model.model.writerProfile}</dd>
           </>
         )}
-        <dt>Model files</dt>
+        <dt>{t("model.files")}</dt>
         <dd>
-          {model.model.path ?? "—"}
+          {model.model.path ?? t("common.none")}
           {!model.model.shared && model.model.writerPath ? ` · ${model.model.writerPath}` : ""}
         </dd>
-        <dt>Default model</dt>
+        <dt>{t("model.defaultModel")}</dt>
         <dd>{model.model.defaultPath}</dd>
       </dl>
       {model.loading.active && (
         <div className="progress-block">
-          <p>Loading {model.loading.path ?? "the default model"}…</p>
+          <p>{model.loading.path ? t("model.loading", { path: model.loading.path }) : t("model.loadingDefault")}</p>
           <progress max={100} value={pct} data-testid="model-progress" />
-          <span> {pct}%</span>
+          <span> {formatPercent(share)}</span>
         </div>
       )}
       {model.loading.error && (
         <p className="error-text" role="alert" data-testid="model-error">
-          Could not load the model. {sentenceOf(model.loading.error)}{" "}
+          {t("model.loadFailed")} {sentenceOf(model.loading.error)}{" "}
           <span className="error-message">{model.loading.error.message}</span>
         </p>
       )}
       {library && <MachineLine machine={library.machine} recommended={library.recommended ?? null} />}
-      <h2>Your models</h2>
+      <h2>{t("model.yourModels")}</h2>
       {library?.catalogProblem && (
         <p className="error-text" role="alert" data-testid="catalog-problem">
-          The model catalog file was left out: {library.catalogProblem}
+          {t("model.catalogProblem", { problem: library.catalogProblem })}
         </p>
       )}
       {library && (
         <table className="models" data-testid="models-installed">
           <thead>
             <tr>
-              <th>Name</th>
-              <th>Size</th>
-              <th>Parameters</th>
-              <th>Kind</th>
-              <th>Role</th>
-              <th>Here</th>
-              <th>Where</th>
+              <th>{t("model.column.name")}</th>
+              <th>{t("model.column.size")}</th>
+              <th>{t("model.column.parameters")}</th>
+              <th>{t("model.column.kind")}</th>
+              <th>{t("model.column.role")}</th>
+              <th>{t("model.column.here")}</th>
+              <th>{t("model.column.where")}</th>
               <th />
             </tr>
           </thead>
@@ -187,7 +198,7 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
         </table>
       )}
       <button onClick={add} disabled={busy !== null || model.loading.active} data-testid="model-add">
-        Add a GGUF file…
+        {t("model.addFile")}
       </button>{" "}
       {(!model.model.shared || model.model.planner !== DEFAULT_NAME) && (
         <button
@@ -195,12 +206,12 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
           disabled={busy !== null || model.loading.active}
           data-testid="model-use-default"
         >
-          Use the default model for both
+          {t("model.useDefault")}
         </button>
       )}
       {library && library.available.length > 0 && (
         <>
-          <h2>Models to download</h2>
+          <h2>{t("model.toDownload")}</h2>
           <ul className="catalog" data-testid="models-available">
             {library.available.map((e) => (
               <CatalogRow
@@ -222,18 +233,22 @@ export function ModelPanel({ model, onError, onRefresh }: Props) {
       />
       {library && (
         <p className="muted small">
-          Models folder: <span data-testid="models-dir">{library.modelsDir}</span>
+          <Trans
+            i18nKey="model.modelsFolder"
+            values={{ path: library.modelsDir }}
+            components={{ dir: <span data-testid="models-dir" /> }}
+          />
         </p>
       )}
       {folders && (
         <>
-          <h2>Folders</h2>
+          <h2>{t("model.folders")}</h2>
           <dl className="facts small">
-            <dt>Skills</dt>
+            <dt>{t("model.skillsFolder")}</dt>
             <dd>{folders.skillRoots.join(" · ")}</dd>
-            <dt>Sessions</dt>
+            <dt>{t("model.sessionsFolder")}</dt>
             <dd>{folders.sessionDb}</dd>
-            <dt>Skill choices</dt>
+            <dt>{t("model.skillChoices")}</dt>
             <dd>{folders.skillsState}</dd>
           </dl>
         </>
@@ -249,7 +264,7 @@ const DEFAULT_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf";
 function roleWords(m: InstalledModel): string {
   const plans = m.roles.includes("planner");
   const writes = m.roles.includes("writer");
-  return plans && writes ? "plans and writes" : plans ? "plans" : writes ? "writes" : "—";
+  return i18n.t(plans && writes ? "model.role.both" : plans ? "model.role.planner" : writes ? "model.role.writer" : "common.none");
 }
 
 function InstalledRow({
@@ -265,6 +280,7 @@ function InstalledRow({
   onUse: (role: "writer" | "planner") => void;
   onRemove: () => void;
 }) {
+  const { t } = useTranslation();
   const narrator = m.kind === "narrator";
   const plans = m.roles.includes("planner");
   const writes = m.roles.includes("writer");
@@ -280,37 +296,43 @@ function InstalledRow({
         {m.name}
         {recommended && (
           <span className="badge recommended-badge" data-testid="recommended">
-            recommended for this machine
+            {t("model.recommended")}
           </span>
         )}
-        {m.problem && <span className="error-text"> — cannot be used: {m.problem}</span>}
+        {m.problem && <span className="error-text"> {t("model.unusable", { problem: m.problem })}</span>}
         {narrator && m.profile && (
           <div className="muted small" data-testid="model-profile">
             {m.profile}
-            {m.writerContext ? ` · writes in ${m.writerContext} tokens of context` : ""}
+            {m.writerContext ? <> {t("model.writesIn", { tokens: formatNumber(m.writerContext) })}</> : null}
           </div>
         )}
       </td>
       <td>{humanSize(m.size)}</td>
-      <td data-testid="model-parameters">{narrator && m.parameters ? humanCount(m.parameters) : "—"}</td>
-      <td>{narrator ? `narrator${m.quantization ? `, ${m.quantization}` : ""}` : "memory embedder"}</td>
-      <td data-testid="model-role">{narrator ? roleWords(m) : "—"}</td>
-      <td className="small">{m.fit ? <FitLine fit={m.fit} /> : "—"}</td>
-      <td title={m.path}>{m.readOnly ? "bundled" : "yours"}</td>
+      <td data-testid="model-parameters">{narrator && m.parameters ? humanCount(m.parameters) : t("common.none")}</td>
+      <td>
+        {narrator
+          ? m.quantization
+            ? t("model.narratorQuantized", { quantization: m.quantization })
+            : t("model.narrator")
+          : t("model.embedder")}
+      </td>
+      <td data-testid="model-role">{narrator ? roleWords(m) : t("common.none")}</td>
+      <td className="small">{m.fit ? <FitLine fit={m.fit} /> : t("common.none")}</td>
+      <td title={m.path}>{m.readOnly ? t("model.bundled") : t("model.yours")}</td>
       <td className="row-actions">
         {narrator && !writes && !m.problem && (
-          <button onClick={() => onUse("writer")} disabled={busy} data-testid="model-use" title="Write the story's prose with this model">
-            Write with
+          <button onClick={() => onUse("writer")} disabled={busy} data-testid="model-use" title={t("model.writeWithTitle")}>
+            {t("model.writeWith")}
           </button>
         )}
         {narrator && !plans && !m.problem && (
-          <button onClick={() => onUse("planner")} disabled={busy} data-testid="model-use-planner" title="Plan each turn's mechanics with this model">
-            Plan with
+          <button onClick={() => onUse("planner")} disabled={busy} data-testid="model-use-planner" title={t("model.planWithTitle")}>
+            {t("model.planWith")}
           </button>
         )}
         {!m.readOnly && (
           <button onClick={onRemove} disabled={busy} data-testid="model-remove">
-            Remove
+            {t("model.remove")}
           </button>
         )}
       </td>

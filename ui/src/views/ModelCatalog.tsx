@@ -3,26 +3,30 @@
 // download, each with what it needs (docs/models.md, "What this machine can
 // run").
 
+import { Trans, useTranslation } from "react-i18next";
 import type { DownloadProgress, Fit, Machine, Offer } from "../api";
 import { DownloadBar } from "./DownloadBar";
-import { VERDICT_WORDS, humanCount, humanSize, languagesWords, machineWords, speedWords } from "../models";
+import { fitReason, humanCount, humanSize, languagesWords, machineWords, verdictWords } from "../models";
+import { formatNumber } from "../i18n/format";
 
 /** "This machine: 2 cores (avx, avx2), 24.7 GB of memory free of 25.3 GB, no graphics card in use". */
 export function MachineLine({ machine, recommended }: { machine: Machine; recommended: string | null }) {
+  const { t } = useTranslation();
   return (
     <>
       <p className="machine small" data-testid="machine" title={machine.cpu ?? undefined}>
-        <span className="muted">This machine:</span> {machineWords(machine)}
+        <span className="muted">{t("catalog.thisMachine")}</span> {machineWords(machine)}
       </p>
       <p className="small">
         {recommended ? (
-          <>
-            <span className="muted">Recommended for this machine:</span>{" "}
-            <strong data-testid="recommended-name">{recommended}</strong> (the largest model that runs well here)
-          </>
+          <Trans
+            i18nKey="catalog.recommended"
+            values={{ name: recommended }}
+            components={{ muted: <span className="muted" />, name: <strong data-testid="recommended-name" /> }}
+          />
         ) : (
           <span className="muted" data-testid="recommended-name">
-            No model in the catalog runs well on this machine.
+            {t("catalog.noneRunsWell")}
           </span>
         )}
       </p>
@@ -33,11 +37,10 @@ export function MachineLine({ machine, recommended }: { machine: Machine; recomm
 /**
  * A model's verdict here and why: "runs well — about 15 tokens/s on the
  * processor", "runs slowly — measured 4 tokens/s on the processor: slower
- * than a story is read", "does not fit — needs 5.8 GB of memory, 3.0 GB is free".
- * The reason names the speed; when it does not, the speed is added.
+ * than a story is read", "does not fit — needs 5.8 GB of memory, 3.0 GB is free"
+ * (the reason worded in the window's language from the fit's numbers).
  */
 export function FitLine({ fit }: { fit: Fit }) {
-  const namesSpeed = fit.reason.includes("tokens/s");
   return (
     <span
       className={`fit verdict-${fit.verdict}`}
@@ -46,9 +49,8 @@ export function FitLine({ fit }: { fit: Fit }) {
       data-measured={fit.measured ? "true" : "false"}
       data-tokens-per-second={fit.tokensPerSecond.toFixed(1)}
     >
-      <strong data-testid="verdict">{VERDICT_WORDS[fit.verdict]}</strong>
-      <span> — {fit.reason}</span>
-      {!namesSpeed && fit.verdict !== "doesNotFit" && <span> ({speedWords(fit)})</span>}
+      <strong data-testid="verdict">{verdictWords(fit.verdict)}</strong>
+      <span> — {fitReason(fit)}</span>
     </span>
   );
 }
@@ -65,14 +67,15 @@ export function CatalogRow({
   progress: DownloadProgress | undefined;
   onDownload: () => void;
 }) {
+  const { t } = useTranslation();
   const languages = languagesWords(e.languages);
   const facts = [
-    e.size ? `${humanSize(e.size)} download` : "size unknown",
-    e.parameters ? `${humanCount(e.parameters)} parameters` : null,
-    e.ram ? `needs about ${humanSize(e.ram)} of memory` : null,
-    e.context ? `${e.context.toLocaleString("en")} tokens of context` : null,
+    e.size ? t("catalog.download", { size: humanSize(e.size) }) : t("catalog.sizeUnknown"),
+    e.parameters ? t("model.parameters", { value: humanCount(e.parameters) }) : null,
+    e.ram ? t("catalog.memory", { size: humanSize(e.ram) }) : null,
+    e.context ? t("catalog.context", { tokens: formatNumber(e.context) }) : null,
     e.license,
-    languages ? `writes ${languages}` : null,
+    languages ? t("catalog.writes", { languages }) : null,
   ].filter(Boolean);
   return (
     <li
@@ -84,7 +87,7 @@ export function CatalogRow({
       <strong>{e.name}</strong>
       {recommended && (
         <span className="badge recommended-badge" data-testid="recommended">
-          recommended for this machine
+          {t("model.recommended")}
         </span>
       )}{" "}
       — {e.description}
@@ -98,14 +101,14 @@ export function CatalogRow({
       )}
       {e.fit && (
         <div className="small">
-          Here: <FitLine fit={e.fit} />
+          {t("catalog.here")} <FitLine fit={e.fit} />
         </div>
       )}
       {progress ? (
         <DownloadBar progress={progress} size={e.size} testId="download-progress" />
       ) : (
         <button onClick={onDownload} data-testid="model-download">
-          Download
+          {t("catalog.downloadButton")}
         </button>
       )}
     </li>

@@ -6,6 +6,7 @@
 // dismisses the offer for good (remembered in this window's storage).
 
 import { useCallback, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type DownloadProgress, type ModelsView, type Offer } from "../api";
 import { sentenceOf } from "../errors";
 import { offerChanges } from "../models";
@@ -52,6 +53,7 @@ function bundledParameters(library: ModelsView): number | null {
  * model loaded, a tab switched to): the offer is asked for again then.
  */
 export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onChosen: () => void }) {
+  const { t } = useTranslation();
   const [dismissed, dismiss] = useOfferDismissed();
   const [library, setLibrary] = useState<ModelsView | null>(null);
   const [progress, setProgress] = useState<DownloadProgress | null>(null);
@@ -75,11 +77,8 @@ export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onCho
   if (chosen) {
     return (
       <div className="banner offer" role="status" data-testid="model-offer-done" data-name={chosen}>
-        <span>
-          {chosen} is downloaded and chosen to write: it loads now (the status bar shows how far), and the bundled
-          model keeps playing until it is ready.
-        </span>
-        <button className="link" onClick={() => setChosen(null)} aria-label="Dismiss">
+        <span>{t("offer.done", { name: chosen })}</span>
+        <button className="link" onClick={() => setChosen(null)} aria-label={t("common.dismiss")}>
           ×
         </button>
       </div>
@@ -103,9 +102,9 @@ export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onCho
   };
 
   return (
-    <div className="banner offer" role="region" aria-label="A better model for this machine" data-testid="model-offer" data-name={offer.name}>
+    <div className="banner offer" role="region" aria-label={t("offer.label")} data-testid="model-offer" data-name={offer.name}>
       <div className="offer-text">
-        <strong>This machine can write with {offer.name}</strong>{" "}
+        <strong>{t("offer.canWrite", { name: offer.name })}</strong>{" "}
         <span className="muted">— {offer.description}</span>
         <div className="small" data-testid="model-offer-changes">
           {offerChanges(offer, bundledParameters(library)).join(" ")}
@@ -121,10 +120,10 @@ export function ModelOffer({ refreshKey, onChosen }: { refreshKey: string; onCho
       </div>
       <div className="offer-actions">
         <button onClick={take} disabled={progress !== null} data-testid="model-offer-take">
-          Download and write with {offer.name}
+          {t("offer.take", { name: offer.name })}
         </button>
         <button className="link" onClick={dismiss} disabled={progress !== null} data-testid="model-offer-dismiss">
-          Not now
+          {t("offer.notNow")}
         </button>
       </div>
     </div>

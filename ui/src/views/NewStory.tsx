@@ -3,6 +3,7 @@
 // story being played (docs/scenarios.md).
 
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type SessionView } from "../api";
 import { stories, type CardRole, type ScenarioSummary } from "../stories";
 
@@ -16,6 +17,7 @@ interface Props {
 }
 
 export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
+  const { t } = useTranslation();
   const [scenarios, setScenarios] = useState<ScenarioSummary[] | null>(null);
   const [role, setRole] = useState<CardRole>("npc");
   const [working, setWorking] = useState(false);
@@ -27,12 +29,17 @@ export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
       (list) => {
         setScenarios(list.scenarios);
         if (list.unreadable.length > 0) {
-          setNote(`${list.unreadable.length} saved scenario file(s) could not be read: ${list.unreadable.map((u) => u.problem).join("; ")}`);
+          setNote(
+            t("newStory.unreadable", {
+              count: list.unreadable.length,
+              problems: list.unreadable.map((u) => u.problem).join("; "),
+            }),
+          );
         }
       },
       (e) => onError(asAppError(e)),
     );
-  }, [onError]);
+  }, [onError, t]);
 
   useEffect(() => {
     dialogRef.current?.querySelector<HTMLButtonElement>("button.start")?.focus();
@@ -79,8 +86,11 @@ export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
       const path = await api.chooseImportFile("lore");
       if (!path) return;
       const done = await stories.importLore(path, { session: current.session.id });
-      const skipped = done.skipped.length ? ` (${done.skipped.length} left out)` : "";
-      setNote(`Added ${done.entries} lore entr${done.entries === 1 ? "y" : "ies"} to this story${skipped}.`);
+      setNote(
+        done.skipped.length
+          ? t("newStory.loreAddedSkipped", { count: done.entries, skipped: done.skipped.length })
+          : t("newStory.loreAdded", { count: done.entries }),
+      );
       onStory(await api.currentSession());
     });
 
@@ -95,51 +105,51 @@ export function NewStoryDialog({ current, onClose, onStory, onError }: Props) {
         data-testid="new-story-dialog"
       >
         <header className="dialog-header">
-          <h2 id="new-story-title">New story</h2>
-          <button className="link" onClick={onClose} aria-label="Close">
+          <h2 id="new-story-title">{t("newStory.title")}</h2>
+          <button className="link" onClick={onClose} aria-label={t("common.close")}>
             ×
           </button>
         </header>
-        <h3>Start from a scenario</h3>
+        <h3>{t("newStory.fromScenario")}</h3>
         {scenarios === null ? (
-          <p className="hint">Loading scenarios…</p>
+          <p className="hint">{t("newStory.loadingScenarios")}</p>
         ) : (
           <ul className="scenario-list">
             {scenarios.map((s) => (
               <li key={s.name} className="scenario" data-testid={`scenario-${s.name}`}>
                 <div>
-                  <strong>{s.title}</strong> {!s.builtin && <span className="badge">saved</span>}
+                  <strong>{s.title}</strong> {!s.builtin && <span className="badge">{t("newStory.saved")}</span>}
                   <p className="premise">{s.premise}</p>
                 </div>
                 <button className="start" disabled={working} onClick={() => start(s.name)}>
-                  Start
+                  {t("newStory.start")}
                 </button>
               </li>
             ))}
           </ul>
         )}
-        <h3>Character cards and lorebooks</h3>
+        <h3>{t("newStory.cardsAndLore")}</h3>
         <fieldset className="role" disabled={working}>
-          <legend>A card's character is</legend>
+          <legend>{t("newStory.cardRole")}</legend>
           <label>
-            <input type="radio" name="card-role" checked={role === "npc"} onChange={() => setRole("npc")} /> someone you meet
+            <input type="radio" name="card-role" checked={role === "npc"} onChange={() => setRole("npc")} /> {t("newStory.npc")}
           </label>
           <label>
-            <input type="radio" name="card-role" checked={role === "player"} onChange={() => setRole("player")} /> your own character
+            <input type="radio" name="card-role" checked={role === "player"} onChange={() => setRole("player")} /> {t("newStory.player")}
           </label>
         </fieldset>
         <div className="dialog-actions">
           <button disabled={working} onClick={() => importCard(null)} data-testid="import-card-new">
-            New story from a character card…
+            {t("newStory.fromCard")}
           </button>
           {current && (
             <button disabled={working} onClick={() => importCard(current.session.id)} data-testid="import-card-current">
-              Add a card to this story…
+              {t("newStory.addCard")}
             </button>
           )}
           {current && (
             <button disabled={working} onClick={importLore} data-testid="import-lore">
-              Add a lorebook to this story…
+              {t("newStory.addLore")}
             </button>
           )}
         </div>

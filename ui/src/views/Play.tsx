@@ -10,6 +10,7 @@
 
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { convertFileSrc } from "@tauri-apps/api/core";
+import { useTranslation } from "react-i18next";
 import { events, type Alternative, type ServerWait, type SessionView } from "../api";
 import { fromRecord, mechanicsOf, type AssetView, type DiceRoll, type TurnModel } from "../turn";
 import { openingOf } from "../stories";
@@ -19,6 +20,7 @@ import { TablePanel } from "./Table";
 import { AuthorNote } from "./AuthorNote";
 import { LastTurnControls, TurnEditButtons, type TurnActions } from "./TurnControls";
 import { ACTION_CHARS } from "../bounds";
+import i18n from "../i18n";
 
 interface Props {
   session: SessionView | null;
@@ -49,6 +51,7 @@ export function PlayView({
   onUndo,
   onRedo,
 }: Props) {
+  const { t } = useTranslation();
   const [input, setInput] = useState("");
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
@@ -72,20 +75,20 @@ export function PlayView({
   };
 
   return (
-    <section className="play" aria-label="Play">
+    <section className="play" aria-label={t("play.label")}>
       <header className="play-header">
-        <h1 className="session-title">{session?.session.title ?? "…"}</h1>
-        <div className="row" role="toolbar" aria-label="Story">
+        <h1 className="session-title">{session?.session.title ?? t("common.ellipsis")}</h1>
+        <div className="row" role="toolbar" aria-label={t("play.storyToolbar")}>
           {session?.session.branch && (
-            <span className="badge" data-testid="current-branch" title="The branch being played">
-              branch: {session.session.branch}
+            <span className="badge" data-testid="current-branch" title={t("play.branchTitle")}>
+              {t("play.branch", { name: session.session.branch })}
             </span>
           )}
-          <button type="button" onClick={onUndo} disabled={busy || !session?.turns.length} data-testid="undo" aria-label="Undo: take the last turn back">
-            Undo
+          <button type="button" onClick={onUndo} disabled={busy || !session?.turns.length} data-testid="undo" aria-label={t("play.undoLabel")}>
+            {t("play.undo")}
           </button>
-          <button type="button" onClick={onRedo} disabled={busy || !session} data-testid="redo" aria-label="Redo: bring back the turn taken back">
-            Redo
+          <button type="button" onClick={onRedo} disabled={busy || !session} data-testid="redo" aria-label={t("play.redoLabel")}>
+            {t("play.redo")}
           </button>
         </div>
       </header>
@@ -95,25 +98,25 @@ export function PlayView({
       <div className="story" data-testid="story" aria-live="polite" aria-relevant="additions text">
         {opening && <Prose className="opening" text={opening} testId="opening" />}
         {past.length === 0 && !live && (
-          <p className="hint">Type what your character does and press Enter.</p>
+          <p className="hint">{t("play.hint")}</p>
         )}
-        {past.map((t, i) => (
+        {past.map((turn, i) => (
           <TurnBlock
-            key={t.number}
-            turn={t}
-            onRewind={busy ? undefined : () => onRewind(t.number!)}
-            streamed={liveIsSaved && live?.number === t.number ? live : null}
+            key={turn.number}
+            turn={turn}
+            onRewind={busy ? undefined : () => onRewind(turn.number!)}
+            streamed={liveIsSaved && live?.number === turn.number ? live : null}
             controls={
               <>
                 <TurnEditButtons
-                  turn={t.number!}
-                  input={t.input}
-                  narrative={t.narrative ?? ""}
+                  turn={turn.number!}
+                  input={turn.input}
+                  narrative={turn.narrative ?? ""}
                   actions={actions}
                   disabled={busy}
                 />
                 {i === past.length - 1 && (
-                  <LastTurnControls alternatives={alternatives} mechanics={mechanicsOf(t)} actions={actions} disabled={busy} />
+                  <LastTurnControls alternatives={alternatives} mechanics={mechanicsOf(turn)} actions={actions} disabled={busy} />
                 )}
               </>
             }
@@ -134,8 +137,8 @@ export function PlayView({
         <textarea
           ref={inputRef}
           data-testid="play-input"
-          aria-label="What does your character do?"
-          placeholder="What does your character do? (Enter sends, Shift+Enter for a new line)"
+          aria-label={t("play.inputLabel")}
+          placeholder={t("play.inputPlaceholder")}
           value={input}
           rows={2}
           maxLength={ACTION_CHARS}
@@ -150,7 +153,7 @@ export function PlayView({
         />
         {wait && (
           <p className="muted small server-wait" role="status" data-testid="server-wait" data-role={wait.role}>
-            {wait.message}
+            {serverWaitWords(wait)}
           </p>
         )}
         {busy ? (
@@ -160,19 +163,37 @@ export function PlayView({
             onClick={onStop}
             disabled={stopping}
             data-testid="stop-turn"
-            aria-label="Stop the turn (Escape)"
-            title="Escape"
+            aria-label={t("play.stopLabel")}
+            title={t("play.escapeKey")}
           >
-            {stopping ? "Stopping…" : "Stop"}
+            {stopping ? t("app.status.stopping") : t("play.stop")}
           </button>
         ) : (
           <button type="submit" disabled={!input.trim()} data-testid="play-send">
-            Send
+            {t("play.send")}
           </button>
         )}
       </form>
     </section>
   );
+}
+
+/**
+ * What the window says while a server keeps the turn waiting, from the
+ * wait's own fields (the backend's `message` is English): the server's
+ * program when its label names one ("Ollama at HOST"), else "the server".
+ */
+function serverWaitWords(wait: ServerWait): string {
+  const named = /^(.+) at \S+$/.exec(wait.server)?.[1];
+  const server = named && named !== "the server" ? named : null;
+  const key = wait.cold
+    ? server
+      ? "play.serverWait.coldNamed"
+      : "play.serverWait.cold"
+    : server
+      ? "play.serverWait.warmNamed"
+      : "play.serverWait.warm";
+  return i18n.t(key, { server, model: wait.model });
 }
 
 /** The external server the turn is waiting on, while it waits; cleared
@@ -204,6 +225,7 @@ function TurnBlock({
   streamed?: TurnModel | null;
   controls?: ReactNode;
 }) {
+  const { t } = useTranslation();
   const text = turn.narrative ?? (turn.streamed || turn.attempts[turn.attempts.length - 1]?.plannerText || "");
   const dice = streamed?.dice.length ? streamed.dice : turn.dice;
   return (
@@ -215,18 +237,18 @@ function TurnBlock({
             type="button"
             className="link rewind"
             onClick={onRewind}
-            title="Rewind the story to just after this turn"
-            aria-label={`Rewind the story to just after turn ${turn.number}`}
+            title={t("play.rewindTitle")}
+            aria-label={t("play.rewindLabel", { turn: turn.number })}
             data-testid={`rewind-${turn.number}`}
           >
-            rewind here
+            {t("play.rewind")}
           </button>
         )}
       </p>
       {live && turn.phase !== "done" && (
         <p className="phase" data-testid="phase">
-          <span className="spinner" aria-hidden /> {turn.phase === "planning" ? "Thinking…" : "Running skills…"}
-          {turn.attempts.length > 1 && ` (plan ${turn.attempts.length})`}
+          <span className="spinner" aria-hidden /> {turn.phase === "planning" ? t("app.status.thinking") : t("app.status.running")}
+          {turn.attempts.length > 1 && <> {t("play.planAttempt", { n: turn.attempts.length })}</>}
         </p>
       )}
       {dice.length > 0 && (
@@ -247,8 +269,9 @@ function TurnBlock({
 
 /** A roll drawn as dice with their faces, and the total. */
 export function Dice({ roll }: { roll: DiceRoll }) {
+  const { t } = useTranslation();
   return (
-    <figure className="dice" data-testid="dice-roll" aria-label={`${roll.formula} rolled ${roll.total}`}>
+    <figure className="dice" data-testid="dice-roll" aria-label={t("play.diceLabel", { formula: roll.formula, total: roll.total })}>
       {roll.showIndividualRolls && (
         <div className="faces">
           {roll.rolls.map((r, i) => (
@@ -259,7 +282,7 @@ export function Dice({ roll }: { roll: DiceRoll }) {
         </div>
       )}
       <figcaption>
-        {roll.reason ? `${roll.reason}: ` : ""}
+        {roll.reason ? <>{t("play.diceReason", { reason: roll.reason })} </> : null}
         <code>{roll.formula}</code> = <strong data-testid="dice-total">{roll.total}</strong>
       </figcaption>
     </figure>
@@ -267,13 +290,13 @@ export function Dice({ roll }: { roll: DiceRoll }) {
 }
 
 function Asset({ asset }: { asset: AssetView }) {
-  if (!asset.path || !asset.path.startsWith("/")) {
-    return <p className="asset-missing">[{asset.kind}: {asset.assetId}]</p>;
-  }
+  const { t } = useTranslation();
+  const missing = <p className="asset-missing">{t("play.assetMissing", { kind: asset.kind, id: asset.assetId })}</p>;
+  if (!asset.path || !asset.path.startsWith("/")) return missing;
   // Served by the shell's narratoria-asset protocol: only images and sounds
   // inside their own skill's folders, judged when read.
   const src = convertFileSrc(asset.path, "narratoria-asset");
   if (asset.kind === "image") return <img className="asset" src={src} alt={asset.assetId} data-testid="asset-image" />;
   if (asset.kind === "audio") return <audio className="asset" src={src} controls data-testid="asset-audio" />;
-  return <p className="asset-missing">[{asset.kind}: {asset.assetId}]</p>;
+  return missing;
 }

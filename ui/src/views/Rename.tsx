@@ -2,6 +2,7 @@
 // cancels) and focus comes back to the button that opened it.
 
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 
 interface Props {
   current: string;
@@ -13,6 +14,7 @@ interface Props {
 }
 
 export function RenameButton({ current, what, onRename, disabled, testId }: Props) {
+  const { t } = useTranslation();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(current);
   const fieldRef = useRef<HTMLInputElement>(null);
@@ -35,10 +37,10 @@ export function RenameButton({ current, what, onRename, disabled, testId }: Prop
           setEditing(true);
         }}
         disabled={disabled}
-        aria-label={`Rename ${what}`}
+        aria-label={t("common.renameLabel", { what })}
         data-testid={testId}
       >
-        rename
+        {t("common.rename")}
       </button>
     );
   }
@@ -54,7 +56,7 @@ export function RenameButton({ current, what, onRename, disabled, testId }: Prop
     >
       <input
         ref={fieldRef}
-        aria-label={`New name for ${what}`}
+        aria-label={t("common.newNameLabel", { what })}
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
@@ -67,10 +69,10 @@ export function RenameButton({ current, what, onRename, disabled, testId }: Prop
         data-testid={`${testId}-input`}
       />
       <button type="submit" disabled={disabled || !text.trim()} data-testid={`${testId}-save`}>
-        Save
+        {t("common.save")}
       </button>
       <button type="button" onClick={() => setEditing(false)}>
-        Cancel
+        {t("common.cancel")}
       </button>
     </form>
   );

@@ -5,20 +5,26 @@
 // models in the app (docs/models.md, "External servers").
 
 import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type ModelView, type ServerChoice, type ServerRole, type Servers } from "../api";
 import { sentenceOf } from "../errors";
+import i18n from "../i18n";
+import { formatMs } from "../i18n/format";
 
-const ROLES: { role: "planner" | "writer"; label: string }[] = [
-  { role: "planner", label: "Plans the mechanics" },
-  { role: "writer", label: "Writes the prose" },
-];
+const ROLES = [
+  { role: "planner", label: "model.plans" },
+  { role: "writer", label: "model.writes" },
+] as const;
 
 /** "MODEL at ENDPOINT". */
 function serverLine(s: ServerChoice): string {
-  return `${s.model} at ${s.endpoint}${s.apiKeyEnv ? ` (key from $${s.apiKeyEnv})` : ""}`;
+  return s.apiKeyEnv
+    ? i18n.t("servers.lineKey", { model: s.model, endpoint: s.endpoint, variable: s.apiKeyEnv })
+    : i18n.t("servers.line", { model: s.model, endpoint: s.endpoint });
 }
 
 export function ServersPanel({ model, onChanged }: { model: ModelView | null; onChanged: () => void }) {
+  const { t } = useTranslation();
   const [servers, setServers] = useState<Servers | null>(null);
   const [endpoint, setEndpoint] = useState("");
   const [keyEnv, setKeyEnv] = useState("");
@@ -65,8 +71,7 @@ export function ServersPanel({ model, onChanged }: { model: ModelView | null; on
     run("use", async () => {
       const address = endpoint.trim();
       const check = await api.setServer(role, address, picked, keyEnv.trim() || null);
-      const roles = role === "both" ? "plans and writes" : role === "planner" ? "plans" : "writes";
-      setDone(`${picked} at ${address} ${roles} now — it answered in ${check.roundTripMs} ms.`);
+      setDone(t(`servers.done.${role}`, { model: picked, address, ms: formatMs(check.roundTripMs) }));
       refresh();
       onChanged();
     });
@@ -74,35 +79,34 @@ export function ServersPanel({ model, onChanged }: { model: ModelView | null; on
   const giveBack = (r: "planner" | "writer") =>
     run(`clear ${r}`, async () => {
       await api.clearServer(r);
-      setDone(r === "planner" ? "The models in the app plan again." : "The models in the app write again.");
+      setDone(r === "planner" ? t("servers.plannerBack") : t("servers.writerBack"));
       refresh();
       onChanged();
     });
 
   const inProcess = (r: "planner" | "writer") => {
-    if (!model) return "…";
-    if (r === "planner") return model.model.planner === "rules" ? "the rule-based planner (no model)" : `${model.model.planner} (in the app)`;
-    return model.model.writer === "none" ? "no model: the storyteller tells the turn" : `${model.model.writer} (in the app)`;
+    if (!model) return t("common.ellipsis");
+    if (r === "planner") {
+      return model.model.planner === "rules" ? t("servers.rulesPlanner") : t("servers.inApp", { model: model.model.planner });
+    }
+    return model.model.writer === "none" ? t("servers.noWriter") : t("servers.inApp", { model: model.model.writer });
   };
 
   return (
-    <section className="servers" aria-label="External servers" data-testid="servers">
-      <h2>External servers</h2>
-      <p className="muted small">
-        Give the planner's or the writer's role to a model server you run — Ollama, LM Studio, llama-server, KoboldCpp, or
-        any OpenAI-compatible one.
-      </p>
+    <section className="servers" aria-label={t("servers.title")} data-testid="servers">
+      <h2>{t("servers.title")}</h2>
+      <p className="muted small">{t("servers.intro")}</p>
       <dl className="facts">
         {ROLES.map(({ role: r, label }) => {
           const server = servers?.[r] ?? null;
           return (
             <div key={r} style={{ display: "contents" }} data-testid={`server-role-${r}`} data-on-server={server ? "true" : "false"}>
-              <dt>{label}</dt>
+              <dt>{t(label)}</dt>
               <dd data-testid={`server-status-${r}`}>
                 {server ? serverLine(server) : inProcess(r)}{" "}
                 {server && (
                   <button onClick={() => giveBack(r)} disabled={busy !== null} data-testid={`server-clear-${r}`}>
-                    Use the models in the app again
+                    {t("servers.useApp")}
                   </button>
                 )}
               </dd>
@@ -119,7 +123,7 @@ export function ServersPanel({ model, onChanged }: { model: ModelView | null; on
             setModels(null);
           }}
           placeholder="http://127.0.0.1:11434/v1"
-          aria-label="Server address"
+          aria-label={t("servers.addressLabel")}
           disabled={busy !== null}
           data-testid="server-endpoint"
         />
@@ -127,19 +131,19 @@ export function ServersPanel({ model, onChanged }: { model: ModelView | null; on
           type="text"
           value={keyEnv}
           onChange={(e) => setKeyEnv(e.target.value)}
-          placeholder="API key variable (optional)"
-          aria-label="API key variable"
+          placeholder={t("servers.keyPlaceholder")}
+          aria-label={t("servers.keyLabel")}
           disabled={busy !== null}
           data-testid="server-key-env"
         />
         <button type="submit" disabled={busy !== null || !endpoint.trim()} data-testid="server-list">
-          {busy === "list" ? "Asking the server…" : "List models"}
+          {busy === "list" ? t("servers.asking") : t("servers.list")}
         </button>
       </form>
       {models && (
         <div className="row">
           <label>
-            Model{" "}
+            {t("servers.model")}{" "}
             <select value={picked} onChange={(e) => setPicked(e.target.value)} disabled={busy !== null} data-testid="server-model">
               {models.map((m) => (
                 <option key={m} value={m}>
@@ -149,19 +153,19 @@ export function ServersPanel({ model, onChanged }: { model: ModelView | null; on
             </select>
           </label>{" "}
           <label>
-            Role{" "}
+            {t("servers.role")}{" "}
             <select value={role} onChange={(e) => setRole(e.target.value as ServerRole)} disabled={busy !== null} data-testid="server-role">
-              <option value="writer">writer</option>
-              <option value="planner">planner</option>
-              <option value="both">both</option>
+              <option value="writer">{t("servers.roles.writer")}</option>
+              <option value="planner">{t("servers.roles.planner")}</option>
+              <option value="both">{t("servers.roles.both")}</option>
             </select>
           </label>{" "}
           <button onClick={use} disabled={busy !== null || !picked} data-testid="server-use">
-            {busy === "use" ? "Checking…" : "Check connection and use"}
+            {busy === "use" ? t("servers.checking") : t("servers.use")}
           </button>
         </div>
       )}
-      {models && models.length === 0 && <p className="muted">The server lists no models.</p>}
+      {models && models.length === 0 && <p className="muted">{t("servers.noModels")}</p>}
       {done && (
         <p role="status" data-testid="server-done">
           {done}

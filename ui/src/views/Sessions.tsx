@@ -3,11 +3,14 @@
 // rewind to any turn; export Markdown/JSON. Nothing moves while a turn runs.
 
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type SessionInfo, type SessionView } from "../api";
 import { Branches } from "./Branches";
 import { ConfirmButton } from "./Confirm";
 import { RenameButton } from "./Rename";
 import { StoryTreeView } from "./StoryTree";
+import { formatDateTime } from "../i18n/format";
+import { humanSize } from "../models";
 
 interface Props {
   session: SessionView | null;
@@ -21,6 +24,7 @@ interface Props {
 }
 
 export function SessionsView({ session, busy, onShow, onMove, onRewind, onError }: Props) {
+  const { t } = useTranslation();
   const [list, setList] = useState<SessionInfo[]>([]);
   const [title, setTitle] = useState("");
   const [note, setNote] = useState("");
@@ -41,11 +45,11 @@ export function SessionsView({ session, busy, onShow, onMove, onRewind, onError 
   const exportAs = (format: "md" | "json") =>
     run(async () => {
       if (!session) return;
-      const name = `${session.session.title.replace(/[^\w-]+/g, "-") || "story"}.${format}`;
+      const name = `${session.session.title.replace(/[^\w-]+/g, "-") || t("sessions.defaultFileName")}.${format}`;
       const path = await api.chooseExportFile(format, name);
       if (!path) return;
       const done = await api.exportSession(session.session.id, format, path);
-      setNote(`Saved ${done.bytes} bytes to ${done.path}`);
+      setNote(t("sessions.exported", { size: humanSize(done.bytes), path: done.path ?? "" }));
     });
 
   const rename = (s: SessionInfo, to: string) =>
@@ -63,7 +67,7 @@ export function SessionsView({ session, busy, onShow, onMove, onRewind, onError 
     });
 
   return (
-    <section className="sessions" aria-label="Sessions">
+    <section className="sessions" aria-label={t("sessions.label")}>
       <form
         className="row"
         onSubmit={(e) => {
@@ -74,12 +78,20 @@ export function SessionsView({ session, busy, onShow, onMove, onRewind, onError 
           });
         }}
       >
-        <input aria-label="New story title" placeholder="Title of a new story" value={title} onChange={(e) => setTitle(e.target.value)} data-testid="new-session-title" />
-        <button type="submit" disabled={busy} data-testid="new-session">New story</button>
+        <input
+          aria-label={t("sessions.newTitleLabel")}
+          placeholder={t("sessions.newTitlePlaceholder")}
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          data-testid="new-session-title"
+        />
+        <button type="submit" disabled={busy} data-testid="new-session">
+          {t("sessions.newStory")}
+        </button>
       </form>
       <div className="columns">
         <div>
-          <h2>Stories</h2>
+          <h2>{t("sessions.stories")}</h2>
           <ul className="list" data-testid="session-list">
             {list.map((s) => (
               <li key={s.id} className={s.id === session?.session.id ? "current" : ""} data-testid={`session-${s.id}`}>
@@ -92,13 +104,19 @@ export function SessionsView({ session, busy, onShow, onMove, onRewind, onError 
                   {s.title}
                 </button>
                 <span className="muted">
-                  {s.turns} turns · {new Date(s.updatedAt).toLocaleString()}
+                  {t("sessions.turns", { count: s.turns })} · {formatDateTime(s.updatedAt)}
                 </span>
-                {s.id === session?.session.id && <span className="badge">current</span>}
-                <RenameButton current={s.title} what={`the story ${s.title}`} disabled={busy} testId="session-rename" onRename={(to) => rename(s, to)} />
+                {s.id === session?.session.id && <span className="badge">{t("common.current")}</span>}
+                <RenameButton
+                  current={s.title}
+                  what={t("sessions.storyWhat", { title: s.title })}
+                  disabled={busy}
+                  testId="session-rename"
+                  onRename={(to) => rename(s, to)}
+                />
                 <ConfirmButton
-                  label="delete"
-                  ariaLabel={`Delete the story ${s.title} with all its turns and branches`}
+                  label={t("common.delete")}
+                  ariaLabel={t("sessions.deleteLabel", { title: s.title })}
                   disabled={busy}
                   testId="session-delete"
                   onConfirm={() => remove(s)}
@@ -108,19 +126,30 @@ export function SessionsView({ session, busy, onShow, onMove, onRewind, onError 
           </ul>
         </div>
         <div>
-          <h2>{session?.session.title ?? "No story"}</h2>
+          <h2>{session?.session.title ?? t("sessions.noStory")}</h2>
           <div className="row">
-            <button onClick={() => exportAs("md")} disabled={!session}>Export Markdown…</button>
-            <button onClick={() => exportAs("json")} disabled={!session}>Export JSON…</button>
-            <button onClick={() => onRewind(0)} disabled={busy || !session?.turns.length}>Rewind to the start</button>
+            <button onClick={() => exportAs("md")} disabled={!session}>
+              {t("sessions.exportMarkdown")}
+            </button>
+            <button onClick={() => exportAs("json")} disabled={!session}>
+              {t("sessions.exportJson")}
+            </button>
+            <button onClick={() => onRewind(0)} disabled={busy || !session?.turns.length}>
+              {t("sessions.rewindToStart")}
+            </button>
           </div>
           {note && <p className="muted" role="status">{note}</p>}
           <ol className="turn-list" data-testid="session-turns">
-            {session?.turns.map((t) => (
-              <li key={t.number}>
-                <span className="turn-no">{t.number}.</span> {t.input}
-                <button className="link" disabled={busy} onClick={() => onRewind(t.number)} data-testid={`sessions-rewind-${t.number}`}>
-                  rewind here
+            {session?.turns.map((turn) => (
+              <li key={turn.number}>
+                <span className="turn-no">{t("tree.turnNumber", { n: turn.number })}</span> {turn.input}
+                <button
+                  className="link"
+                  disabled={busy}
+                  onClick={() => onRewind(turn.number)}
+                  data-testid={`sessions-rewind-${turn.number}`}
+                >
+                  {t("play.rewind")}
                 </button>
               </li>
             ))}

@@ -6,14 +6,54 @@
 // back as the mark, which keeps the stored value.
 
 import { useEffect, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
 import Form from "@rjsf/core";
-import type { RJSFSchema, UiSchema, WidgetProps } from "@rjsf/utils";
+import { englishStringTranslator, TranslatableString, type RJSFSchema, type UiSchema, type WidgetProps } from "@rjsf/utils";
 import { api, asAppError, type AppError, type JsonObject, type SkillsView, type SkillView } from "../api";
 import { sentenceOf } from "../errors";
 import { errorSchemaOf, settingsValidator } from "../settingsValidator";
+import i18n from "../i18n";
+
+/** The form library's own words the window shows, in the window's language. */
+const FORM_WORDS = {
+  [TranslatableString.ArrayItemTitle]: "settings.form.item",
+  [TranslatableString.EmptyArray]: "settings.form.emptyArray",
+  [TranslatableString.YesLabel]: "settings.form.yes",
+  [TranslatableString.NoLabel]: "settings.form.no",
+  [TranslatableString.CloseLabel]: "settings.form.close",
+  [TranslatableString.ErrorsLabel]: "settings.form.errors",
+  [TranslatableString.NewStringDefault]: "settings.form.newValue",
+  [TranslatableString.AddButton]: "settings.form.add",
+  [TranslatableString.AddItemButton]: "settings.form.addItem",
+  [TranslatableString.CopyButton]: "settings.form.copy",
+  [TranslatableString.MoveDownButton]: "settings.form.moveDown",
+  [TranslatableString.MoveUpButton]: "settings.form.moveUp",
+  [TranslatableString.RemoveButton]: "settings.form.remove",
+  [TranslatableString.ClearLabel]: "settings.form.clear",
+  [TranslatableString.ClearButton]: "settings.form.clearInput",
+  [TranslatableString.DecrementAriaLabel]: "settings.form.decrease",
+  [TranslatableString.IncrementAriaLabel]: "settings.form.increase",
+  [TranslatableString.OptionalObjectAdd]: "settings.form.optionalAdd",
+  [TranslatableString.OptionalObjectRemove]: "settings.form.optionalRemove",
+  [TranslatableString.OptionalObjectEmptyMsg]: "settings.form.optionalEmpty",
+  [TranslatableString.Type]: "settings.form.type",
+  [TranslatableString.Value]: "settings.form.value",
+  [TranslatableString.OptionPrefix]: "settings.form.option",
+  [TranslatableString.TitleOptionPrefix]: "settings.form.titleOption",
+  [TranslatableString.KeyLabel]: "settings.form.key",
+  [TranslatableString.DeprecatedLabel]: "settings.form.deprecated",
+} as const;
+
+/** The form library's words: ours when we have them (its `%1`, `%2` as `p1`, `p2`), else its English. */
+function translateString(words: TranslatableString, params?: string[]): string {
+  const key = (FORM_WORDS as Partial<Record<TranslatableString, (typeof FORM_WORDS)[keyof typeof FORM_WORDS]>>)[words];
+  if (!key) return englishStringTranslator(words, params);
+  return i18n.t(key, { p1: params?.[0] ?? "", p2: params?.[1] ?? "" });
+}
 
 /** A boolean as an on/off switch. */
 function SwitchWidget(props: WidgetProps) {
+  const { t } = useTranslation();
   return (
     <label className="switch">
       <input
@@ -25,7 +65,7 @@ function SwitchWidget(props: WidgetProps) {
         onChange={(e) => props.onChange(e.target.checked)}
       />
       <span className="slider" aria-hidden />
-      <span className="switch-label">{props.value ? "on" : "off"}</span>
+      <span className="switch-label">{props.value ? t("common.on") : t("common.off")}</span>
     </label>
   );
 }
@@ -58,17 +98,18 @@ function uiSchemaFor(schema: JsonObject): UiSchema {
     else if (p.format === "password" || p.writeOnly === true) ui[key] = { "ui:widget": "secret" };
     else if (p.type === "object") ui[key] = uiSchemaFor(p);
   }
-  ui["ui:submitButtonOptions"] = { submitText: "Save" };
+  ui["ui:submitButtonOptions"] = { submitText: i18n.t("common.save") };
   return ui;
 }
 
 export function SettingsView({ skills, onSaved }: { skills: SkillsView | null; onSaved: () => void }) {
+  const { t } = useTranslation();
   const configurable = (skills?.skills ?? []).filter((s) => s.configSchema);
   return (
-    <section className="settings" aria-label="Settings">
+    <section className="settings" aria-label={t("settings.label")}>
       <LogsCard />
-      {!skills && <p className="muted">Loading…</p>}
-      {skills && !configurable.length && <p className="muted">No skill has settings.</p>}
+      {!skills && <p className="muted">{t("common.loading")}</p>}
+      {skills && !configurable.length && <p className="muted">{t("settings.noSettings")}</p>}
       {configurable.map((s) => (
         <SkillForm key={`${s.name}:${s.path}`} skill={s} onSaved={onSaved} />
       ))}
@@ -78,12 +119,13 @@ export function SettingsView({ skills, onSaved }: { skills: SkillsView | null; o
 
 /** Where the app's log files are, with a button that opens the folder. */
 function LogsCard() {
+  const { t } = useTranslation();
   const [opened, setOpened] = useState<string | null>(null);
   const [error, setError] = useState<AppError | null>(null);
   return (
     <article className="card settings-card" data-testid="logs-card">
-      <h2>Logs</h2>
-      <p className="muted">One log file a day; the last seven are kept.</p>
+      <h2>{t("settings.logs.title")}</h2>
+      <p className="muted">{t("settings.logs.kept")}</p>
       <button
         data-testid="open-log-folder"
         onClick={async () => {
@@ -95,7 +137,7 @@ function LogsCard() {
           }
         }}
       >
-        Open log folder
+        {t("settings.logs.open")}
       </button>
       {opened && (
         <p className="muted" role="status" data-testid="log-folder">
@@ -112,8 +154,10 @@ function LogsCard() {
 }
 
 function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }) {
+  const { t, i18n: language } = useTranslation();
   const schema = skill.configSchema as RJSFSchema;
-  const uiSchema = useMemo(() => uiSchemaFor(skill.configSchema!), [skill.configSchema]);
+  // Built again in another language (the Save button's words).
+  const uiSchema = useMemo(() => uiSchemaFor(skill.configSchema!), [skill.configSchema, language.language]);
   const [data, setData] = useState<JsonObject>(skill.config);
   const [error, setError] = useState<AppError | null>(null);
   const [saved, setSaved] = useState(false);
@@ -135,6 +179,7 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
         validator={settingsValidator}
         widgets={widgets}
         idPrefix={`cfg-${skill.name}`}
+        translateString={translateString}
         noHtml5Validate
         showErrorList={false}
         extraErrors={error?.errors ? errorSchemaOf(error.errors) : undefined}
@@ -169,12 +214,12 @@ function SkillForm({ skill, onSaved }: { skill: SkillView; onSaved: () => void }
       )}
       {attention ? (
         <p className="error-text" role="alert" data-testid="settings-error">
-          Not saved: {attention === 1 ? "one field needs" : `${attention} fields need`} attention.
+          {t("settings.notSaved", { count: attention })}
         </p>
       ) : null}
       {saved && (
         <p className="ok-text" role="status" data-testid="settings-saved">
-          Saved.
+          {t("settings.saved")}
         </p>
       )}
     </article>

@@ -2,7 +2,9 @@
 // state holds it now (`reputation.<faction>` = {score, standing}); it
 // follows the branch being played.
 
+import { useTranslation } from "react-i18next";
 import type { JsonObject } from "../api";
+import { formatSigned } from "../i18n/format";
 
 interface Standing {
   id: string;
@@ -32,15 +34,16 @@ export function standingsOf(state: JsonObject | undefined): Standing[] {
 }
 
 export function Standings({ state }: { state: JsonObject | undefined }) {
+  const { t } = useTranslation();
   const all = standingsOf(state);
   if (all.length === 0) return null;
   return (
-    <section className="standings" aria-label="Standings" data-testid="standings">
+    <section className="standings" aria-label={t("standings.label")} data-testid="standings">
       <ul>
         {all.map((s) => (
           <li key={s.id} data-testid={`standing-${s.id}`} data-score={s.score}>
             <span className="faction">{s.name}</span>{" "}
-            <strong className="score">{s.score > 0 ? `+${s.score}` : s.score}</strong>
+            <strong className="score">{formatSigned(s.score)}</strong>
             {s.standing && <span className="muted"> ({s.standing})</span>}
           </li>
         ))}

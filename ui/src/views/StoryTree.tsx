@@ -3,6 +3,7 @@
 // named, and how many versions a turn's narration has.
 
 import { useEffect, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type SessionView, type StoryTree, type TreeTurn } from "../api";
 
 interface Props {
@@ -19,6 +20,7 @@ function excerpt(text: string, max = 80): string {
 }
 
 export function StoryTreeView({ session, busy, onBranchHere, onError }: Props) {
+  const { t } = useTranslation();
   const [tree, setTree] = useState<StoryTree | null>(null);
   const id = session.session.id;
   useEffect(() => {
@@ -48,14 +50,17 @@ export function StoryTreeView({ session, busy, onBranchHere, onError }: Props) {
     if (turns.length === 0) return null;
     return (
       <ul className="tree-level">
-        {turns.map((t) => {
-          const here = onPath.has(t.id);
+        {turns.map((turn) => {
+          const here = onPath.has(turn.id);
           return (
-            <li key={t.id} className={here ? "on-path" : ""} data-testid="tree-turn" data-on-path={here}>
-              <span className="turn-no">{t.number}.</span> <span className="tree-input">{t.input}</span>
-              <span className="muted"> — {excerpt(t.narrative)}</span>
-              {t.narrations.length > 1 && <span className="badge">{t.narrations.length} versions</span>}
-              {(heads.get(t.id) ?? []).map((name) => (
+            <li key={turn.id} className={here ? "on-path" : ""} data-testid="tree-turn" data-on-path={here}>
+              <span className="turn-no">{t("tree.turnNumber", { n: turn.number })}</span>{" "}
+              <span className="tree-input">{turn.input}</span>
+              <span className="muted"> — {excerpt(turn.narrative)}</span>
+              {turn.narrations.length > 1 && (
+                <span className="badge">{t("tree.versions", { count: turn.narrations.length })}</span>
+              )}
+              {(heads.get(turn.id) ?? []).map((name) => (
                 <span key={name} className="badge branch-head">
                   {name}
                 </span>
@@ -65,14 +70,14 @@ export function StoryTreeView({ session, busy, onBranchHere, onError }: Props) {
                   type="button"
                   className="link"
                   disabled={busy}
-                  onClick={() => onBranchHere(t.number)}
-                  aria-label={`Start a branch after turn ${t.number}: ${t.input}`}
-                  data-testid={`tree-branch-here-${t.number}`}
+                  onClick={() => onBranchHere(turn.number)}
+                  aria-label={t("tree.branchHereLabel", { turn: turn.number, input: turn.input })}
+                  data-testid={`tree-branch-here-${turn.number}`}
                 >
-                  branch from here
+                  {t("tree.branchHere")}
                 </button>
               )}
-              {render(t.id)}
+              {render(turn.id)}
             </li>
           );
         })}
@@ -81,8 +86,8 @@ export function StoryTreeView({ session, busy, onBranchHere, onError }: Props) {
   };
   return (
     <section className="story-tree" aria-labelledby="tree-title" data-testid="story-tree">
-      <h3 id="tree-title">The whole story</h3>
-      {tree.turns.length === 0 ? <p className="muted">No turns yet.</p> : render(null)}
+      <h3 id="tree-title">{t("tree.title")}</h3>
+      {tree.turns.length === 0 ? <p className="muted">{t("tree.empty")}</p> : render(null)}
     </section>
   );
 }

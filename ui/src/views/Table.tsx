@@ -7,8 +7,12 @@
 // table follows the branch: it is read again whenever the story changes.
 
 import { useEffect, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type SessionView, type StoryTable, type TableChange } from "../api";
 import { sentenceOf } from "../errors";
+import { formatNumber } from "../i18n/format";
+
+const ATTITUDES = ["hostile", "wary", "neutral", "friendly", "loyal"] as const;
 
 interface Props {
   session: SessionView | null;
@@ -17,6 +21,7 @@ interface Props {
 }
 
 export function TablePanel({ session, busy }: Props) {
+  const { t } = useTranslation();
   const [table, setTable] = useState<StoryTable | null>(null);
   const [error, setError] = useState<AppError | null>(null);
   const [renaming, setRenaming] = useState<number | null>(null);
@@ -54,25 +59,35 @@ export function TablePanel({ session, busy }: Props) {
   if (!table || table.tension === 0) {
     return error ? <p role="alert" className="error">{sentenceOf(error)}</p> : null;
   }
-  const present = table.scene.present.length ? table.scene.present.join(", ") : "no one";
+  const present = table.scene.present.length ? table.scene.present.join(", ") : t("table.noOne");
+  /** A person's attitude in the window's language (the backend sends one of a few English words). */
+  const attitude = (word: string) => {
+    const known = ATTITUDES.find((a) => a === word);
+    return known ? t(`table.attitudes.${known}`) : word;
+  };
   return (
-    <aside className="table-panel" aria-label="The table" data-testid="table-panel">
-      <section aria-label="Scene" data-testid="table-scene">
-        <h2>Scene {Math.max(table.scene.number, 1)}</h2>
+    <aside className="table-panel" aria-label={t("table.label")} data-testid="table-panel">
+      <section aria-label={t("table.scene")} data-testid="table-scene">
+        <h2>{t("table.sceneNumber", { n: formatNumber(Math.max(table.scene.number, 1)) })}</h2>
         {table.scene.where && <p>{table.scene.where}</p>}
         <p>
-          With you: <span data-testid="table-present">{present}</span>
+          <Trans
+            i18nKey="table.withYou"
+            values={{ names: present }}
+            components={{ present: <span data-testid="table-present" /> }}
+          />
         </p>
-        {table.scene.goal && <p data-testid="table-goal">After: {table.scene.goal}</p>}
+        {table.scene.goal && <p data-testid="table-goal">{t("table.after", { goal: table.scene.goal })}</p>}
         <p>
-          Tension <meter min={1} max={9} value={table.tension} aria-label="Tension" /> {table.tension} of 9
+          {t("table.tension")} <meter min={1} max={9} value={table.tension} aria-label={t("table.tension")} />{" "}
+          {t("table.tensionOf", { value: formatNumber(table.tension), max: formatNumber(9) })}
         </p>
       </section>
-      <section aria-label="Threads">
-        <h2>Threads</h2>
+      <section aria-label={t("table.threads")}>
+        <h2>{t("table.threads")}</h2>
         <ol data-testid="table-threads">
-          {table.threads.map((t, i) => (
-            <li key={i} data-testid={`thread-${i + 1}`} data-closed={t.closed}>
+          {table.threads.map((thread, i) => (
+            <li key={i} data-testid={`thread-${i + 1}`} data-closed={thread.closed}>
               {renaming === i + 1 ? (
                 <form
                   onSubmit={(e) => {
@@ -80,21 +95,37 @@ export function TablePanel({ session, busy }: Props) {
                     change({ kind: "renameThread", thread: i + 1, title }, () => setRenaming(null));
                   }}
                 >
-                  <input aria-label="New title" data-testid={`thread-title-${i + 1}`} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
-                  <button type="submit" disabled={busy}>Save</button>
-                  <button type="button" onClick={() => setRenaming(null)}>Cancel</button>
+                  <input
+                    aria-label={t("table.newTitle")}
+                    data-testid={`thread-title-${i + 1}`}
+                    value={title}
+                    maxLength={200}
+                    onChange={(e) => setTitle(e.target.value)}
+                  />
+                  <button type="submit" disabled={busy}>
+                    {t("common.save")}
+                  </button>
+                  <button type="button" onClick={() => setRenaming(null)}>
+                    {t("common.cancel")}
+                  </button>
                 </form>
               ) : (
                 <>
-                  <span className={t.closed ? "muted closed" : ""}>{t.title}</span>{" "}
-                  <span className="muted">{t.closed ? "(closed)" : `(${t.progress} of ${t.steps})`}</span>{" "}
+                  <span className={thread.closed ? "muted closed" : ""}>{thread.title}</span>{" "}
+                  <span className="muted">
+                    {thread.closed
+                      ? t("table.closed")
+                      : t("table.progress", { progress: formatNumber(thread.progress), steps: formatNumber(thread.steps) })}
+                  </span>{" "}
                   <button
                     type="button"
                     disabled={busy}
                     data-testid={`thread-toggle-${i + 1}`}
-                    onClick={() => change(t.closed ? { kind: "reopenThread", thread: i + 1 } : { kind: "closeThread", thread: i + 1 })}
+                    onClick={() =>
+                      change(thread.closed ? { kind: "reopenThread", thread: i + 1 } : { kind: "closeThread", thread: i + 1 })
+                    }
                   >
-                    {t.closed ? "Reopen" : "Close"}
+                    {thread.closed ? t("table.reopen") : t("table.close")}
                   </button>
                   <button
                     type="button"
@@ -102,10 +133,10 @@ export function TablePanel({ session, busy }: Props) {
                     data-testid={`thread-rename-${i + 1}`}
                     onClick={() => {
                       setRenaming(i + 1);
-                      setTitle(t.title);
+                      setTitle(thread.title);
                     }}
                   >
-                    Rename
+                    {t("table.rename")}
                   </button>
                 </>
               )}
@@ -118,31 +149,43 @@ export function TablePanel({ session, busy }: Props) {
             change({ kind: "addThread", title: newThread }, () => setNewThread(""));
           }}
         >
-          <input aria-label="A new thread" placeholder="A new thread" data-testid="thread-new" value={newThread} maxLength={200} onChange={(e) => setNewThread(e.target.value)} />
-          <button type="submit" disabled={busy || !newThread.trim()}>Add</button>
+          <input
+            aria-label={t("table.newThread")}
+            placeholder={t("table.newThread")}
+            data-testid="thread-new"
+            value={newThread}
+            maxLength={200}
+            onChange={(e) => setNewThread(e.target.value)}
+          />
+          <button type="submit" disabled={busy || !newThread.trim()}>
+            {t("table.add")}
+          </button>
         </form>
       </section>
-      <section aria-label="People">
-        <h2>People</h2>
+      <section aria-label={t("table.people")}>
+        <h2>{t("table.people")}</h2>
         <ul data-testid="table-people">
           {table.people.map((p) => (
             <li key={p.name} data-attitude={p.attitude} data-met={p.met}>
-              <strong>{p.name}</strong> <span className="muted">({p.attitude}{p.met ? "" : ", not met yet"})</span>
-              {p.wants && <div className="muted">wants {p.wants}</div>}
+              <strong>{p.name}</strong>{" "}
+              <span className="muted">
+                {t(p.met ? "table.attitude" : "table.attitudeNotMet", { attitude: attitude(p.attitude) })}
+              </span>
+              {p.wants && <div className="muted">{t("table.wants", { wants: p.wants })}</div>}
             </li>
           ))}
         </ul>
       </section>
-      <section aria-label="Facts">
-        <h2>Facts</h2>
+      <section aria-label={t("table.facts")}>
+        <h2>{t("table.facts")}</h2>
         <ul data-testid="table-facts">
           {table.facts.map((f, i) => (
             <li key={i} data-pinned={f.pinned}>
-              {f.pinned && <span className="badge">pinned</span>}{" "}
+              {f.pinned && <span className="badge">{t("table.pinned")}</span>}{" "}
               {f.text}{" "}
               {f.pinned && (
                 <button type="button" disabled={busy} onClick={() => change({ kind: "unpinFact", fact: i + 1 })}>
-                  Unpin
+                  {t("table.unpin")}
                 </button>
               )}
             </li>
@@ -154,8 +197,17 @@ export function TablePanel({ session, busy }: Props) {
             change({ kind: "pinFact", text: fact }, () => setFact(""));
           }}
         >
-          <input aria-label="A fact to pin" placeholder="A fact to pin" data-testid="fact-new" value={fact} maxLength={500} onChange={(e) => setFact(e.target.value)} />
-          <button type="submit" disabled={busy || !fact.trim()} data-testid="fact-pin">Pin</button>
+          <input
+            aria-label={t("table.factToPin")}
+            placeholder={t("table.factToPin")}
+            data-testid="fact-new"
+            value={fact}
+            maxLength={500}
+            onChange={(e) => setFact(e.target.value)}
+          />
+          <button type="submit" disabled={busy || !fact.trim()} data-testid="fact-pin">
+            {t("table.pin")}
+          </button>
         </form>
       </section>
       {error && (

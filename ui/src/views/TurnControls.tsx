@@ -4,6 +4,7 @@
 // place), and start a branch after it (docs/stories.md).
 
 import { useEffect, useRef, useState, type MouseEvent } from "react";
+import { useTranslation } from "react-i18next";
 import type { Alternative, MechanicsChange } from "../api";
 import { ROLL_SKILL } from "../turn";
 import { ACTION_CHARS } from "../bounds";
@@ -41,30 +42,31 @@ export function LastTurnControls({
   actions: TurnActions;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   const count = alternatives.length;
   const active = alternatives.find((a) => a.active)?.number ?? count;
   const step = (by: number) => actions.swipe(((active - 1 + by + count) % count) + 1);
   return (
-    <div className="turn-controls" role="group" aria-label="This turn's versions" data-testid="last-turn-controls">
-      <button type="button" onClick={actions.regenerateNarration} disabled={disabled} data-testid="regen-narration" aria-label="Tell this turn again (same rolls)">
-        Tell again
+    <div className="turn-controls" role="group" aria-label={t("turn.versions")} data-testid="last-turn-controls">
+      <button type="button" onClick={actions.regenerateNarration} disabled={disabled} data-testid="regen-narration" aria-label={t("turn.tellAgainLabel")}>
+        {t("turn.tellAgain")}
       </button>
-      <button type="button" onClick={actions.regenerateTurn} disabled={disabled} data-testid="regen-turn" aria-label="Play this turn again (new plan and rolls)">
-        Play again
+      <button type="button" onClick={actions.regenerateTurn} disabled={disabled} data-testid="regen-turn" aria-label={t("turn.playAgainLabel")}>
+        {t("turn.playAgain")}
       </button>
-      <button type="button" onClick={actions.continueNarration} disabled={disabled} data-testid="continue-narration" aria-label="Tell more of this turn">
-        Continue
+      <button type="button" onClick={actions.continueNarration} disabled={disabled} data-testid="continue-narration" aria-label={t("turn.continueLabel")}>
+        {t("turn.continue")}
       </button>
       <Corrections mechanics={mechanics} actions={actions} disabled={disabled} />
       {count > 1 && (
         <span className="swipes">
-          <button type="button" className="link" onClick={() => step(-1)} disabled={disabled} data-testid="swipe-prev" aria-label="Previous version of this turn">
+          <button type="button" className="link" onClick={() => step(-1)} disabled={disabled} data-testid="swipe-prev" aria-label={t("turn.previousVersion")}>
             ‹
           </button>
-          <span data-testid="swipe-count" aria-label={`Version ${active} of ${count}`}>
+          <span data-testid="swipe-count" aria-label={t("turn.versionOf", { active, count })}>
             {active}/{count}
           </span>
-          <button type="button" className="link" onClick={() => step(1)} disabled={disabled} data-testid="swipe-next" aria-label="Next version of this turn">
+          <button type="button" className="link" onClick={() => step(1)} disabled={disabled} data-testid="swipe-next" aria-label={t("turn.nextVersion")}>
             ›
           </button>
         </span>
@@ -79,42 +81,43 @@ export function LastTurnControls({
  * is played again so, and the story's routing remembers it.
  */
 function Corrections({ mechanics, actions, disabled }: { mechanics: Mechanic[]; actions: TurnActions; disabled: boolean }) {
+  const { t } = useTranslation();
   if (mechanics.length === 0) return null;
   const roll = mechanics.find((m) => m.skill === ROLL_SKILL);
   const others = mechanics.filter((m) => m.skill !== ROLL_SKILL);
   return (
-    <span className="corrections" role="group" aria-label="Correct this turn's mechanics">
+    <span className="corrections" role="group" aria-label={t("turn.correct.group")}>
       {roll && (
         <button
           type="button"
           onClick={() => actions.correct({ kind: roll.used ? "needless" : "needed", skill: ROLL_SKILL })}
           disabled={disabled}
           data-testid="correct-roll"
-          aria-label={roll.used ? "This turn needed no roll: play it again without one, and remember" : "This turn needed a roll: play it again with one, and remember"}
+          aria-label={roll.used ? t("turn.correct.noRollLabel") : t("turn.correct.rollLabel")}
         >
-          {roll.used ? "No roll needed" : "Needed a roll"}
+          {roll.used ? t("turn.correct.noRoll") : t("turn.correct.roll")}
         </button>
       )}
       {others.length > 0 && (
         <select
           value=""
           disabled={disabled}
-          aria-label="This turn needed another skill, or did not need one it used"
+          aria-label={t("turn.correct.skillsLabel")}
           data-testid="correct-skill"
           onChange={(e) => {
             const [kind, skill] = e.target.value.split(":");
             if (skill) actions.correct({ kind: kind as MechanicsChange["kind"], skill });
           }}
         >
-          <option value="">Wrong skills…</option>
+          <option value="">{t("turn.correct.wrongSkills")}</option>
           {others.map((m) =>
             m.used ? (
               <option key={m.skill} value={`needless:${m.skill}`}>
-                Did not need {m.skill}
+                {t("turn.correct.needless", { skill: m.skill })}
               </option>
             ) : (
               <option key={m.skill} value={`needed:${m.skill}`}>
-                Needed {m.skill}
+                {t("turn.correct.needed", { skill: m.skill })}
               </option>
             ),
           )}
@@ -138,6 +141,7 @@ export function TurnEditButtons({
   actions: TurnActions;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   const [editing, setEditing] = useState<"input" | "narration" | null>(null);
   const [text, setText] = useState("");
   const fieldRef = useRef<HTMLTextAreaElement>(null);
@@ -166,7 +170,7 @@ export function TurnEditButtons({
 
   if (editing) {
     const label =
-      editing === "input" ? `New words for turn ${turn}, played again on a new branch` : `The narration of turn ${turn}`;
+      editing === "input" ? t("turn.edit.inputLabel", { turn }) : t("turn.edit.narrationLabel", { turn });
     return (
       <form
         className="turn-editor"
@@ -194,10 +198,10 @@ export function TurnEditButtons({
         />
         <div className="row">
           <button type="submit" disabled={disabled || !text.trim()} data-testid={`edit-${editing}-save`}>
-            {editing === "input" ? "Play from here" : "Save narration"}
+            {editing === "input" ? t("turn.edit.playFromHere") : t("turn.edit.saveNarration")}
           </button>
           <button type="button" onClick={close}>
-            Cancel
+            {t("common.cancel")}
           </button>
         </div>
       </form>
@@ -210,30 +214,30 @@ export function TurnEditButtons({
         className="link"
         onClick={(e) => open("input", e)}
         disabled={disabled}
-        aria-label={`Edit what you did in turn ${turn} and play it again`}
+        aria-label={t("turn.edit.wordsLabel", { turn })}
         data-testid={`edit-input-${turn}`}
       >
-        edit words
+        {t("turn.edit.words")}
       </button>
       <button
         type="button"
         className="link"
         onClick={(e) => open("narration", e)}
         disabled={disabled}
-        aria-label={`Edit the narration of turn ${turn}`}
+        aria-label={t("turn.edit.narrationButtonLabel", { turn })}
         data-testid={`edit-narration-${turn}`}
       >
-        edit narration
+        {t("turn.edit.narration")}
       </button>
       <button
         type="button"
         className="link"
         onClick={() => actions.branchHere(turn)}
         disabled={disabled}
-        aria-label={`Start a branch after turn ${turn}`}
+        aria-label={t("turn.edit.branchHereLabel", { turn })}
         data-testid={`branch-here-${turn}`}
       >
-        branch from here
+        {t("turn.edit.branchHere")}
       </button>
     </span>
   );
