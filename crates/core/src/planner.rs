@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use narratoria_lexicon::Language;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -52,6 +53,10 @@ pub struct PlanRequest<'a> {
     /// disabled ones, instead of the skills routing would choose. `None`:
     /// routing chooses.
     pub skills_needed: Option<&'a [String]>,
+    /// The story's language, where the turn knows it: a planner routes
+    /// another language's input by the multilingual encoder (docs/
+    /// narrator.md, "Routing in every language"). `None`: English.
+    pub language: Option<&'a Language>,
 }
 
 impl<'a> PlanRequest<'a> {
@@ -75,6 +80,7 @@ impl<'a> PlanRequest<'a> {
             deadline,
             narrative: true,
             skills_needed: None,
+            language: None,
         }
     }
 }

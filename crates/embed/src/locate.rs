@@ -25,6 +25,16 @@ pub fn candidates(
     models_env: Option<&Path>,
     models_dirs: &[PathBuf],
 ) -> Vec<PathBuf> {
+    candidates_of(MODEL_FOLDER, configured, models_env, models_dirs)
+}
+
+/// [`candidates`] for the encoder in `folder` under a `models/` folder.
+pub fn candidates_of(
+    folder: &str,
+    configured: Option<&Path>,
+    models_env: Option<&Path>,
+    models_dirs: &[PathBuf],
+) -> Vec<PathBuf> {
     if let Some(dir) = configured {
         return vec![dir.to_path_buf()];
     }
@@ -32,7 +42,7 @@ pub fn candidates(
         .filter(|d| !d.as_os_str().is_empty())
         .into_iter()
         .chain(models_dirs.iter().map(PathBuf::as_path))
-        .map(|d| d.join(MODEL_FOLDER))
+        .map(|d| d.join(folder))
         .collect()
 }
 
@@ -49,7 +59,7 @@ pub fn models_env() -> Option<PathBuf> {
 pub fn find(candidates: &[PathBuf]) -> Option<PathBuf> {
     candidates
         .iter()
-        .find(|d| d.join(WEIGHTS).is_file())
+        .find(|d| d.join(WEIGHTS).is_file() || d.join(crate::e5::WEIGHTS).is_file())
         .or(candidates.first())
         .cloned()
 }

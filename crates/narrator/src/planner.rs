@@ -276,6 +276,11 @@ pub struct LlamaPlanner {
     prefix: Mutex<Option<CachedPrefix>>,
     /// Routes input to skills by meaning; `None`: by keywords alone.
     router: Mutex<Option<Arc<narratoria_routing::Router>>>,
+    /// Routes a story in another language, loaded when one is first
+    /// routed; `None` inside: it could not be loaded.
+    multilingual: std::sync::OnceLock<Option<Arc<narratoria_routing::Router>>>,
+    /// The model file, beside which the encoders are looked for.
+    path: std::path::PathBuf,
     name: String,
     report: LoadReport,
     rates: Mutex<PlanRates>,
@@ -322,6 +327,8 @@ impl LlamaPlanner {
             } else {
                 None
             }),
+            multilingual: std::sync::OnceLock::new(),
+            path: path.to_path_buf(),
             name: file_name(path),
             report: LoadReport {
                 path: path.to_path_buf(),
@@ -363,6 +370,23 @@ impl LlamaPlanner {
     /// The router that chooses a plan's skills by meaning, when its model loaded.
     pub fn router(&self) -> Option<Arc<narratoria_routing::Router>> {
         lock(&self.router).clone()
+    }
+
+    /// The router for a story told in `language`: the multilingual one for
+    /// another language than English, once it loads; else [`Self::router`].
+    /// Routing by keywords alone stays so in every language.
+    pub fn router_for(
+        &self,
+        language: Option<&narratoria_lexicon::Language>,
+    ) -> Option<Arc<narratoria_routing::Router>> {
+        let english = self.router()?;
+        if language.is_none_or(|l| l.is_english()) {
+            return Some(english);
+        }
+        let multilingual = self
+            .multilingual
+            .get_or_init(|| crate::routing::load_multilingual_router(&self.path).map(Arc::new));
+        Some(multilingual.clone().unwrap_or(english))
     }
 
     /// Replaces the router (`None`: route by keywords alone).
@@ -560,8 +584,9 @@ impl LlamaPlanner {
             )?));
         }
         // Each routed skill gets one tool, written segment by segment.
+        let by_language = self.router_for(request.language);
         let (mut groups, routing) = crate::routing::route_skills(
-            router.as_deref(),
+            by_language.as_deref(),
             request.catalog,
             usable,
             request.input,

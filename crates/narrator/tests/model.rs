@@ -418,3 +418,33 @@ fn loading_reports_progress() {
         Some("llama")
     );
 }
+
+#[test]
+fn a_story_in_another_language_is_routed_by_the_multilingual_encoder() {
+    let p = planner();
+    let english = p.router().expect("the English router loads");
+    let en = narratoria_lexicon::Language::english();
+    let same = p.router_for(Some(&en)).expect("a router");
+    assert!(std::sync::Arc::ptr_eq(&english, &same));
+    assert!(std::sync::Arc::ptr_eq(
+        &english,
+        &p.router_for(None).unwrap()
+    ));
+    let state = Map::new();
+    for (code, input) in [
+        ("fr", "J'essaie de crocheter la serrure de la cave."),
+        ("de", "Ich versuche, das Schloss zu knacken."),
+    ] {
+        let language = narratoria_lexicon::Language::parse(code).unwrap();
+        let router = p.router_for(Some(&language)).expect("a router");
+        assert!(!std::sync::Arc::ptr_eq(&english, &router), "{code}");
+        // The plan's routing is the multilingual router's decision.
+        let decided = router.route(catalog(), input, &[]).unwrap().why();
+        let ask = PlanRequest {
+            language: Some(&language),
+            ..request(input, catalog(), &state, ROOMY)
+        };
+        let out = p.plan(&ask, &mut |_| {}).unwrap();
+        assert_eq!(out.routing.as_ref(), Some(&decided), "{code}: {input}");
+    }
+}

@@ -25,7 +25,7 @@ pub use candidates::{candidates, is_host_step, is_narration, Candidate};
 pub use decision::{Calibration, Routed, ScoreParts, SkillScore};
 pub use index::{Embed, ExampleIndex, ScriptSignals};
 pub use narratoria_embed::{locate, EmbedderError, MODEL_FOLDER};
-pub use router::{model_dir_for, model_key, Decision, Router};
+pub use router::{model_dir_for, model_key, multilingual_dir_for, Decision, Router};
 
 /// Why routing could not run.
 #[derive(Debug, thiserror::Error)]

@@ -310,6 +310,16 @@ impl Likeness for Router {
 /// folder beside or up to five folders above the executable, and
 /// `./models` — else the first of them (narratoria_embed::locate).
 pub fn model_dir_for(planner_model: &Path) -> PathBuf {
+    encoder_dir_for(planner_model, locate::MODEL_FOLDER)
+}
+
+/// The multilingual encoder's folder (multilingual-e5-small), looked for
+/// where [`model_dir_for`] looks.
+pub fn multilingual_dir_for(planner_model: &Path) -> PathBuf {
+    encoder_dir_for(planner_model, locate::MULTILINGUAL_FOLDER)
+}
+
+fn encoder_dir_for(planner_model: &Path, folder: &str) -> PathBuf {
     let mut dirs = vec![
         planner_model
             .parent()
@@ -321,7 +331,7 @@ pub fn model_dir_for(planner_model: &Path) -> PathBuf {
         dirs.extend(exe.ancestors().skip(1).take(5).map(|d| d.join("models")));
     }
     dirs.push(PathBuf::from("models"));
-    let candidates = locate::candidates(None, locate::models_env().as_deref(), &dirs);
+    let candidates = locate::candidates_of(folder, None, locate::models_env().as_deref(), &dirs);
     locate::find(&candidates).expect("the planner's folder is a candidate")
 }
 

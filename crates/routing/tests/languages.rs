@@ -4,6 +4,7 @@
 //! written in each language and split before any tuning
 //! (crates/narrator/tests/data/routing/README.md). The floors sit under
 //! the measured figures; they are not the goal, which is not reached.
+//! `NARRATORIA_ROUTING_ENCODER` names another encoder to compare.
 
 mod support;
 
@@ -23,10 +24,13 @@ fn french_spanish_and_german_inputs_are_routed_by_english_examples() {
     let (_a, shipped) = support::shipped_skills();
     let english = score(&router, &shipped, &support::heldout());
     report("en, held-out half", &english);
-    assert!(english.accuracy() >= 0.8, "en: {}", english.line());
+    let mut scores = vec![("en", 0.8, english)];
     for (language, floor) in [("fr", 0.7), ("es", 0.65), ("de", 0.55)] {
         let heldout = score(&router, &shipped, &labelled_in(language, "heldout.jsonl"));
         report(&format!("{language}, held-out half"), &heldout);
+        scores.push((language, floor, heldout));
+    }
+    for (language, floor, heldout) in scores {
         assert!(
             heldout.accuracy() >= floor,
             "{language}: {}",

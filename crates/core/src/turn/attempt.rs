@@ -213,6 +213,7 @@ impl Turn<'_> {
             recent: self.recent.clone(),
             next,
             skills_needed: self.opts.skills_needed.clone(),
+            language: self.told.language.clone(),
         };
         deadline::plan(Arc::clone(&self.planner), ask, time).await
     }

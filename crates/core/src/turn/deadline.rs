@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use narratoria_lexicon::Language;
 use serde_json::{Map, Value};
 
 use super::replan::{NextPlan, NoPlan};
@@ -40,6 +41,8 @@ pub(super) struct Ask {
     pub next: NextPlan,
     /// The skills the player said the turn needs, if they said.
     pub skills_needed: Option<Vec<String>>,
+    /// The story's language.
+    pub language: Language,
 }
 
 impl Ask {
@@ -57,6 +60,7 @@ impl Ask {
             // The turn's narration is told after the mechanics.
             narrative: false,
             skills_needed: self.skills_needed.as_deref(),
+            language: Some(&self.language),
         }
     }
 }
@@ -204,6 +208,7 @@ mod tests {
             recent: vec![],
             next: first_plan(),
             skills_needed: None,
+            language: Language::english(),
         }
     }
 

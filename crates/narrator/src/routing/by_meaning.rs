@@ -7,7 +7,7 @@ use std::path::Path;
 
 use narratoria_core::planner::Routing;
 use narratoria_core::skills::Catalog;
-use narratoria_routing::{model_dir_for, Router};
+use narratoria_routing::{model_dir_for, multilingual_dir_for, Router};
 
 use crate::catalog::{SkillCard, ToolCard};
 
@@ -21,6 +21,22 @@ pub fn load_router(planner_model: &Path) -> Option<Router> {
         Ok(r) => Some(r),
         Err(e) => {
             tracing::warn!("{e}; skills are routed by keywords alone");
+            None
+        }
+    }
+}
+
+/// The router over the multilingual encoder (where
+/// [`narratoria_routing::multilingual_dir_for`] finds it), for a story in
+/// another language than English; `None` (logged) when it cannot be
+/// loaded: such a story is then routed as an English one (docs/
+/// narrator.md, "Routing in every language").
+pub fn load_multilingual_router(planner_model: &Path) -> Option<Router> {
+    let dir = multilingual_dir_for(planner_model);
+    match Router::load(&dir) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            tracing::warn!("{e}; a story in another language is routed as an English one");
             None
         }
     }

@@ -9,7 +9,7 @@ use narratoria_routing::keywords::skills_by_score;
 
 use crate::catalog::{SkillCard, ToolCard};
 
-pub use self::by_meaning::{load_router, route_skills};
+pub use self::by_meaning::{load_multilingual_router, load_router, route_skills};
 pub use self::keywords::{keyword_hints, keyword_scores};
 
 /// The skills a plan must use with [`Prefilter::Require`], best first, at most

@@ -69,9 +69,14 @@ pub fn multilingual_dir() -> PathBuf {
     dir
 }
 
-/// A router over the multilingual encoder, uncached.
+/// A router over the multilingual encoder (or [`ENCODER_VAR`]'s, to
+/// compare), uncached.
 pub fn multilingual_router(calibration: Calibration) -> Router {
-    Router::load(&multilingual_dir())
+    let dir = match std::env::var_os(ENCODER_VAR) {
+        Some(_) => embedder_dir(),
+        None => multilingual_dir(),
+    };
+    Router::load(&dir)
         .expect("the multilingual encoder loads")
         .with_cache_dir(None)
         .with_calibration(calibration)
