@@ -55,23 +55,21 @@ impl StopWords {
 /// here, their vocabulary in [`crate::vocabulary`].
 pub const SHIPPED: [&str; 4] = ["en", "fr", "es", "de"];
 
-static ENGLISH: LazyLock<StopWords> =
-    LazyLock::new(|| StopWords::read(include_str!("../stop_words/en.json")));
-static FRENCH: LazyLock<StopWords> =
-    LazyLock::new(|| StopWords::read(include_str!("../stop_words/fr.json")));
-static SPANISH: LazyLock<StopWords> =
-    LazyLock::new(|| StopWords::read(include_str!("../stop_words/es.json")));
-static GERMAN: LazyLock<StopWords> =
-    LazyLock::new(|| StopWords::read(include_str!("../stop_words/de.json")));
+/// Each shipped language's stop words, in [`SHIPPED`]'s order.
+static ALL: [LazyLock<StopWords>; 4] = [
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/en.json"))),
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/fr.json"))),
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/es.json"))),
+    LazyLock::new(|| StopWords::read(include_str!("../stop_words/de.json"))),
+];
+
+/// Where `language` stands in [`SHIPPED`], when its word lists ship.
+pub(crate) fn shipped(language: &Language) -> Option<usize> {
+    SHIPPED.iter().position(|code| *code == language.code())
+}
 
 fn of(language: &Language) -> Option<&'static StopWords> {
-    Some(match language.code() {
-        "en" => &ENGLISH,
-        "fr" => &FRENCH,
-        "es" => &SPANISH,
-        "de" => &GERMAN,
-        _ => return None,
-    })
+    shipped(language).map(|i| &*ALL[i])
 }
 
 /// Lower-case `word` without the elided word it starts with, where its
@@ -172,7 +170,7 @@ mod tests {
             assert!(!is_function_word(w, &en), "{w}");
         }
         let all = stop_words(&en).unwrap();
-        assert!(ENGLISH.function_words.iter().all(|w| all.contains(w)));
+        assert!(ALL[0].function_words.iter().all(|w| all.contains(w)));
         assert!(!is_function_word("the", &Language::parse("fr").unwrap()));
         for code in SHIPPED {
             let language = Language::parse(code).unwrap();

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-use crate::stop_words::{elided_start, without_elision};
+use crate::stop_words::{elided_start, shipped, without_elision};
 use crate::words::words_of;
 use crate::{has_negation, is_function_word, stem, Language};
 
@@ -57,14 +57,13 @@ pub struct Words {
     you_may_stems: HashSet<String>,
 }
 
-static ENGLISH: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../vocabulary/en.json"), Language::english()));
-static FRENCH: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../vocabulary/fr.json"), language("fr")));
-static SPANISH: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../vocabulary/es.json"), language("es")));
-static GERMAN: LazyLock<Words> =
-    LazyLock::new(|| Words::read(include_str!("../vocabulary/de.json"), language("de")));
+/// Each shipped language's words, in [`crate::stop_words::SHIPPED`]'s order.
+static ALL: [LazyLock<Words>; 4] = [
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/en.json"), Language::english())),
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/fr.json"), language("fr"))),
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/es.json"), language("es"))),
+    LazyLock::new(|| Words::read(include_str!("../vocabulary/de.json"), language("de"))),
+];
 
 fn language(code: &str) -> Language {
     Language::parse(code).expect("a shipped language's code")
@@ -72,18 +71,12 @@ fn language(code: &str) -> Language {
 
 /// The words of `language`, where the lexicon has them.
 pub fn words_for(language: &Language) -> Option<&'static Words> {
-    Some(match language.code() {
-        "en" => &ENGLISH,
-        "fr" => &FRENCH,
-        "es" => &SPANISH,
-        "de" => &GERMAN,
-        _ => return None,
-    })
+    shipped(language).map(|i| &*ALL[i])
 }
 
 /// The English words, which ship.
 pub fn english() -> &'static Words {
-    &ENGLISH
+    &ALL[0]
 }
 
 /// Talk of the story itself or of its player rather than of its world
@@ -91,7 +84,7 @@ pub fn english() -> &'static Words {
 /// dream."), in English: the host's answer stops at each, and the
 /// `out_of_story` guard refuses a sentence that holds one.
 pub fn talk_of_the_story() -> &'static [&'static str] {
-    &ENGLISH.talk_of_the_story
+    &ALL[0].talk_of_the_story
 }
 
 impl Words {
