@@ -16,14 +16,10 @@ use crate::catalog::{SkillCard, ToolCard};
 /// `None` (logged) when it cannot be loaded: routing then uses keywords
 /// alone.
 pub fn load_router(planner_model: &Path) -> Option<Router> {
-    let dir = model_dir_for(planner_model);
-    match Router::load(&dir) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            tracing::warn!("{e}; skills are routed by keywords alone");
-            None
-        }
-    }
+    load_or_say(
+        &model_dir_for(planner_model),
+        "skills are routed by keywords alone",
+    )
 }
 
 /// The router over the multilingual encoder (where
@@ -32,14 +28,18 @@ pub fn load_router(planner_model: &Path) -> Option<Router> {
 /// loaded: such a story is then routed as an English one (docs/
 /// narrator.md, "Routing in every language").
 pub fn load_multilingual_router(planner_model: &Path) -> Option<Router> {
-    let dir = multilingual_dir_for(planner_model);
-    match Router::load(&dir) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            tracing::warn!("{e}; a story in another language is routed as an English one");
-            None
-        }
-    }
+    load_or_say(
+        &multilingual_dir_for(planner_model),
+        "a story in another language is routed as an English one",
+    )
+}
+
+/// The router over the encoder in `dir`, or `None` with a warning naming
+/// why and what routing does `instead`.
+fn load_or_say(dir: &Path, instead: &str) -> Option<Router> {
+    Router::load(dir)
+        .map_err(|e| tracing::warn!("{e}; {instead}"))
+        .ok()
 }
 
 /// The skills a plan with `Prefilter::Require` must use, best first, at
