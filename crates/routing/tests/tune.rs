@@ -7,7 +7,7 @@
 mod support;
 
 use narratoria_routing::decision::decide;
-use narratoria_routing::{Calibration, SkillScore};
+use narratoria_routing::{Calibration, ExampleIndex, SkillScore};
 
 /// The narration-only margins tried (no margin first: every input may use a skill).
 const NARRATION_MARGINS: [f32; 9] = [
@@ -45,6 +45,27 @@ fn exact(
         .count()
 }
 
+/// Each of `items`' skill scores and narration-only score under `cal`,
+/// from their input `vectors`.
+fn scored(
+    index: &ExampleIndex,
+    items: &[support::Labelled],
+    vectors: &[Vec<Vec<f32>>],
+    cal: &Calibration,
+) -> Vec<(Vec<SkillScore>, f32)> {
+    items
+        .iter()
+        .zip(vectors)
+        .map(|(i, v)| {
+            let signals = index.signals(&i.input, v, cal.top_k);
+            (
+                index.skill_scores(&signals, v, cal),
+                index.narration_score(&signals, v, cal),
+            )
+        })
+        .collect()
+}
+
 /// Every (threshold, further threshold, narration margin) step tried.
 fn grid() -> impl Iterator<Item = (usize, usize, usize)> {
     (0..11).flat_map(|t| {
@@ -74,17 +95,7 @@ fn search_calibrations_on_the_tuning_inputs() {
                 example_weight,
                 ..base
             };
-            let scores: Vec<(Vec<SkillScore>, f32)> = items
-                .iter()
-                .zip(&vectors)
-                .map(|(i, v)| {
-                    let signals = index.signals(&i.input, v, weighed.top_k);
-                    (
-                        index.skill_scores(&signals, v, &weighed),
-                        index.narration_score(&signals, v, &weighed),
-                    )
-                })
-                .collect();
+            let scores = scored(&index, &items, &vectors, &weighed);
             for further_wins_a_clause in [false, true] {
                 for (t, f, m) in grid() {
                     let threshold = -1.6 + 0.4 * t as f32;
@@ -218,17 +229,7 @@ fn search_calibrations_for_every_language() {
                     example_weight,
                     ..base
                 };
-                let scores: Vec<(Vec<SkillScore>, f32)> = items
-                    .iter()
-                    .zip(&vectors)
-                    .map(|(i, v)| {
-                        let signals = index.signals(&i.input, v, weighed.top_k);
-                        (
-                            index.skill_scores(&signals, v, &weighed),
-                            index.narration_score(&signals, v, &weighed),
-                        )
-                    })
-                    .collect();
+                let scores = scored(&index, &items, &vectors, &weighed);
                 for (t, f, m) in grid() {
                     let threshold = -1.6 + 0.4 * t as f32;
                     let cal = Calibration {
