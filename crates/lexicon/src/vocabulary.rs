@@ -36,6 +36,13 @@ pub struct Words {
     /// "is a": a kind said of someone, unless after "there".
     pub copulas: HashSet<String>,
     pub articles: HashSet<String>,
+    /// Words a noun phrase opens with: articles, demonstratives and
+    /// possessives ("the", "its").
+    pub determiners: HashSet<String>,
+    /// The auxiliaries that tell what is yet to happen ("will"; one that
+    /// starts with an apostrophe is a contraction's end: "'ll"). Empty
+    /// where the language tells its future by the verb's own ending.
+    pub foretelling: Vec<String>,
     pub there: String,
     pub speech: HashSet<String>,
     /// Talk of the story itself ([`talk_of_the_story`]).
@@ -166,6 +173,32 @@ impl Words {
             || elided_start(word, &self.language).is_some_and(|s| self.first_person.contains(s))
     }
 
+    /// Whether a clause's lower-case `words` tell what is yet to happen, in
+    /// the narrator's voice: an auxiliary of the future ("the door will
+    /// close", "you'll be rescued") that is not a noun ("against your
+    /// will") nor a refusal now ("it will not give").
+    pub fn foretells(&self, words: &[String]) -> bool {
+        words.iter().enumerate().any(|(i, w)| {
+            let contraction = self.foretelling.iter().any(|f| {
+                f.starts_with('\'') && w.len() > f.len() && w.ends_with(f.as_str())
+            });
+            let auxiliary = contraction || self.foretelling.contains(w);
+            // "your will", "against his will": after a determiner or a
+            // preposition, the word is a noun.
+            let noun = !contraction
+                && i > 0
+                && words.get(i - 1).is_some_and(|before| {
+                    self.determiners.contains(before)
+                        || (self.phrase_starts.contains(before)
+                            && !crate::words::JOINING_WORDS.contains(&before.as_str()))
+                });
+            let refusal = words.get(i + 1).is_some_and(|next| {
+                has_negation(std::slice::from_ref(next)) || self.negations.contains(next)
+            });
+            auxiliary && !noun && !refusal
+        })
+    }
+
     /// The language the words are of.
     pub fn language(&self) -> &Language {
         &self.language
@@ -188,6 +221,22 @@ pub fn own_words(text: &str) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_is_yet_to_happen_is_told_by_its_auxiliary() {
+        let en = english();
+        let foretells = |s: &str| en.foretells(&words_of(s));
+        assert!(foretells("the airlock door will close"));
+        assert!(foretells("and you'll be rescued"));
+        assert!(foretells("You shall see the king"));
+        assert!(!foretells("it will not give"));
+        assert!(!foretells("the door won't open"));
+        assert!(!foretells("you bend it to your will"));
+        assert!(!foretells("the lamp flickers"));
+        // Where the future is the verb's own ending, nothing is read as it.
+        let fr = words_for(&Language::parse("fr").unwrap()).unwrap();
+        assert!(!fr.foretells(&words_of("la porte se fermera")));
+    }
 
     #[test]
     fn french_spanish_and_german_ship_their_words() {
@@ -230,7 +279,7 @@ mod tests {
     #[test]
     fn the_stemmer_is_the_languages_own() {
         assert_eq!(english().language, Language::english());
-        let bare = r#"{"you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "there": "", "speech": [], "talk_of_the_story": [], "phrase_starts": [], "loose_ends": [], "cut_short": []}"#;
+        let bare = r#"{"you": "", "you_are": [], "you_may": [], "being": [], "first_person": [], "negations": [], "people": [], "plurals": {}, "plural_ending": "", "copulas": [], "articles": [], "determiners": [], "foretelling": [], "there": "", "speech": [], "talk_of_the_story": [], "phrase_starts": [], "loose_ends": [], "cut_short": []}"#;
         let ja = Language::parse("ja").unwrap();
         assert_eq!(Words::read(bare, ja).stem("spills"), "spills");
     }

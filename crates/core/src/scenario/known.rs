@@ -73,11 +73,9 @@ pub fn sources(state: &Map<String, Value>, turns: &[TurnSummary]) -> Vec<Source>
         out.push(Source {
             kind: SourceKind::Player,
             keys: vec![name.clone()],
-            text: if who.is_empty() {
-                name.clone()
-            } else {
-                format!("{name}: {who}")
-            },
+            // The name is told beside what is known, when that does not
+            // say it ([`told`]).
+            text: if who.is_empty() { name.clone() } else { who },
             name,
         });
     }
@@ -104,7 +102,15 @@ pub fn sources(state: &Map<String, Value>, turns: &[TurnSummary]) -> Vec<Source>
             },
             name: entry.name.clone(),
             keys: entry.keys.clone(),
-            text: entry.content.clone(),
+            // A person's entry labelled with their name ("Jonas Pike: Owner
+            // of…") is known without the label; their name is told beside
+            // it ([`told`]).
+            text: entry
+                .content
+                .strip_prefix(&format!("{}: ", entry.name))
+                .filter(|_| is_person)
+                .unwrap_or(&entry.content)
+                .to_string(),
         });
     }
     // What the game master settled or the player pinned (docs/game-master.md).
@@ -142,7 +148,7 @@ pub fn sources(state: &Map<String, Value>, turns: &[TurnSummary]) -> Vec<Source>
             text: if description.is_empty() {
                 name.clone()
             } else {
-                format!("{name}: {description}")
+                description
             },
             name,
         });
@@ -204,12 +210,20 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
     let about_player_deed = asks_about_own_deed(question);
     let about_someone = asks_for_someone(question);
     // Each sentence of each source is stemmed once, for rarity and scoring.
+    // What is known of the player, a person or a faction: each of its
+    // sentences is about them, named or not.
     let read: Vec<Vec<HashSet<String>>> = sources
         .iter()
         .map(|s| {
+            let about = match s.kind {
+                SourceKind::Player | SourceKind::Faction | SourceKind::Person => {
+                    stems_of(&s.name, language)
+                }
+                _ => HashSet::new(),
+            };
             sentences_of(&s.text)
                 .into_iter()
-                .map(|t| stems_of(t, language))
+                .map(|t| &stems_of(t, language) | &about)
                 .collect()
         })
         .collect();
@@ -249,7 +263,7 @@ pub fn answer(question: &str, sources: &[Source], language: &Language) -> Option
         return None;
     }
     Some(Answer {
-        text: told(source, at),
+        text: told(source, at, language),
         about: if source.name.is_empty() {
             source.kind_word()
         } else {
@@ -294,8 +308,9 @@ impl Source {
 /// Sentence `at` of `source` as told, with the next one when both fit in
 /// [`ANSWER_CHARS`]; a person's sentence that does not name them ("He
 /// trusts only his brother.") is told after the one before it that does,
-/// else opened with their name. At most [`ANSWER_CHARS`] characters.
-fn told(source: &Source, at: usize) -> String {
+/// else told beside their name ([`named`]). At most [`ANSWER_CHARS`]
+/// characters.
+fn told(source: &Source, at: usize, language: &Language) -> String {
     let sentences = sentences_of(&source.text);
     let pair = |from: usize| told_span(&sentences, from);
     // A lore entry's name is a label for its author, never told.
@@ -314,9 +329,38 @@ fn told(source: &Source, at: usize) -> String {
         }
     }
     if needs_name && !says_name(&text) {
-        text = format!("{}: {text}", source.name);
+        text = named(&source.name, &text, language);
     }
     narratoria_lexicon::clip_to(&text, ANSWER_CHARS)
+}
+
+/// `description` told as a sentence of `name`'s, never as a label and its
+/// text: a description that opens as a noun phrase (with one of the
+/// language's determiners) set beside the name ("Halvorsen Extraction,
+/// the corporation that owns Tithonus."), any other after it, in the
+/// sentence that names it ("Jonas Pike. Runs the Silver Dollar.").
+fn named(name: &str, description: &str, language: &Language) -> String {
+    let first = description.split_whitespace().next().unwrap_or("");
+    let lower = first.to_lowercase();
+    let opens_a_noun_phrase =
+        narratoria_lexicon::vocabulary::words_for(language).is_some_and(|w| {
+            let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            w.determiners.contains(bare)
+                || w.determiners
+                    .iter()
+                    .any(|d| d.ends_with('\'') && bare.starts_with(d.as_str()))
+        });
+    if !opens_a_noun_phrase {
+        return format!("{name}. {description}");
+    }
+    let mut chars = description.chars();
+    let lowered: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_lowercase)
+        .chain(chars)
+        .collect();
+    format!("{name}, {lowered}")
 }
 
 /// Sentence `at` of `sentences` and the next one when both fit in
