@@ -161,6 +161,9 @@ pub fn opening_for(deps: &Map<String, Value>, action: &str, class: WriterClass) 
     let Some(deeds) = act(action).map(|a| shortened(&a)) else {
         return told(None);
     };
+    // Then each with its last noun phrase pared to its head.
+    let pared_deeds: Vec<String> = deeds.iter().filter_map(|d| pared(d)).collect();
+    let deeds = deeds.into_iter().chain(pared_deeds);
     let mut shortest = None;
     for deed in deeds {
         let opening = told(Some(deed));
@@ -225,6 +228,33 @@ fn shortened(act: &str) -> Vec<String> {
         }
     }
     deeds
+}
+
+/// `deed` with its last noun phrase pared to its determiner and its last
+/// word, the phrase's head ("force the jammed maintenance hatch" → "force
+/// the hatch"): the deed still named, in fewer of the player's words.
+/// `None` when the phrase is two words or fewer, or the deed has none.
+fn pared(deed: &str) -> Option<String> {
+    let words: Vec<&str> = deed.split_whitespace().collect();
+    let vocabulary = narratoria_lexicon::vocabulary::english();
+    let bare = |w: &str| {
+        w.to_lowercase()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_string()
+    };
+    // The last determiner after the verb, with no phrase or clause after it.
+    let at = (1..words.len())
+        .rev()
+        .take_while(|&i| {
+            !vocabulary.phrase_starts.contains(&bare(words[i]))
+                && !words[i].ends_with([',', ';', ':'])
+        })
+        .find(|&i| vocabulary.determiners.contains(&bare(words[i])))?;
+    (words.len() - at > 2).then(|| {
+        let mut kept = words[..=at].to_vec();
+        kept.push(words[words.len() - 1]);
+        kept.join(" ")
+    })
 }
 
 /// What the turn's tools looked up, as the rules may open a question's
@@ -1005,6 +1035,23 @@ mod tests {
         assert_eq!(
             opening(failed, "I try to climb the wall"),
             "You try to climb the wall, but you lose your grip, and"
+        );
+        // A deed whose noun phrase gives five words back is told with the
+        // phrase pared to its head, to any writer.
+        for class in [WriterClass::Small, WriterClass::Medium] {
+            assert_eq!(
+                opening_for(failed, "I force the jammed maintenance hatch", class),
+                "You try to force the hatch, but it will not give, and"
+            );
+        }
+        assert_eq!(pared("pick the lock"), None);
+        assert_eq!(
+            pared("push the boulder off the cave entrance").as_deref(),
+            Some("push the boulder off the entrance")
+        );
+        assert_eq!(
+            pared("search the old crates for a rusty crowbar").as_deref(),
+            Some("search the old crates for a crowbar")
         );
         // An action tried and managed is told as done.
         assert_eq!(
