@@ -146,13 +146,13 @@ fn read_layout(bytes: &[u8]) -> Result<(Shape, HashMap<String, Entry>), BadFile>
             "its blocks hold {block} weights; only {BLOCK} are read"
         )));
     }
-    if shape.hidden == 0 || shape.heads == 0 || shape.hidden % shape.heads != 0 {
+    if shape.hidden == 0 || shape.heads == 0 || !shape.hidden.is_multiple_of(shape.heads) {
         return Err(bad(format!(
             "a hidden size of {} cannot be split into {} heads",
             shape.hidden, shape.heads
         )));
     }
-    if shape.hidden % BLOCK != 0 || shape.feed_forward % BLOCK != 0 {
+    if !shape.hidden.is_multiple_of(BLOCK) || !shape.feed_forward.is_multiple_of(BLOCK) {
         return Err(bad("its sizes are not whole blocks"));
     }
     // The tokenizer: pieces, scores, their bytes, the normaliser's table.
@@ -230,7 +230,7 @@ impl Tensors<'_> {
             true => count / BLOCK * BLOCK_BYTES,
             false => count * 4,
         };
-        if e.count != count || e.bytes < bytes || (e.quantized && columns % BLOCK != 0) {
+        if e.count != count || e.bytes < bytes || (e.quantized && !columns.is_multiple_of(BLOCK)) {
             return Err(bad(format!(
                 "tensor {name} holds {} weights in {} bytes, not {rows}×{columns}",
                 e.count, e.bytes

@@ -100,7 +100,7 @@ mod tests {
         std::fs::write(full.join(WEIGHTS), b"").unwrap();
         assert_eq!(find(&[empty.clone(), full.clone()]), Some(full));
         assert_eq!(
-            find(&[empty.clone()]),
+            find(std::slice::from_ref(&empty)),
             Some(empty),
             "else the first, for the error"
         );

@@ -8,6 +8,7 @@ use narratoria_lexicon::{open_quote, Verdict};
 pub mod acts_for_player;
 pub mod adds_nothing;
 pub mod contradicts;
+pub mod foretells;
 pub mod labels;
 #[cfg(test)]
 mod languages;

@@ -23,7 +23,8 @@ impl Policy {
     /// `repeats`, `labels` and `most_sentences` (when the profile has a
     /// most) in any language, `unfinished` where the language has words and
     /// `contradicts` in English; with `Guarding::Full`, where the language
-    /// has words, every other guard too, and `repeats`, `unfinished` and
+    /// has words, every other guard too (`foretells` where it has a future
+    /// auxiliary), and `repeats`, `unfinished` and
     /// `contradicts` in full.
     pub fn for_writer(profile: &WriterProfile, language: &Language) -> Policy {
         let words = words_for(language);
@@ -51,6 +52,9 @@ impl Policy {
             guards.push(Arc::new(acts_for_player::ActsForPlayer(w)));
             guards.push(Arc::new(stranger::Stranger(w)));
             guards.push(Arc::new(out_of_story::OutOfStory(w)));
+            if !w.foretelling.is_empty() {
+                guards.push(Arc::new(foretells::Foretells(w)));
+            }
         }
         Policy { guards, words }
     }
@@ -79,11 +83,12 @@ mod tests {
     }
 
     const NEUTRAL: [&str; 4] = ["repeats", "labels", "unfinished", "contradicts"];
-    const WORD_BASED: [&str; 4] = [
+    const WORD_BASED: [&str; 5] = [
         "adds_nothing",
         "acts_for_player",
         "stranger",
         "out_of_story",
+        "foretells",
     ];
 
     fn english(parameters: u64) -> Vec<&'static str> {
@@ -97,7 +102,7 @@ mod tests {
         for name in NEUTRAL.iter().chain(&WORD_BASED).chain(&["most_sentences"]) {
             assert!(names.contains(name), "{name}: {names:?}");
         }
-        assert_eq!(names.len(), 9);
+        assert_eq!(names.len(), 10);
     }
 
     #[test]
