@@ -257,8 +257,15 @@ async fn a_request_cancelled_ends_at_once_and_the_next_is_served_whole() {
     let out = output(&result);
     assert_eq!(out["cancelled"]["id"], "g1");
     assert_eq!(out["cancelled"]["finishReason"], "cancelled");
-    let words = out["cancelled"]["text"].as_str().unwrap().split_whitespace().count();
-    assert!(words < 30, "stopped midway, not after all 60 words: {words}");
+    let words = out["cancelled"]["text"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .count();
+    assert!(
+        words < 30,
+        "stopped midway, not after all 60 words: {words}"
+    );
     assert_eq!(out["next"]["id"], "g2");
     assert_eq!(out["next"]["finishReason"], "stop");
     assert_eq!(out["next"]["text"], "Once upon a time");
