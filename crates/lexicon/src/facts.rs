@@ -141,7 +141,7 @@ impl Fact {
             } => {
                 let what = reason
                     .as_deref()
-                    .map(|r| format!("{}: ", r.trim().trim_end_matches('.')))
+                    .map(|r| format!("{}{}", r.trim().trim_end_matches('.'), lines.colon))
                     .unwrap_or_default();
                 let c = &lines.check;
                 let how = match verdict {
@@ -155,7 +155,12 @@ impl Fact {
                 sentence_case(&format!("{what}{how}."))
             }
             Fact::Roll { reason } => match reason {
-                Some(r) => format!("{}: {}.", r.trim().trim_end_matches('.'), lines.chance),
+                Some(r) => format!(
+                    "{}{}{}.",
+                    r.trim().trim_end_matches('.'),
+                    lines.colon,
+                    lines.chance
+                ),
                 None => sentence_case(&format!("{}.", lines.chance)),
             },
             Fact::StandingChanged {

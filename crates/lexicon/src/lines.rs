@@ -19,6 +19,10 @@ use super::language::Language;
 pub struct Lines {
     /// The player's "you", as the writer is asked to address them.
     pub you: String,
+    /// A colon as the language sets it between a deed and its outcome
+    /// (French puts a space before it, as its other lines do: "… : c'est
+    /// un échec").
+    pub colon: String,
     /// How a check went, without a deed ("it fails, narrowly").
     pub check: Checks,
     /// A roll with no difficulty.

@@ -46,7 +46,7 @@ pub fn told_in<'a>(
     };
     let mut told = match (verdict, done) {
         (Some(verdict), Some(done)) if english => vec![checked_whole(&done, verdict)],
-        // "Vous attaquez le garde: c'est un échec."
+        // "Vous attaquez le garde : c'est un échec."
         (Some(_), Some(done)) => {
             let mut check = facts[first_check.expect("a verdict comes of a check")].clone();
             if let Fact::Check { reason, .. } = &mut check {
@@ -192,7 +192,7 @@ mod tests {
         let t = told_in(&fr, "J'attaque le garde", [&roll, &standing]);
         assert_eq!(
             t,
-            "Vous attaquez le garde: c'est un échec. La faction « city watch » vous voit d'un meilleur œil (désormais amicale)."
+            "Vous attaquez le garde : c'est un échec. La faction « city watch » vous voit d'un meilleur œil (désormais amicale)."
         );
         // Words with no deed of the speaker's are told by the outcome alone.
         assert_eq!(
@@ -299,7 +299,7 @@ mod tests {
         let t = told_with_flavour(&fr, "J'escalade la falaise", "vivid", [&roll]);
         assert!(
             t.starts_with(
-                "Vous escaladez la falaise: un triomphe — c'est une réussite éclatante. "
+                "Vous escaladez la falaise : un triomphe — c'est une réussite éclatante. "
             ),
             "{t}"
         );

@@ -940,7 +940,7 @@ mod tests {
         // the story's words.
         assert!(
             p.user.contains(
-                "- Vous entrez dans l'auberge et vous regardez autour de vous: c'est un échec."
+                "- Vous entrez dans l'auberge et vous regardez autour de vous : c'est un échec."
             ),
             "{}",
             p.user
