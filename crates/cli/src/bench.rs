@@ -32,7 +32,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let tmp = tempfile::tempdir().map_err(io)?;
     let skills = tmp.path().join("skills");
     write_skill(&skills, "bench", &[("noop", NOOP), ("sleep", SLEEPER)]).map_err(io)?;
-    let catalog = discover(&[skills.clone()])
+    let catalog = discover(std::slice::from_ref(&skills))
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let rt = runtime();
     let runs = args.runs.max(1);
@@ -69,8 +69,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
 
     // 2. N parallel 500 ms sleepers at concurrency N vs one sleeper.
     let n = 8;
-    let mut par_opts = ExecutorOptions::default();
-    par_opts.max_concurrency = n;
+    let par_opts = ExecutorOptions {
+        max_concurrency: n,
+        ..ExecutorOptions::default()
+    };
     let many = sleepers_plan(n);
     let one = sleepers_plan(1);
     let (mut t_many, mut t_one, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
@@ -112,7 +114,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
             write_skill(&root, &format!("skill-{i:04}"), &[("act", NOOP)]).map_err(io)?;
         }
         let mut found: Option<Catalog> = None;
-        disc.push(time(|| found = discover(&[root.clone()]).ok()));
+        disc.push(time(|| found = discover(std::slice::from_ref(&root)).ok()));
         assert_eq!(found.map(|c| c.skills().len()), Some(1000));
     }
     report("discovery of 1,000 skill folders (target ≤ 150 ms)", &disc);

@@ -76,7 +76,7 @@ pub(crate) fn watch_latencies(
     for i in 0..skills {
         write_skill(&root, &format!("skill-{i:04}"), &[("act", NOOP)]).map_err(io)?;
     }
-    let registry = Registry::open(&[root.clone()], SkillsState::default())
+    let registry = Registry::open(std::slice::from_ref(&root), SkillsState::default())
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
     let _watch = registry
         .watch(debounce)

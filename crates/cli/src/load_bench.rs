@@ -87,9 +87,11 @@ pub fn run(_args: &BenchArgs) -> Result<ExitCode, CliError> {
     // 2. One plan of 500 independent tools at concurrency 16.
     let catalog = discover(&[skills])
         .map_err(|e| CliError::usage(ErrorCode::SkillsDirUnusable, e.to_string()))?;
-    let mut opts = ExecutorOptions::default();
-    opts.max_concurrency = WIDE_PLAN_CONCURRENCY;
-    opts.plan_timeout = Duration::from_secs(600);
+    let opts = ExecutorOptions {
+        max_concurrency: WIDE_PLAN_CONCURRENCY,
+        plan_timeout: Duration::from_secs(600),
+        ..ExecutorOptions::default()
+    };
     let plan = parallel_plan(WIDE_PLAN_TOOLS, "bench/noop");
     let t = Instant::now();
     let result = rt.block_on(narratoria_core::execute(
