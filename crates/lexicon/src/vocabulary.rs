@@ -179,9 +179,10 @@ impl Words {
     /// will") nor a refusal now ("it will not give").
     pub fn foretells(&self, words: &[String]) -> bool {
         words.iter().enumerate().any(|(i, w)| {
-            let contraction = self.foretelling.iter().any(|f| {
-                f.starts_with('\'') && w.len() > f.len() && w.ends_with(f.as_str())
-            });
+            let contraction = self
+                .foretelling
+                .iter()
+                .any(|f| f.starts_with('\'') && w.len() > f.len() && w.ends_with(f.as_str()));
             let auxiliary = contraction || self.foretelling.contains(w);
             // "your will", "against his will": after a determiner or a
             // preposition, the word is a noun.
