@@ -315,6 +315,13 @@ mod tests {
                 "Je choisis la porte de gauche",
                 "Vous choisissez la porte de gauche",
             ),
+            // A stem whose è turns back to e (crocheter) or to é (céder).
+            ("Je crochète la serrure.", "Vous crochetez la serrure."),
+            ("Je soulève la trappe.", "Vous soulevez la trappe."),
+            ("Je libère le prisonnier.", "Vous libérez le prisonnier."),
+            ("Je cède le passage.", "Vous cédez le passage."),
+            ("Je sèche mes larmes.", "Vous séchez vos larmes."),
+            ("Je répète la question.", "Vous répétez la question."),
         ] {
             assert_eq!(turned("fr", said).as_deref(), Some(told), "{said}");
         }
