@@ -318,6 +318,8 @@ fn discover_scripts(
             timeout_seconds: m.timeout_seconds,
             examples: m.examples,
             counter_examples: m.counter_examples,
+            examples_by_language: m.examples_by_language,
+            counter_examples_by_language: m.counter_examples_by_language,
         });
     }
     scripts

@@ -76,6 +76,31 @@ pub struct ScriptManifest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 500), inner(length(min = 1, max = 300)))]
     pub counter_examples: Vec<String>,
+    /// Examples written in other languages than English, by language code
+    /// ("fr", "es", "de"): a story told in that language is routed by them
+    /// as well as by `examples` (docs/skills.md, "Examples in other
+    /// languages").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(schema_with = "examples_by_language_schema")]
+    pub examples_by_language: BTreeMap<String, Vec<String>>,
+    /// Counter-examples in other languages than English, by language code.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(schema_with = "examples_by_language_schema")]
+    pub counter_examples_by_language: BTreeMap<String, Vec<String>>,
+}
+
+/// A map from a language code (ISO 639-1 or -3, lower case) to at most 500
+/// texts of 1 to 300 characters.
+fn examples_by_language_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "propertyNames": { "pattern": "^[a-z]{2,3}$" },
+        "additionalProperties": {
+            "type": "array",
+            "maxItems": 500,
+            "items": { "type": "string", "minLength": 1, "maxLength": 300 }
+        }
+    })
 }
 
 /// The skill manifest schema, generated from the types.
@@ -404,6 +429,27 @@ mod tests {
         );
         assert_eq!(caps("  capabilities: [generate]\n"), vec!["generate"]);
         assert!(caps("  version: \"1\"\n").is_empty());
+    }
+
+    #[test]
+    fn examples_in_other_languages_are_read_by_language_and_checked() {
+        let m = parse_manifest(r#"{"name":"d","version":"1","description":"d","scripts":{"roll":{"examples":["I attack the orc"],"examplesByLanguage":{"fr":["J'attaque l'orque"],"de":["Ich greife den Ork an"]},"counterExamplesByLanguage":{"es":["Me siento"]}}}}"#).unwrap();
+        let roll = &m.scripts["roll"];
+        assert_eq!(roll.examples, ["I attack the orc"]);
+        assert_eq!(roll.examples_by_language["fr"], ["J'attaque l'orque"]);
+        assert_eq!(roll.examples_by_language["de"], ["Ich greife den Ork an"]);
+        assert_eq!(roll.counter_examples_by_language["es"], ["Me siento"]);
+        for (bad, pointer) in [
+            (r#"{"French":["J'attaque"]}"#, "/scripts/roll/examplesByLanguage"),
+            (r#"{"fr":[""]}"#, "/scripts/roll/examplesByLanguage/fr/0"),
+            (r#"{"fr":"J'attaque"}"#, "/scripts/roll/examplesByLanguage/fr"),
+        ] {
+            let text = format!(
+                r#"{{"name":"d","version":"1","description":"d","scripts":{{"roll":{{"examplesByLanguage":{bad}}}}}}}"#
+            );
+            let errs = parse_manifest(&text).unwrap_err();
+            assert!(errs.iter().any(|e| e.pointer == pointer), "{bad}: {errs:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod health;
 pub mod manifest;
 pub mod registry;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -70,6 +70,12 @@ pub struct SkillScript {
     pub examples: Vec<String>,
     /// Player inputs that must not call it (manifest `counterExamples`).
     pub counter_examples: Vec<String>,
+    /// Examples in other languages than English, by language code
+    /// (manifest `examplesByLanguage`).
+    pub examples_by_language: BTreeMap<String, Vec<String>>,
+    /// Counter-examples in other languages, by language code (manifest
+    /// `counterExamplesByLanguage`).
+    pub counter_examples_by_language: BTreeMap<String, Vec<String>>,
 }
 
 impl Skill {

@@ -201,6 +201,8 @@ fn script(skill: &str, name: &str, description: &str, schema: Value) -> SkillScr
         timeout_seconds: None,
         examples: Vec::new(),
         counter_examples: Vec::new(),
+        examples_by_language: Default::default(),
+        counter_examples_by_language: Default::default(),
     }
 }
 
