@@ -195,6 +195,14 @@ pub trait Planner: Send + Sync {
         let _ = (catalog, deadline);
     }
 
+    /// Prepares for plans over `catalog` in a story told in `language`
+    /// (e.g. loads the router that reads it and embeds the skills' examples
+    /// for it), so the first plan in that language spends its deadline on
+    /// the plan. Cheap once done; by default it does nothing.
+    fn warm_up_language(&self, catalog: &Catalog, language: &Language) {
+        let _ = (catalog, language);
+    }
+
     /// Writes one plan for `request`. `on_narrative` receives the plan's
     /// narrative text as it is generated, piece by piece.
     fn plan(

@@ -874,6 +874,14 @@ impl Planner for LlamaPlanner {
         }
     }
 
+    fn warm_up_language(&self, catalog: &Catalog, language: &narratoria_lexicon::Language) {
+        if let Some(router) = self.router_for(Some(language)) {
+            if let Err(e) = router.prepare(catalog) {
+                tracing::warn!("the skills' examples could not be embedded: {e}");
+            }
+        }
+    }
+
     fn plan(
         &self,
         request: &PlanRequest<'_>,

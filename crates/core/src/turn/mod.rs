@@ -314,8 +314,12 @@ impl<'a> Turn<'a> {
     /// generation deadline.
     async fn warm_up(&self) {
         let (planner, catalog) = (Arc::clone(&self.planner), Arc::clone(&self.catalog));
+        let language = self.told.language.clone();
         let _ = tokio::task::spawn_blocking(move || {
-            planner.warm_up(&catalog, Instant::now() + WARM_UP_LIMIT)
+            planner.warm_up(&catalog, Instant::now() + WARM_UP_LIMIT);
+            if !language.is_english() {
+                planner.warm_up_language(&catalog, &language);
+            }
         })
         .await;
     }

@@ -339,3 +339,67 @@ async fn a_turn_the_planner_stores_is_kept_once_in_the_players_words() {
     assert!(!summary.contains("goblin"), "{summary}");
     assert!(memory::noted(&out.turn.attempts));
 }
+
+/// Records what it was asked to prepare, and plans narration only.
+#[derive(Default)]
+struct Preparing {
+    /// "warm" and each language prepared, and "plan", in the order called.
+    calls: std::sync::Mutex<Vec<String>>,
+}
+
+impl Planner for Preparing {
+    fn name(&self) -> String {
+        "preparing".into()
+    }
+    fn warm_up(&self, _: &Catalog, _: Instant) {
+        self.calls.lock().unwrap().push("warm".into());
+    }
+    fn warm_up_language(&self, _: &Catalog, language: &crate::narration::Language) {
+        self.calls.lock().unwrap().push(language.code().to_string());
+    }
+    fn plan(
+        &self,
+        request: &PlanRequest<'_>,
+        on_narrative: &mut dyn FnMut(&str),
+    ) -> Result<PlanOutcome, PlannerError> {
+        self.calls.lock().unwrap().push("plan".into());
+        RulePlanner.plan(request, on_narrative)
+    }
+}
+
+/// A story in another language has its planner prepare for that language
+/// (its router) before the first plan, outside the plan's deadline
+/// (docs/narrator.md, "Routing in every language"); an English story asks
+/// for nothing more than the warm-up.
+#[tokio::test]
+async fn a_story_in_another_language_is_prepared_for_before_its_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    script_skill(dir.path(), "storyteller", "narrate", OK_NARRATE);
+    let catalog = Arc::new(crate::skills::discover(&[dir.path().to_path_buf()]).unwrap());
+    for (code, input, prepared) in [
+        ("fr", "Je chante", vec!["warm", "fr", "plan"]),
+        ("en", "I sing", vec!["warm", "plan"]),
+    ] {
+        let planner = Arc::new(Preparing::default());
+        play_turn(
+            TurnInputs {
+                input,
+                planner: planner.clone(),
+                catalog: Arc::clone(&catalog),
+                state: Map::new(),
+                recent: vec![],
+                told: StoryTold::new(
+                    vec![],
+                    0,
+                    "",
+                    crate::narration::Language::parse(code).unwrap(),
+                ),
+                options: &TurnOptions::default(),
+                events: None,
+            },
+            &mut SkillsState::default(),
+        )
+        .await;
+        assert_eq!(*planner.calls.lock().unwrap(), prepared, "{code}");
+    }
+}
