@@ -29,6 +29,7 @@ impl App {
         let view = self.session_view(id)?;
         *sync::lock(&self.session) = Some(id.to_string());
         self.change_skill_state(|s| s.enter_session(id))?;
+        self.prepare_for_language(id);
         Ok(view)
     }
 

@@ -52,6 +52,22 @@ impl App {
         Ok(note.to_string())
     }
 
+    /// Has the planner prepare, in the background, for the language
+    /// `session` is told in (the router that reads it, and the skills'
+    /// examples embedded for it), so a French story's first turn does not
+    /// wait for it (docs/narrator.md, "Routing in every language"). An
+    /// English story, or one whose language is not known yet, needs nothing.
+    pub(crate) fn prepare_for_language(&self, session: &str) {
+        let Ok(steer) = sync::lock(&self.store).steer(session) else {
+            return;
+        };
+        let Some(language) = steer.language.filter(|l| !l.is_english()) else {
+            return;
+        };
+        let (planner, catalog) = (self.planner(), self.registry.snapshot());
+        std::thread::spawn(move || planner.warm_up_language(&catalog, &language));
+    }
+
     /// The language the story is told in.
     pub fn story_language(&self, session: &str) -> Result<StoryLanguage, AppError> {
         let steer = sync::lock(&self.store).steer(session)?;
@@ -65,6 +81,7 @@ impl App {
         let language = Language::parse(name)
             .map_err(|e| AppError::new(ErrorCode::LanguageUnknown, e.to_string()))?;
         sync::lock(&self.store).set_language(session, &language)?;
+        self.prepare_for_language(session);
         Ok(StoryLanguage::of(Some(&language)))
     }
 }
