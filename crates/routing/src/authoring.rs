@@ -77,7 +77,7 @@ pub fn collisions(
         .filter(|s| !is_host_step(skill, s))
         .flat_map(|s| s.examples.iter().map(|e| (s.name.clone(), e.clone())))
         .collect();
-    let others: Vec<(String, String)> = candidates(builtin)
+    let others: Vec<(String, String)> = candidates(builtin, router.example_languages())
         .into_iter()
         .filter(|c| c.skill != skill.name)
         .flat_map(|c| {

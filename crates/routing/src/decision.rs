@@ -73,6 +73,26 @@ impl Default for Calibration {
     }
 }
 
+impl Calibration {
+    /// The calibration of a router reading every language's examples with
+    /// multilingual-e5-small: the best of a grid search on the English
+    /// tuning inputs and the French, Spanish and German tuning halves
+    /// together, 388 of 460 exact (docs/narrator.md, "Routing in every
+    /// language"). e5's similarities lie closer together than MiniLM's, so
+    /// the examples weigh less beside the classifiers, and the words shared
+    /// with examples in the input's language weigh more.
+    pub fn multilingual() -> Self {
+        Calibration {
+            keyword_weight: 0.2,
+            example_weight: 10.0,
+            threshold: 2.4,
+            further_threshold: 2.4,
+            narration_margin: 1.0,
+            ..Calibration::default()
+        }
+    }
+}
+
 /// How one text compares with one script's texts (cosine similarities).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Signals {

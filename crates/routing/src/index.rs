@@ -11,7 +11,6 @@ use crate::decision::{
     keyword_score, semantic_score, top_k_mean, Calibration, ScoreParts, Signals, SkillScore,
 };
 use crate::keywords::KeywordIndex;
-use crate::narration_only::NARRATION_ONLY;
 use crate::RouteError;
 use narratoria_core::narration::is_question;
 
@@ -98,15 +97,16 @@ pub struct ExampleIndex {
 const BATCH: usize = 32;
 
 impl ExampleIndex {
-    /// Embeds every candidate's texts and the narration-only class (with
-    /// `narration_extra`, the inputs the player said needed no mechanics), reading
+    /// Embeds every candidate's texts and the narration-only class's
+    /// (`narration`: the built-in inputs and those the player said needed
+    /// no mechanics), reading
     /// and filling the cache in `cache_dir` (keyed by `model_key` and the
     /// texts) when given, and fits each skill's classifier, and each script's
     /// among its siblings, with penalty `l2`.
     /// A script without examples is known by its description.
     pub fn build(
         candidates: &[Candidate],
-        narration_extra: &[String],
+        narration: &[String],
         embedder: &dyn Embed,
         model_key: &str,
         cache_dir: Option<&Path>,
@@ -135,11 +135,7 @@ impl ExampleIndex {
                 description,
             });
         }
-        let narration_texts: Vec<String> = NARRATION_ONLY.iter().map(|s| s.to_string()).collect();
-        let mut narration = vectors(&narration_texts)?;
-        if !narration_extra.is_empty() {
-            narration.extend(vectors(narration_extra)?);
-        }
+        let narration = vectors(narration)?;
         let narration_classifier = {
             let positives: Vec<&[f32]> = narration.iter().map(Vec::as_slice).collect();
             let negatives: Vec<&[f32]> = scripts
@@ -154,11 +150,13 @@ impl ExampleIndex {
             script_classifiers: fit_script_classifiers(&scripts, l2),
             scripts,
             narration,
-            keywords: KeywordIndex::new(
-                candidates
-                    .iter()
-                    .map(|c| (c.tool_path(), c.keyword_text.as_str())),
-            ),
+            keywords: KeywordIndex::in_languages(candidates.iter().map(|c| {
+                (
+                    c.tool_path(),
+                    c.keyword_text.clone(),
+                    c.keyword_texts_by_language.clone(),
+                )
+            })),
         })
     }
 

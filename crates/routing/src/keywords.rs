@@ -1,6 +1,7 @@
 //! Routing by rare words, the one home of keyword routing: a document (one
-//! script's texts, [`script_text`]) scores by the idf-weighted English stems
-//! it shares with the player's input ([`KeywordIndex`]), and the best
+//! script's texts, [`script_text`], and with the multilingual encoder its
+//! examples in other languages) scores by the idf-weighted stems it shares
+//! with the player's input ([`KeywordIndex`]), and the best
 //! scores name the skills ([`skills_by_score`]). The narrator routes by
 //! keywords alone when the embedding model cannot be loaded; routing by
 //! meaning weighs the same scores as one signal (docs/narrator.md,
@@ -14,17 +15,57 @@ use narratoria_lexicon::{is_stop_word, stem, Language};
 #[derive(Debug, Clone, Default)]
 pub struct KeywordIndex {
     docs: Vec<(String, HashSet<String>)>,
+    /// Whether the documents hold texts in other languages than English:
+    /// an input's words are then stemmed as the language it is written in.
+    multilingual: bool,
 }
 
 impl KeywordIndex {
-    /// An index over `(key, text)` documents.
+    /// An index over `(key, text)` documents in English.
     pub fn new<K: Into<String>, T: AsRef<str>>(docs: impl IntoIterator<Item = (K, T)>) -> Self {
         KeywordIndex {
             docs: docs
                 .into_iter()
                 .map(|(k, t)| (k.into(), stems(t.as_ref())))
                 .collect(),
+            multilingual: false,
         }
+    }
+
+    /// An index over documents whose texts are in several languages: each
+    /// `(key, texts)` holds its English text and its texts in other
+    /// languages by code, each stemmed with its language's stemmer and
+    /// stop words. An input is then read in the language it is written in
+    /// (detected; English when too short to tell), so "merk dir" meets
+    /// "merke dir" (docs/narrator.md, "Routing in every language").
+    pub fn in_languages<K: Into<String>>(
+        docs: impl IntoIterator<Item = (K, String, Vec<(String, String)>)>,
+    ) -> Self {
+        let mut multilingual = false;
+        let docs = docs
+            .into_iter()
+            .map(|(key, english, others)| {
+                let mut set = stems(&english);
+                for (code, text) in others {
+                    multilingual = true;
+                    let language = Language::parse(&code).unwrap_or_else(|_| Language::english());
+                    set.extend(stems_in(&text, &language));
+                }
+                (key.into(), set)
+            })
+            .collect();
+        KeywordIndex { docs, multilingual }
+    }
+
+    /// `input`'s stems, read as English or, in an index with other
+    /// languages, as the language `input` is written in.
+    fn input_stems(&self, input: &str) -> HashSet<String> {
+        let language = self
+            .multilingual
+            .then(|| Language::detect(input))
+            .flatten()
+            .unwrap_or_else(Language::english);
+        stems_in(input, &language)
     }
 
     /// Documents sharing rare words with `input` (score above 0.5), best
@@ -35,7 +76,7 @@ impl KeywordIndex {
             return Vec::new();
         }
         let n = self.docs.len() as f64;
-        let words = stems(input);
+        let words = self.input_stems(input);
         let mut scored: Vec<(f64, &String)> = self
             .docs
             .iter()
@@ -157,19 +198,60 @@ const SKILL_TEXT_WORDS: [&str; 19] = [
 /// The English stems of `text`'s words of three letters or more, stop words
 /// and [`SKILL_TEXT_WORDS`] left out.
 pub fn stems(text: &str) -> HashSet<String> {
-    let english = Language::english();
+    stems_in(text, &Language::english())
+}
+
+/// The stems of `text`'s words of three letters or more in `language`, its
+/// stop words and [`SKILL_TEXT_WORDS`] left out.
+pub fn stems_in(text: &str, language: &Language) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| {
-            w.len() >= 3 && !is_stop_word(w, &english) && !SKILL_TEXT_WORDS.contains(&w.as_str())
+            w.chars().count() >= 3
+                && !is_stop_word(w, language)
+                && !SKILL_TEXT_WORDS.contains(&w.as_str())
         })
-        .map(|w| stem(&w, &english))
+        .map(|w| stem(&w, language))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_is_read_in_its_language_against_examples_in_it() {
+        let index = KeywordIndex::in_languages([
+            (
+                "memory",
+                "Remember what happened.".to_string(),
+                vec![(
+                    "de".to_string(),
+                    "Merk dir, dass die Brücke bewacht wird".to_string(),
+                )],
+            ),
+            (
+                "dice",
+                "Roll for attacks.".to_string(),
+                vec![(
+                    "de".to_string(),
+                    "Ich greife die Wachen mit dem Schwert an".to_string(),
+                )],
+            ),
+        ]);
+        // German stems: "merke" meets "merk", and the stop words ("dass",
+        // "die") weigh nothing.
+        let scores = index.scores("Ich merke mir, dass die Fähre um Mitternacht ablegt", 5);
+        assert_eq!(
+            scores.first().map(|(k, _)| k.as_str()),
+            Some("memory"),
+            "{scores:?}"
+        );
+        assert_eq!(scores.len(), 1, "{scores:?}");
+        // An English-only index reads every input as English.
+        let english = KeywordIndex::new([("memory", "Remember what happened.")]);
+        assert!(!english.multilingual);
+    }
 
     #[test]
     fn rare_shared_words_score() {

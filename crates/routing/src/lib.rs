@@ -21,7 +21,7 @@ pub mod keywords;
 pub mod narration_only;
 mod router;
 
-pub use candidates::{candidates, is_host_step, is_narration, Candidate};
+pub use candidates::{candidates, is_host_step, is_narration, Candidate, ExampleLanguages};
 pub use decision::{Calibration, Routed, ScoreParts, SkillScore};
 pub use index::{Embed, ExampleIndex, ScriptSignals};
 pub use narratoria_embed::{locate, EmbedderError, MODEL_FOLDER};

@@ -2,6 +2,34 @@
 //! all, only the narration the host adds to every turn. A turn whose input
 //! is closer to these than to any skill's examples uses no skill.
 
+use crate::candidates::ExampleLanguages;
+
+/// The narration-only inputs a router reads: the English ones, and where it
+/// reads every language's examples ([`ExampleLanguages::Every`]) those
+/// written in French, Spanish and German (`narration-only/*.txt`, one input
+/// a line).
+pub fn narration_only(languages: ExampleLanguages) -> Vec<String> {
+    let mut texts: Vec<String> = NARRATION_ONLY.iter().map(|s| s.to_string()).collect();
+    if languages == ExampleLanguages::Every {
+        texts.extend(
+            IN_OTHER_LANGUAGES
+                .iter()
+                .flat_map(|file| file.lines())
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_string),
+        );
+    }
+    texts
+}
+
+/// The narration-only inputs written in other languages, one file each.
+const IN_OTHER_LANGUAGES: &[&str] = &[
+    include_str!("../narration-only/fr.txt"),
+    include_str!("../narration-only/es.txt"),
+    include_str!("../narration-only/de.txt"),
+];
+
 /// Inputs that call for narration only, written the way players talk.
 pub const NARRATION_ONLY: &[&str] = &[
     "I look around",
@@ -65,3 +93,21 @@ pub const NARRATION_ONLY: &[&str] = &[
     "let's just enjoy the evening",
     "I put the map back in my bag",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_languages_narration_only_inputs_are_read_by_a_multilingual_router_alone() {
+        let english = narration_only(ExampleLanguages::English);
+        assert_eq!(english.len(), NARRATION_ONLY.len());
+        let every = narration_only(ExampleLanguages::Every);
+        assert!(every.len() >= english.len() + 3 * 40, "{}", every.len());
+        assert!(every.iter().all(|t| !t.trim().is_empty() && t.len() <= 300));
+        for file in IN_OTHER_LANGUAGES {
+            let first = file.lines().next().unwrap().trim();
+            assert!(every.iter().any(|t| t == first), "{first}");
+        }
+    }
+}

@@ -11,10 +11,11 @@ use narratoria_embed::locate;
 use sha2::{Digest, Sha256};
 
 use crate::cache;
-use crate::candidates::{candidates, Candidate};
+use crate::candidates::{candidates, Candidate, ExampleLanguages};
 use crate::clauses::clauses;
 use crate::decision::{clauses_can_decide, decide, Calibration, Routed, SkillScore};
 use crate::index::{sentence_of, Embed, ExampleIndex, ScriptSignals};
+use crate::narration_only::narration_only;
 use crate::RouteError;
 
 /// Which skills one input needs.
@@ -85,6 +86,8 @@ impl Decision {
 pub struct Router {
     embedder: Box<dyn Embed>,
     model_key: String,
+    /// Which of the skills' examples the encoder can place.
+    languages: ExampleLanguages,
     cache_dir: Option<PathBuf>,
     calibration: Calibration,
     index: Mutex<Option<(String, Arc<ExampleIndex>)>>,
@@ -104,6 +107,7 @@ impl std::fmt::Debug for Router {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Router")
             .field("model_key", &self.model_key)
+            .field("languages", &self.languages)
             .field("cache_dir", &self.cache_dir)
             .field("calibration", &self.calibration)
             .finish()
@@ -111,19 +115,31 @@ impl std::fmt::Debug for Router {
 }
 
 impl Router {
-    /// Loads all-MiniLM-L6-v2 from `model_dir`; example embeddings are
+    /// Loads the encoder in `model_dir` (all-MiniLM-L6-v2, or the
+    /// multilingual encoder, which reads every language's examples under
+    /// its own [`Calibration::multilingual`]); example embeddings are
     /// cached in [`cache::default_cache_dir`].
     pub fn load(model_dir: &Path) -> Result<Router, RouteError> {
         let embedder = narratoria_embed::Embedder::load(model_dir)?;
+        let (languages, calibration) = if embedder.is_multilingual() {
+            (ExampleLanguages::Every, Calibration::multilingual())
+        } else {
+            (ExampleLanguages::English, Calibration::default())
+        };
         Ok(Router::new(Box::new(embedder), model_key(model_dir))
+            .with_example_languages(languages)
+            .with_calibration(calibration)
             .with_cache_dir(Some(cache::default_cache_dir())))
     }
 
-    /// A router over any embedder; `model_key` names the model in cache keys.
+    /// A router over any embedder; `model_key` names the model in cache
+    /// keys. It reads the skills' English examples alone until told
+    /// otherwise ([`Router::with_example_languages`]).
     pub fn new(embedder: Box<dyn Embed>, model_key: String) -> Router {
         Router {
             embedder,
             model_key,
+            languages: ExampleLanguages::English,
             cache_dir: None,
             calibration: Calibration::default(),
             index: Mutex::new(None),
@@ -135,6 +151,18 @@ impl Router {
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Router {
         self.cache_dir = dir;
         self
+    }
+
+    /// Which of the skills' examples the router reads: every language's
+    /// only where its encoder places them all in one space.
+    pub fn with_example_languages(mut self, languages: ExampleLanguages) -> Router {
+        self.languages = languages;
+        self
+    }
+
+    /// The examples' languages this router reads.
+    pub fn example_languages(&self) -> ExampleLanguages {
+        self.languages
     }
 
     /// Replaces the calibration.
@@ -150,9 +178,10 @@ impl Router {
     /// The example index of `catalog`'s routable scripts, built (from the
     /// cache where it can) when the catalog's texts changed since the last call.
     pub fn prepare(&self, catalog: &Catalog) -> Result<Arc<ExampleIndex>, RouteError> {
-        let found = candidates(catalog);
-        let narration = catalog.narration_examples();
-        let fingerprint = fingerprint(&found, narration);
+        let found = candidates(catalog, self.languages);
+        let mut narration = narration_only(self.languages);
+        narration.extend(catalog.narration_examples().iter().cloned());
+        let fingerprint = fingerprint(&found, &narration);
         let mut slot = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((f, index)) = slot.as_ref() {
             if *f == fingerprint {
@@ -161,7 +190,7 @@ impl Router {
         }
         let index = Arc::new(ExampleIndex::build(
             &found,
-            narration,
+            &narration,
             self.embedder.as_ref(),
             &self.model_key,
             self.cache_dir.as_deref(),
@@ -343,6 +372,11 @@ fn fingerprint(found: &[Candidate], narration: &[String]) -> String {
         .flat_map(|c| {
             [c.tool_path(), c.description.clone(), c.keyword_text.clone()]
                 .into_iter()
+                .chain(
+                    c.keyword_texts_by_language
+                        .iter()
+                        .flat_map(|(code, text)| [code.clone(), text.clone()]),
+                )
                 .chain(c.examples.iter().cloned())
                 .chain(std::iter::once(String::new()))
                 .chain(c.counter_examples.iter().cloned())

@@ -216,7 +216,7 @@ fn search_calibrations_for_every_language() {
         .collect();
     let mut best: Vec<(usize, Vec<usize>, Calibration)> = Vec::new();
     for l2 in [0.0003f32, 0.003] {
-        for keyword_weight in [0.0f32, 0.1] {
+        for keyword_weight in [0.0f32, 0.1, 0.2, 0.3] {
             let base = Calibration {
                 l2,
                 keyword_weight,

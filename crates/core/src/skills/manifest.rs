@@ -440,9 +440,15 @@ mod tests {
         assert_eq!(roll.examples_by_language["de"], ["Ich greife den Ork an"]);
         assert_eq!(roll.counter_examples_by_language["es"], ["Me siento"]);
         for (bad, pointer) in [
-            (r#"{"French":["J'attaque"]}"#, "/scripts/roll/examplesByLanguage"),
+            (
+                r#"{"French":["J'attaque"]}"#,
+                "/scripts/roll/examplesByLanguage",
+            ),
             (r#"{"fr":[""]}"#, "/scripts/roll/examplesByLanguage/fr/0"),
-            (r#"{"fr":"J'attaque"}"#, "/scripts/roll/examplesByLanguage/fr"),
+            (
+                r#"{"fr":"J'attaque"}"#,
+                "/scripts/roll/examplesByLanguage/fr",
+            ),
         ] {
             let text = format!(
                 r#"{{"name":"d","version":"1","description":"d","scripts":{{"roll":{{"examplesByLanguage":{bad}}}}}}}"#
