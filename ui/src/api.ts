@@ -167,6 +167,18 @@ export interface StoryLanguage {
   name: string;
   /** Its own name ("français"). */
   autonym: string;
+  /** Set when the story's writer is known not to write this language. */
+  writerWarning: UnwrittenLanguage | null;
+}
+
+/** The story's writer does not write the story's language well (docs/models.md, "Languages"). */
+export interface UnwrittenLanguage {
+  /** The writer's model file name. */
+  writer: string;
+  /** The languages it writes well (ISO 639-1 codes). */
+  writes: string[];
+  /** The catalog's models that write the story's language, by catalog name. */
+  models: string[];
 }
 
 export interface TurnView {

@@ -42,7 +42,7 @@ mod views;
 pub use error::AppError;
 pub use play::RECENT_TURNS;
 pub use process::calm_openmp;
-pub use steer::StoryLanguage;
+pub use steer::{StoryLanguage, UnwrittenLanguage};
 pub use views::{ModelInfo, SessionView, SkillView, SkillsView, TurnView};
 
 use std::path::{Path, PathBuf};

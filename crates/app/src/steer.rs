@@ -10,7 +10,9 @@ use narratoria_core::sync;
 use narratoria_core::turn::RECENT_TURNS;
 use serde::Serialize;
 
-use crate::{App, AppError};
+use std::path::Path;
+
+use crate::{locate, App, AppError};
 
 /// A story's language, as the player is shown it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,17 +25,73 @@ pub struct StoryLanguage {
     pub name: String,
     /// Its own name for itself ("français").
     pub autonym: String,
+    /// Set when the model that writes the story is known not to write this
+    /// language well (docs/models.md, "Languages").
+    pub writer_warning: Option<UnwrittenLanguage>,
+}
+
+/// The story's writer does not write the story's language well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnwrittenLanguage {
+    /// The writer's model file name, as the Model tab shows it.
+    pub writer: String,
+    /// The languages it writes well (ISO 639-1 codes, most fluent first).
+    pub writes: Vec<String>,
+    /// The catalog's models that write the story's language, by catalog
+    /// name (`models download NAME`).
+    pub models: Vec<String>,
 }
 
 impl StoryLanguage {
-    fn of(language: Option<&Language>) -> StoryLanguage {
+    fn of(language: Option<&Language>, writer: Option<&Path>) -> StoryLanguage {
         let shown = language.cloned().unwrap_or_default();
         StoryLanguage {
             code: language.map(|l| l.code().to_string()),
             name: shown.name().to_string(),
             autonym: shown.autonym().to_string(),
+            writer_warning: writer.and_then(|w| unwritten(&shown, w)),
         }
     }
+
+    /// The warning's line for the terminal (the window words its own).
+    pub fn warning_line(&self) -> Option<String> {
+        let w = self.writer_warning.as_ref()?;
+        let mut line = format!(
+            "{} writes {}, not {}: the story will read poorly.",
+            w.writer,
+            w.writes.join(", "),
+            self.name
+        );
+        if !w.models.is_empty() {
+            line.push_str(&format!(
+                " Models that write {}: {} (narratoria models download NAME).",
+                self.name,
+                w.models.join(", ")
+            ));
+        }
+        Some(line)
+    }
+}
+
+/// Why `writer` cannot tell a story in `language`, when its languages are
+/// known and do not hold it; `None` when it writes it or nobody knows.
+fn unwritten(language: &Language, writer: &Path) -> Option<UnwrittenLanguage> {
+    let (catalog, _) = locate::model_catalog();
+    let writes = narratoria_models::languages::written_by(writer, &catalog)?;
+    if writes.iter().any(|l| l == language.code()) {
+        return None;
+    }
+    Some(UnwrittenLanguage {
+        writer: writer
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        writes,
+        models: narratoria_models::languages::narrators_writing(&catalog, language.code())
+            .into_iter()
+            .map(|e| e.name.clone())
+            .collect(),
+    })
 }
 
 impl App {
@@ -71,7 +129,11 @@ impl App {
     /// The language the story is told in.
     pub fn story_language(&self, session: &str) -> Result<StoryLanguage, AppError> {
         let steer = sync::lock(&self.store).steer(session)?;
-        Ok(StoryLanguage::of(steer.language.as_ref()))
+        let writer = self.model_info().writer_path;
+        Ok(StoryLanguage::of(
+            steer.language.as_ref(),
+            writer.as_deref(),
+        ))
     }
 
     /// Tells the story in the language `name` names (an ISO 639 code or an
@@ -82,7 +144,8 @@ impl App {
             .map_err(|e| AppError::new(ErrorCode::LanguageUnknown, e.to_string()))?;
         sync::lock(&self.store).set_language(session, &language)?;
         self.prepare_for_language(session);
-        Ok(StoryLanguage::of(Some(&language)))
+        let writer = self.model_info().writer_path;
+        Ok(StoryLanguage::of(Some(&language), writer.as_deref()))
     }
 }
 
@@ -123,6 +186,50 @@ mod tests {
     use crate::App;
     use narratoria_core::error::ErrorCode;
     use std::path::Path;
+
+    /// The default model writes English only: a French story says so, and
+    /// names the catalog's models that write French; an English story, or
+    /// a model nobody described, says nothing.
+    #[test]
+    fn a_writer_that_does_not_write_the_storys_language_is_named() {
+        use super::{unwritten, StoryLanguage};
+        use narratoria_core::narration::Language;
+        let smol = Path::new("/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+        let french = Language::parse("fr").unwrap();
+        let warning = unwritten(&french, smol).expect("SmolLM2 writes English only");
+        assert_eq!(warning.writer, "SmolLM2-135M-Instruct.Q4_1.gguf");
+        assert_eq!(warning.writes, ["en"]);
+        assert!(
+            warning.models.iter().any(|m| m == "qwen2.5-1.5b"),
+            "{warning:?}"
+        );
+        assert!(
+            !warning.models.iter().any(|m| m == "smollm2"),
+            "{warning:?}"
+        );
+        assert_eq!(unwritten(&Language::english(), smol), None);
+        assert_eq!(
+            unwritten(
+                &french,
+                Path::new("/models/qwen2.5-1.5b-instruct-q4_k_m.gguf")
+            ),
+            None
+        );
+        assert_eq!(
+            unwritten(&french, Path::new("/models/nobody-knows.gguf")),
+            None
+        );
+        let line = StoryLanguage::of(Some(&french), Some(smol))
+            .warning_line()
+            .unwrap();
+        assert!(
+            line.starts_with("SmolLM2-135M-Instruct.Q4_1.gguf writes en, not French"),
+            "{line}"
+        );
+        assert!(StoryLanguage::of(Some(&french), None)
+            .warning_line()
+            .is_none());
+    }
 
     /// A storyteller that writes what it was told as the turn's narrative:
     /// the note, the language and the players' words of the turns it was

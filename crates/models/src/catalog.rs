@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ModelsError;
 use crate::hub_files::HubSource;
+use crate::languages::{LLAMA_LANGUAGES, MISTRAL_LANGUAGES, QWEN_LANGUAGES};
 
 /// What a model is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,13 +201,6 @@ pub fn builtin() -> Vec<Entry> {
 /// models here; docs/models.md, "The catalog").
 const RUN_OVERHEAD_BYTES: u64 = 300_000_000;
 
-/// The languages Qwen2.5's model card names first (of its 29+).
-const QWEN_LANGUAGES: &[&str] = &[
-    "en", "zh", "fr", "es", "pt", "de", "it", "ru", "ja", "ko", "vi", "th", "ar",
-];
-/// The eight languages Llama 3.1 and 3.2 are supported in.
-const LLAMA_LANGUAGES: &[&str] = &["en", "de", "fr", "it", "pt", "hi", "es", "th"];
-
 /// Real instruct models on Hugging Face, 0.5B to 8B, Q4_K_M: the Hub's
 /// checksum is taken when a download starts (docs/models.md, "The
 /// catalog"). Each row: name, description, licence, repository, file,
@@ -241,7 +235,7 @@ fn hub_narrators() -> Vec<Entry> {
          "steady plans and richer prose in many languages; research licence"),
         ("mistral-7b", "Mistral 7B Instruct v0.3, Q4_K_M", "Apache-2.0",
          "bartowski/Mistral-7B-Instruct-v0.3-GGUF", "Mistral-7B-Instruct-v0.3-Q4_K_M.gguf",
-         4_372_812_000, 7_250_000_000, 32_768, 536_870_912, &["en", "fr", "de", "es", "it"],
+         4_372_812_000, 7_250_000_000, 32_768, 536_870_912, MISTRAL_LANGUAGES,
          "a strong storyteller for a graphics card or 6 GB of free memory; English first"),
         ("llama3.1-8b", "Llama 3.1 8B Instruct, Q4_K_M", "Llama 3.1 Community License",
          "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",

@@ -44,6 +44,21 @@ pub fn gguf_with(context_length: u64, tensors: &[TestTensor], data: usize) -> Ve
     build(&kvs, tensors, data)
 }
 
+/// A GGUF file like [`tiny_gguf`] with a chat template, whose
+/// `general.name` is `name` (as a model's publisher names it).
+pub fn named_gguf(name: &'static str) -> Vec<u8> {
+    let mut kvs = base_metadata(Kv::U32(2048));
+    kvs.retain(|(key, _)| *key != "general.name");
+    kvs.push(("general.name", Kv::Str(name)));
+    kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
+    let tensor = TestTensor {
+        dims: vec![8],
+        ty: F32,
+        offset: 0,
+    };
+    build(&kvs, &[tensor], 32)
+}
+
 const CHAT_TEMPLATE: &str = "{% for m in messages %}{{ m.content }}{% endfor %}";
 
 fn base_metadata(context_length: Kv) -> Vec<(&'static str, Kv)> {

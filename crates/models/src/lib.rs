@@ -14,6 +14,7 @@ pub mod fixture;
 pub mod gguf;
 pub mod hub;
 pub mod hub_files;
+pub mod languages;
 mod library;
 pub mod machine;
 pub mod settings;

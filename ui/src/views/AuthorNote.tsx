@@ -11,7 +11,7 @@ import { useTranslation } from "react-i18next";
 import { api, asAppError, type AppError, type StoryLanguage } from "../api";
 import { sentenceOf } from "../errors";
 import { NOTE_CHARS } from "../bounds";
-import { formatNumber, languageName } from "../i18n/format";
+import { formatList, formatNumber, languageName } from "../i18n/format";
 
 /** The languages offered by name; any other is given by its code. */
 export const LANGUAGES: { code: string; name: string }[] = [
@@ -108,117 +108,132 @@ export function AuthorNote({ session, busy }: Props) {
       ? t("note.languageFromFirstWords")
       : t("note.languageBadge", { autonym: language.autonym, code: language.code })
     : "";
+  const unwritten = language?.code ? language.writerWarning : null;
+  const storyLanguage = language?.code ? languageName(language.code, language.name) : "";
   return (
-    <details className="author-note" data-testid="author-note">
-      <summary>
-        {t("note.title")}
-        <span className="muted"> — {saved ? firstWords(saved) : t("note.none")}</span>
-        {summary && (
-          <span className="badge" data-testid="story-language">
-            {summary}
-          </span>
-        )}
-      </summary>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          saveNote();
-        }}
-      >
-        <label htmlFor="author-note-text" className="field-label">
-          {t("note.steer")}
-        </label>
-        <textarea
-          id="author-note-text"
-          value={text}
-          rows={3}
-          disabled={busy}
-          placeholder={t("note.placeholder")}
-          onChange={(e) => setText(e.target.value)}
-          aria-describedby="author-note-count"
-          data-testid="author-note-text"
-        />
-        <div className="row">
-          <button type="submit" disabled={busy || !changed} data-testid="author-note-save">
-            {t("common.save")}
-          </button>
-          {saved && (
-            <button
-              type="button"
-              className="link"
-              disabled={busy}
-              onClick={() => setText("")}
-              data-testid="author-note-clear"
-            >
-              {t("note.clear")}
-            </button>
-          )}
-          <span
-            id="author-note-count"
-            className={chars > NOTE_CHARS ? "small error-text" : "small muted"}
-            data-testid="author-note-count"
-          >
-            {t("note.count", { chars: formatNumber(chars), max: formatNumber(NOTE_CHARS) })}
-          </span>
-        </div>
-      </form>
-      <form
-        className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          saveLanguage(choice === OTHER ? code : choice);
-        }}
-      >
-        <label htmlFor="story-language-choice">{t("note.language")}</label>
-        <select
-          id="story-language-choice"
-          value={choice}
-          disabled={busy}
-          onChange={(e) => {
-            setChoice(e.target.value);
-            if (e.target.value && e.target.value !== OTHER) saveLanguage(e.target.value);
-          }}
-          data-testid="story-language-choice"
-        >
-          {choice === "" && <option value="">{t("note.fromFirstWords")}</option>}
-          {LANGUAGES.map((l) => (
-            <option key={l.code} value={l.code} lang={l.code}>
-              {l.name}
-            </option>
-          ))}
-          <option value={OTHER}>{t("note.other")}</option>
-        </select>
-        {choice === OTHER && (
-          <>
-            <input
-              aria-label={t("note.codeLabel")}
-              value={code}
-              size={10}
-              disabled={busy}
-              placeholder={t("note.codePlaceholder")}
-              onChange={(e) => setCode(e.target.value)}
-              data-testid="story-language-code"
-            />
-            <button type="submit" disabled={busy || !code.trim()} data-testid="story-language-save">
-              {t("note.set")}
-            </button>
-          </>
-        )}
-      </form>
-      <p className="small" aria-live="polite">
-        {error ? (
-          <span className="error-text" role="alert" data-testid="author-note-error" data-code={error.code}>
-            {sentenceOf(error)} <span className="error-message">{error.message}</span>
-          </span>
-        ) : (
-          done && (
-            <span className="ok-text" data-testid="author-note-done">
-              {done}
+    <>
+      {unwritten && (
+        <p className="small warning-text" role="status" data-testid="writer-language-warning">
+          {t("note.writerWarning", {
+            writer: unwritten.writer,
+            writes: formatList(unwritten.writes.map((c) => languageName(c))),
+            language: storyLanguage,
+          })}{" "}
+          {unwritten.models.length > 0 &&
+            t("note.writerWarningModels", { language: storyLanguage, models: formatList(unwritten.models) })}
+        </p>
+      )}
+      <details className="author-note" data-testid="author-note">
+        <summary>
+          {t("note.title")}
+          <span className="muted"> — {saved ? firstWords(saved) : t("note.none")}</span>
+          {summary && (
+            <span className="badge" data-testid="story-language">
+              {summary}
             </span>
-          )
-        )}
-      </p>
-    </details>
+          )}
+        </summary>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            saveNote();
+          }}
+        >
+          <label htmlFor="author-note-text" className="field-label">
+            {t("note.steer")}
+          </label>
+          <textarea
+            id="author-note-text"
+            value={text}
+            rows={3}
+            disabled={busy}
+            placeholder={t("note.placeholder")}
+            onChange={(e) => setText(e.target.value)}
+            aria-describedby="author-note-count"
+            data-testid="author-note-text"
+          />
+          <div className="row">
+            <button type="submit" disabled={busy || !changed} data-testid="author-note-save">
+              {t("common.save")}
+            </button>
+            {saved && (
+              <button
+                type="button"
+                className="link"
+                disabled={busy}
+                onClick={() => setText("")}
+                data-testid="author-note-clear"
+              >
+                {t("note.clear")}
+              </button>
+            )}
+            <span
+              id="author-note-count"
+              className={chars > NOTE_CHARS ? "small error-text" : "small muted"}
+              data-testid="author-note-count"
+            >
+              {t("note.count", { chars: formatNumber(chars), max: formatNumber(NOTE_CHARS) })}
+            </span>
+          </div>
+        </form>
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            saveLanguage(choice === OTHER ? code : choice);
+          }}
+        >
+          <label htmlFor="story-language-choice">{t("note.language")}</label>
+          <select
+            id="story-language-choice"
+            value={choice}
+            disabled={busy}
+            onChange={(e) => {
+              setChoice(e.target.value);
+              if (e.target.value && e.target.value !== OTHER) saveLanguage(e.target.value);
+            }}
+            data-testid="story-language-choice"
+          >
+            {choice === "" && <option value="">{t("note.fromFirstWords")}</option>}
+            {LANGUAGES.map((l) => (
+              <option key={l.code} value={l.code} lang={l.code}>
+                {l.name}
+              </option>
+            ))}
+            <option value={OTHER}>{t("note.other")}</option>
+          </select>
+          {choice === OTHER && (
+            <>
+              <input
+                aria-label={t("note.codeLabel")}
+                value={code}
+                size={10}
+                disabled={busy}
+                placeholder={t("note.codePlaceholder")}
+                onChange={(e) => setCode(e.target.value)}
+                data-testid="story-language-code"
+              />
+              <button type="submit" disabled={busy || !code.trim()} data-testid="story-language-save">
+                {t("note.set")}
+              </button>
+            </>
+          )}
+        </form>
+        <p className="small" aria-live="polite">
+          {error ? (
+            <span className="error-text" role="alert" data-testid="author-note-error" data-code={error.code}>
+              {sentenceOf(error)} <span className="error-message">{error.message}</span>
+            </span>
+          ) : (
+            done && (
+              <span className="ok-text" data-testid="author-note-done">
+                {done}
+              </span>
+            )
+          )}
+        </p>
+      </details>
+    </>
   );
 }
 

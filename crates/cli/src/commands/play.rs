@@ -39,6 +39,23 @@ pub fn open_story(app: &App, args: &PlayArgs) -> Result<SessionView, CliError> {
     })
 }
 
+/// Warns on stderr that the story's writer does not write the story's
+/// language, where that is known (docs/models.md, "Languages"). Returns
+/// whether the story's language is known: until it is (the player's first
+/// words tell it), the check is made again after each turn.
+pub fn warn_of_language(app: &App) -> bool {
+    let Ok(language) = app
+        .current_session_id()
+        .and_then(|id| app.story_language(&id))
+    else {
+        return true;
+    };
+    if let Some(line) = language.warning_line() {
+        eprintln!("warning: {line}");
+    }
+    language.code.is_some()
+}
+
 /// `play`: the interactive story.
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let app = open_app(&args)?;
@@ -65,6 +82,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         skill_line(&app.registry().snapshot())
     ));
 
+    let mut language_known = warn_of_language(&app);
     let rt = runtime();
     interrupt::take_interrupts(&rt);
     let mut prompt = Prompt::open(locate::user_data_dir().join("play-history.txt"));
@@ -91,6 +109,9 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             }
         }
         play_turn(&rt, &app, &line);
+        if !language_known {
+            language_known = warn_of_language(&app);
+        }
     }
     say("Your story is saved. Farewell.");
     Ok(ExitCode::SUCCESS)
@@ -240,6 +261,9 @@ fn command(cmd: &str, app: &App) -> Result<bool, String> {
                     language.name,
                     language.code.as_deref().unwrap_or_default()
                 ));
+                if let Some(line) = language.warning_line() {
+                    say(&format!("  {line}"));
+                }
             }
         }
         "export" => {

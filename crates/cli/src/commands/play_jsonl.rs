@@ -16,6 +16,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
     let app = play::open_app(&args)?;
     app.load_model(args.model.as_deref(), None)?;
     play::open_story(&app, &args)?;
+    let mut language_known = play::warn_of_language(&app);
     let rt = runtime();
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| {
@@ -33,6 +34,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
             continue;
         }
         let played = rt.block_on(app.play(input, None))?;
+        if !language_known {
+            language_known = play::warn_of_language(&app);
+        }
         // A reader that went away ends the story; the turns are saved.
         if !crate::terminal::json_line(&played.result) {
             break;
