@@ -4,7 +4,7 @@
 //! turn with other words (a new branch from there) (docs/stories.md).
 
 use narratoria_core::error::ErrorCode;
-use narratoria_core::narration::{self, StoryTold};
+use narratoria_core::narration::{self, Language, StoryTold};
 use narratoria_core::plan::Plan;
 use narratoria_core::planner::TurnSummary;
 use narratoria_core::protocol::StoryPlace;
@@ -241,6 +241,10 @@ impl App {
             turn_id: turn.id.clone(),
             path: view.turns[..at].iter().map(|t| t.id.clone()).collect(),
         };
+        let language = sync::lock(&self.store)
+            .steer(session)?
+            .language
+            .unwrap_or_else(Language::english);
         let kept = memory::keep(
             &self.registry.snapshot(),
             &self.registry.state().permanently_failed(),
@@ -248,6 +252,7 @@ impl App {
                 input: &turn.input,
                 narrative: &turn.narrative,
                 noted: memory::noted(&turn.attempts),
+                language: &language,
             },
             turn.state_after.clone(),
             &self.exec_options_at(story),

@@ -2,6 +2,7 @@
 //! "You open the door."
 
 use super::facts::sentence_case;
+use super::language::Language;
 use super::question::wondered;
 use super::sentence::{ends_a_sentence, open_quote, sentence_ends, CLOSERS};
 use super::words::JOINING_WORDS;
@@ -44,6 +45,23 @@ pub fn deed(action: &str) -> String {
         said
     } else {
         format!("{said}.")
+    }
+}
+
+/// The player's words as something the character does, told in
+/// `language`: [`deed`] in English; in another language the deed turned to
+/// the player where its person file can ("Je note l'adresse." → "Vous
+/// notez l'adresse."), else the player's words as they said them, never an
+/// English frame around them.
+pub fn deed_in(action: &str, language: &Language) -> String {
+    if language.is_english() {
+        return deed(action);
+    }
+    let a = action.split_whitespace().collect::<Vec<_>>().join(" ");
+    match super::person::second_person(&a, language) {
+        Some(done) => ended(&done),
+        None if a.is_empty() => String::new(),
+        None => ended(&a),
     }
 }
 
@@ -514,6 +532,26 @@ mod tests {
         assert_eq!(
             act("when I knock the door opens"),
             Some("when you knock the door opens".into())
+        );
+    }
+
+    #[test]
+    fn a_deed_in_another_language_is_told_in_it() {
+        let fr = Language::parse("fr").unwrap();
+        assert_eq!(
+            deed_in("Je note l'adresse du marin.", &fr),
+            "Vous notez l'adresse du marin."
+        );
+        // An order to the narrator is kept as said, with no English around it.
+        assert_eq!(
+            deed_in("Note que les deux joueurs portent la même bague", &fr),
+            "Note que les deux joueurs portent la même bague."
+        );
+        let es = Language::parse("es").unwrap();
+        assert_eq!(deed_in("¿Qué había apuntado?", &es), "¿Qué había apuntado?");
+        assert_eq!(
+            deed_in("I open the door", &Language::english()),
+            "You open the door."
         );
     }
 }

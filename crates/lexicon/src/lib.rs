@@ -23,7 +23,7 @@ pub mod words;
 
 pub use checked::{checked, contradicts, escalates, has_negation};
 pub use clip::{clip_after, clip_in_place, clip_to};
-pub use deed::{act, deed};
+pub use deed::{act, deed, deed_in};
 pub use facts::{facts_of, sentence_case, Fact, Verdict};
 pub use language::{Language, NotALanguage};
 pub use lines::Lines;

@@ -45,6 +45,7 @@ impl Turn<'_> {
             input: self.input,
             narrative: &narrative,
             noted,
+            language: &self.told.language,
         };
         let state = result.final_state.clone();
         let Some(kept) = memory::keep(&self.catalog, disabled, account, state, &exec).await else {

@@ -9,8 +9,9 @@ use serde_json::{json, Map, Value};
 use super::narration_step::is_host_tool;
 use crate::executor::{execute, ExecutorOptions};
 use crate::narration::checked::attempted;
-use crate::narration::deed::{act, deed, sentences};
+use crate::narration::deed::{act, sentences};
 use crate::narration::question::wondered;
+use crate::narration::Language;
 use crate::plan::{Plan, ToolInvocation};
 use crate::result::ExecutionResult;
 use crate::skills::Catalog;
@@ -28,9 +29,12 @@ const GIST_CHARS: usize = 400;
 /// something (the player asked to keep it) is remembered as the deed alone:
 /// what the player asked to keep, in their words, without what the
 /// narrator made of it.
-pub fn summary(input: &str, narrative: &str, noted: bool) -> String {
+pub fn summary(input: &str, narrative: &str, noted: bool, language: &Language) -> String {
+    // The deed in the story's language: an English frame around French
+    // words ("You note que…") is not a memory a French story can tell.
+    let deed = || narratoria_lexicon::deed_in(input, language);
     if noted {
-        return deed(input);
+        return deed();
     }
     let told = gist(narrative);
     // Its first sentence, a full stop in words said aside.
@@ -41,16 +45,21 @@ pub fn summary(input: &str, narrative: &str, noted: bool) -> String {
         .to_lowercase();
     // The deed as the rules' opening tells it: "try to" dropped for a deed
     // done, a question as wondered.
-    let told_deed = act(input)
-        .map(|a| attempted(&a).to_string())
-        .or_else(|| wondered(input));
+    let told_deed = if language.is_english() {
+        act(input)
+            .map(|a| attempted(&a).to_string())
+            .or_else(|| wondered(input))
+    } else {
+        narratoria_lexicon::second_person(input, language)
+            .map(|d| d.trim_end_matches(['.', '!']).to_string())
+    };
     let tells_the_deed = told_deed.is_some_and(|d| first.contains(&d.to_lowercase()));
     if told.is_empty() {
-        deed(input)
+        deed()
     } else if tells_the_deed {
         told
     } else {
-        format!("{} {told}", deed(input))
+        format!("{} {told}", deed())
     }
 }
 
@@ -104,6 +113,8 @@ pub struct Account<'a> {
     pub input: &'a str,
     pub narrative: &'a str,
     pub noted: bool,
+    /// The language the story is told in: the memory is kept in it.
+    pub language: &'a Language,
 }
 
 /// A one-tool plan storing the turn's memory, when the memory skill can
@@ -116,7 +127,12 @@ pub fn plan(catalog: &Catalog, disabled: &[String], account: Account<'_>) -> Opt
     let mut tool = ToolInvocation::new("remember-turn", format!("{MEMORY}/{STORE}"));
     tool.input.insert(
         "summary".into(),
-        json!(summary(account.input, account.narrative, account.noted)),
+        json!(summary(
+            account.input,
+            account.narrative,
+            account.noted,
+            account.language
+        )),
     );
     tool.input
         .insert("metadata".into(), json!({"importance": 3}));
@@ -172,7 +188,8 @@ mod tests {
             summary(
                 "I greet the stranger by the well",
                 "She nods. Her name is Mira.",
-                false
+                false,
+                &Language::english()
             ),
             "You greet the stranger by the well. She nods. Her name is Mira."
         );
@@ -181,7 +198,8 @@ mod tests {
             summary(
                 "I try to pick the lock",
                 "You try to pick the lock, but it holds. A dog barks.",
-                false
+                false,
+                &Language::english()
             ),
             "You try to pick the lock, but it holds. A dog barks."
         );
@@ -190,7 +208,8 @@ mod tests {
             summary(
                 "I try to pick the lock",
                 "You pick the lock, and the door swings in.",
-                false
+                false,
+                &Language::english()
             ),
             "You pick the lock, and the door swings in."
         );
@@ -198,7 +217,8 @@ mod tests {
             summary(
                 "Who are they?",
                 "You wonder who they are, and Mara shrugs.",
-                false
+                false,
+                &Language::english()
             ),
             "You wonder who they are, and Mara shrugs."
         );
@@ -207,12 +227,13 @@ mod tests {
             summary(
                 "\"Where to?\" I ask the driver.",
                 "You ask the driver, \"Where to?\" He points north.",
-                false
+                false,
+                &Language::english()
             ),
             "You ask the driver, \"Where to?\" He points north."
         );
         let long = "The hall is vast and cold. ".repeat(40);
-        let s = summary("I look", &long, false);
+        let s = summary("I look", &long, false, &Language::english());
         assert!(s.len() < GIST_CHARS + 40 && s.ends_with('.'), "{s}");
     }
 
@@ -222,9 +243,45 @@ mod tests {
             summary(
                 "Remember that the boy is called Pip.",
                 "You remember that the boy is called Pip, and you tell him where to find it.",
-                true
+                true,
+                &Language::english()
             ),
             "You remember that the boy is called Pip."
+        );
+    }
+
+    /// A French story keeps its memories in French: the deed turned to the
+    /// player, or the player's own words, never "You note que…".
+    #[test]
+    fn a_turn_in_another_language_is_remembered_in_it() {
+        let fr = Language::parse("fr").unwrap();
+        assert_eq!(
+            summary(
+                "Je note l'adresse du marin.",
+                "Le marin sourit.",
+                false,
+                &fr
+            ),
+            "Vous notez l'adresse du marin. Le marin sourit."
+        );
+        assert_eq!(
+            summary(
+                "Note que les deux joueurs portent la même bague.",
+                "Vous observez les joueurs.",
+                true,
+                &fr
+            ),
+            "Note que les deux joueurs portent la même bague."
+        );
+        // A narration that opens with the deed is not told it twice.
+        assert_eq!(
+            summary(
+                "J'ouvre la porte.",
+                "Vous ouvrez la porte, et le vent entre.",
+                false,
+                &fr
+            ),
+            "Vous ouvrez la porte, et le vent entre."
         );
     }
 
@@ -236,6 +293,7 @@ mod tests {
             input: "I look",
             narrative: "You see.",
             noted: false,
+            language: &Language::english(),
         };
         assert!(plan(&c, &[], account).is_none());
     }
@@ -255,6 +313,7 @@ mod tests {
             input: &input,
             narrative: &"The hall listens. ".repeat(100),
             noted: false,
+            language: &Language::english(),
         };
         let plan = plan(&c, &[], account).unwrap();
         let validator = crate::schema::compile(schema).unwrap();
