@@ -47,6 +47,9 @@ try {
     const dice = await b.$(`[data-turn="${i + 1}"] [data-testid="dice-total"]`);
     const rolled = (await dice.isExisting()) ? ` [rolled ${await dice.getText()}]` : "";
     console.log(`> ${text}${rolled} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${(await narration.getText()).trim()}\n`);
+    const warning = await b.$('[data-testid="writer-language-warning"]');
+    if (i === 0) await warning.waitForExist({ timeout: 5_000 }).catch(() => {});
+    if (i === 0 && (await warning.isExisting())) console.log(`[warning: ${(await warning.getText()).trim()}]\n`);
   }
 } finally {
   await app.close();

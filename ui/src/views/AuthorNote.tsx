@@ -73,6 +73,21 @@ export function AuthorNote({ session, busy }: Props) {
     };
   }, [session]);
 
+  // A story whose language is not known yet takes the one the player's
+  // first words are written in: ask again once a turn is over.
+  const unknownLanguage = language !== null && language.code === null;
+  useEffect(() => {
+    if (!session || busy || !unknownLanguage) return;
+    let current = true;
+    api.storyLanguage(session).then(
+      (lang) => current && lang.code !== null && showLanguage(lang),
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, busy, unknownLanguage]);
+
   const saveNote = async () => {
     if (!session) return;
     setError(null);
