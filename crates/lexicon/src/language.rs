@@ -48,10 +48,43 @@ impl Language {
         // Short inputs are judged on letters alone: below this, "I look
         // around" reads as several languages at once.
         let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-        if letters < 12 || !(info.is_reliable() || info.confidence() >= 0.5) {
+        if letters < 12 {
             return None;
         }
-        isolang::Language::from_639_3(info.lang().code()).map(Language::of)
+        if info.is_reliable() || info.confidence() >= 0.5 {
+            return isolang::Language::from_639_3(info.lang().code()).map(Language::of);
+        }
+        Language::by_function_words(text)
+    }
+
+    /// The language, of those the lexicon ships words for, whose function
+    /// words `text` uses most, when it uses at least two of them and more than of any other
+    /// ("Le pregunto a Tomás qué sabe del barco negro": le, a, qué, del),
+    /// for a short sentence the letters alone do not tell.
+    fn by_function_words(text: &str) -> Option<Language> {
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut counts: Vec<(usize, Language)> = ["en", "fr", "es", "de"]
+            .into_iter()
+            .filter_map(|code| Language::parse(code).ok())
+            .map(|language| {
+                let n = words
+                    .iter()
+                    .filter(|w| crate::stop_words::is_function_word(w, &language))
+                    .count();
+                (n, language)
+            })
+            .collect();
+        counts.sort_by(|a, b| b.0.cmp(&a.0));
+        match counts.as_slice() {
+            [(best, language), (second, _), ..] if *best >= 2 && best > second => {
+                Some(language.clone())
+            }
+            _ => None,
+        }
     }
 
     /// The code ("fr").
@@ -133,6 +166,16 @@ mod tests {
         let de = Language::detect("Ich öffne die Tür und gehe langsam in den dunklen Keller");
         assert_eq!(de.map(|l| l.code().to_string()), Some("de".into()));
         assert_eq!(Language::detect("hi"), None);
+        // Short sentences the letters alone leave unsure of are told by
+        // their function words.
+        for (text, code) in [
+            ("Le pregunto a Tomás qué sabe del barco negro.", "es"),
+            ("Miro la cala con el catalejo.", "es"),
+            ("Je m'assieds au comptoir et je commande un pastis.", "fr"),
+        ] {
+            let found = Language::detect(text).map(|l| l.code().to_string());
+            assert_eq!(found.as_deref(), Some(code), "{text}");
+        }
     }
 
     #[test]
