@@ -51,7 +51,7 @@ pub fn warn_of_language(app: &App) -> bool {
         return true;
     };
     if let Some(line) = language.warning_line() {
-        eprintln!("warning: {line}");
+        tell!("warning: {line}");
     }
     language.code.is_some()
 }
