@@ -143,10 +143,7 @@ impl App {
         let path = sync::read(&self.model_path).clone();
         let writer = sync::read(&self.writer).clone();
         let shared = writer.as_ref().is_none_or(|w| w.path == path);
-        let writer_path = match &writer {
-            Some(w) => w.path.clone(),
-            None => path.clone(),
-        };
+        let writer_path = self.writer_file();
         let writer_generator = self.writer_generator();
         let offer = writer_generator.as_ref().map(|g| g.offer());
         let planner_generator = Arc::clone(&planner).generator();
@@ -169,6 +166,15 @@ impl App {
             }),
             planner_runs_on: planner_generator.and_then(|g| g.runs_on()),
             writer_runs_on: writer_generator.and_then(|g| g.runs_on()),
+        }
+    }
+
+    /// The model file that writes the story: the writer's, else the
+    /// planner's own; `None` for a server or the rule-based planner.
+    pub(crate) fn writer_file(&self) -> Option<std::path::PathBuf> {
+        match &*sync::read(&self.writer) {
+            Some(w) => w.path.clone(),
+            None => sync::read(&self.model_path).clone(),
         }
     }
 

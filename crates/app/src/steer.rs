@@ -129,7 +129,7 @@ impl App {
     /// The language the story is told in.
     pub fn story_language(&self, session: &str) -> Result<StoryLanguage, AppError> {
         let steer = sync::lock(&self.store).steer(session)?;
-        let writer = self.model_info().writer_path;
+        let writer = self.writer_file();
         Ok(StoryLanguage::of(
             steer.language.as_ref(),
             writer.as_deref(),
@@ -144,7 +144,7 @@ impl App {
             .map_err(|e| AppError::new(ErrorCode::LanguageUnknown, e.to_string()))?;
         sync::lock(&self.store).set_language(session, &language)?;
         self.prepare_for_language(session);
-        let writer = self.model_info().writer_path;
+        let writer = self.writer_file();
         Ok(StoryLanguage::of(Some(&language), writer.as_deref()))
     }
 }
