@@ -23,7 +23,27 @@ pub struct TestTensor {
 /// name `tiny`, file type Q4_1, context length 2048, one F32 tensor of 8
 /// values, and a chat template when `chat_template` is true.
 pub fn tiny_gguf(chat_template: bool) -> Vec<u8> {
-    let mut kvs: Vec<(&str, Kv)> = base_metadata(Kv::U32(2048));
+    one_tensor_gguf("tiny", chat_template)
+}
+
+/// A GGUF v3 file like [`tiny_gguf`] with a chat template, whose context
+/// length is `context_length` (a 64-bit value), whose tensor table is
+/// `tensors`, and whose data section holds `data` zero bytes.
+pub fn gguf_with(context_length: u64, tensors: &[TestTensor], data: usize) -> Vec<u8> {
+    let mut kvs = base_metadata("tiny", Kv::U64(context_length));
+    kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
+    build(&kvs, tensors, data)
+}
+
+/// A GGUF file like [`tiny_gguf`] with a chat template, whose
+/// `general.name` is `name` (as a model's publisher names it).
+pub fn named_gguf(name: &'static str) -> Vec<u8> {
+    one_tensor_gguf(name, true)
+}
+
+/// [`tiny_gguf`]'s file under the `general.name` `name`.
+fn one_tensor_gguf(name: &'static str, chat_template: bool) -> Vec<u8> {
+    let mut kvs: Vec<(&str, Kv)> = base_metadata(name, Kv::U32(2048));
     if chat_template {
         kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
     }
@@ -35,36 +55,12 @@ pub fn tiny_gguf(chat_template: bool) -> Vec<u8> {
     build(&kvs, &[tensor], 32)
 }
 
-/// A GGUF v3 file like [`tiny_gguf`] with a chat template, whose context
-/// length is `context_length` (a 64-bit value), whose tensor table is
-/// `tensors`, and whose data section holds `data` zero bytes.
-pub fn gguf_with(context_length: u64, tensors: &[TestTensor], data: usize) -> Vec<u8> {
-    let mut kvs = base_metadata(Kv::U64(context_length));
-    kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
-    build(&kvs, tensors, data)
-}
-
-/// A GGUF file like [`tiny_gguf`] with a chat template, whose
-/// `general.name` is `name` (as a model's publisher names it).
-pub fn named_gguf(name: &'static str) -> Vec<u8> {
-    let mut kvs = base_metadata(Kv::U32(2048));
-    kvs.retain(|(key, _)| *key != "general.name");
-    kvs.push(("general.name", Kv::Str(name)));
-    kvs.push(("tokenizer.chat_template", Kv::Str(CHAT_TEMPLATE)));
-    let tensor = TestTensor {
-        dims: vec![8],
-        ty: F32,
-        offset: 0,
-    };
-    build(&kvs, &[tensor], 32)
-}
-
 const CHAT_TEMPLATE: &str = "{% for m in messages %}{{ m.content }}{% endfor %}";
 
-fn base_metadata(context_length: Kv) -> Vec<(&'static str, Kv)> {
+fn base_metadata(name: &'static str, context_length: Kv) -> Vec<(&'static str, Kv)> {
     vec![
         ("general.architecture", Kv::Str("llama")),
-        ("general.name", Kv::Str("tiny")),
+        ("general.name", Kv::Str(name)),
         ("general.file_type", Kv::U32(3)),
         ("llama.context_length", context_length),
     ]
