@@ -58,19 +58,15 @@ export function AuthorNote({ session, busy }: Props) {
     setError(null);
     setDone(null);
     if (!session) return;
-    let current = true;
-    Promise.all([api.storyNote(session), api.storyLanguage(session)]).then(
+    return unlessStale(
+      Promise.all([api.storyNote(session), api.storyLanguage(session)]),
       ([note, lang]) => {
-        if (!current) return;
         setSaved(note);
         setText(note);
         showLanguage(lang);
       },
-      (e) => current && setError(asAppError(e)),
+      (e) => setError(asAppError(e)),
     );
-    return () => {
-      current = false;
-    };
   }, [session]);
 
   // A story whose language is not known yet takes the one the player's
@@ -78,14 +74,7 @@ export function AuthorNote({ session, busy }: Props) {
   const unknownLanguage = language !== null && language.code === null;
   useEffect(() => {
     if (!session || busy || !unknownLanguage) return;
-    let current = true;
-    api.storyLanguage(session).then(
-      (lang) => current && lang.code !== null && showLanguage(lang),
-      () => {},
-    );
-    return () => {
-      current = false;
-    };
+    return unlessStale(api.storyLanguage(session), (lang) => lang.code !== null && showLanguage(lang));
   }, [session, busy, unknownLanguage]);
 
   const saveNote = async () => {
@@ -256,4 +245,20 @@ export function AuthorNote({ session, busy }: Props) {
 function firstWords(note: string): string {
   const line = note.split("\n")[0];
   return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
+/**
+ * Runs `then` with what `promise` gives, or `failed` with why it failed,
+ * unless the effect was cleaned up first (another story opened); returns
+ * that cleanup.
+ */
+function unlessStale<T>(promise: Promise<T>, then: (value: T) => void, failed: (e: unknown) => void = () => {}): () => void {
+  let current = true;
+  promise.then(
+    (value) => current && then(value),
+    (e) => current && failed(e),
+  );
+  return () => {
+    current = false;
+  };
 }
